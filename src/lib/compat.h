@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * compat.h - compiler attributes, ARRAY_SIZE and byte-order helpers.
+ *
+ * Stream bytes are never cast to structs: records may sit at any offset,
+ * so every multi-byte value is read with ps_get*() in the stream's order.
+ */
+#ifndef PS_COMPAT_H
+#define PS_COMPAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define PS_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define PS_NORETURN _Noreturn
+#define PS_UNUSED __attribute__((unused))
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+#define PS_ALIGN8(x) (((x) + 7) & ~(uint64_t)7)
+
+static inline uint16_t ps_get16(const void *p, bool swap)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap16(v) : v;
+}
+
+static inline uint32_t ps_get32(const void *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t ps_get64(const void *p, bool swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+static inline void ps_put16(void *p, uint16_t v, bool swap)
+{
+	if (swap)
+		v = __builtin_bswap16(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void ps_put32(void *p, uint32_t v, bool swap)
+{
+	if (swap)
+		v = __builtin_bswap32(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void ps_put64(void *p, uint64_t v, bool swap)
+{
+	if (swap)
+		v = __builtin_bswap64(v);
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline bool ps_host_is_big_endian(void)
+{
+	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+}
+
+#endif

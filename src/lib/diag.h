@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * diag.h - the program side of error reporting: the only code that writes
+ * to stderr.  Called from mains, never from the stream modules.
+ */
+#ifndef PS_DIAG_H
+#define PS_DIAG_H
+
+#include "compat.h"
+#include "error.h"
+
+/* Set once, as the first statement of main(). */
+extern const char *ps_progname;
+
+/**
+ * ps_warn() - print @err as one line: "PROG: INPUT: offset 0xN: detail[: strerror]".
+ * @err: the error to print; nothing is printed when its code is 0
+ */
+void ps_warn(const struct ps_error *err);
+
+/**
+ * ps_die() - ps_warn() then exit with status 1 (2 for PS_EUSAGE).
+ */
+PS_NORETURN void ps_die(const struct ps_error *err);
+
+/**
+ * ps_msg() - print "PROG: message" on stderr.
+ */
+void ps_msg(const char *fmt, ...) PS_PRINTF(1, 2);
+
+/**
+ * ps_usage_error() - print "PROG: message" and a hint to try --help; exit 2.
+ */
+PS_NORETURN void ps_usage_error(const char *fmt, ...) PS_PRINTF(1, 2);
+
+#endif

@@ -1,0 +1,798 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * input.c - the record reader: sniff the header, frame records, fetch the out-of-band
+ * payloads of TRACING_DATA and AUXTRACE, decompress COMPRESSED records, and show a
+ * perf.data file as the pipe stream it is equivalent to.
+ *
+ * Bytes are read with read(2) into one buffer that grows only as far as the largest record
+ * (plus a capped payload) needs.  A record handed out points into that buffer and stays
+ * valid until the next call, which is when it is consumed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "input.h"
+#include "io.h"
+#include "session.h"
+#include "signals.h"
+#include "xalloc.h"
+
+#define BUF_INITIAL (256u << 10)
+#define ZBUF_SIZE (512u << 10)
+#define ZOUT_MIN (128u << 10) /* free room kept for each decompression step */
+
+struct synth {
+	unsigned char *buf; /* records made from a perf.data file's header, back to back */
+	size_t len, cap, pos;
+	uint64_t *offsets; /* file offset of what each synthesized record stands for */
+	size_t nr, nr_cap, next;
+};
+
+struct ps_input {
+	int fd;
+	bool own_fd;
+	char *name;
+	unsigned int flags;
+	enum ps_format format;
+	bool swap;
+	bool failed;
+	bool at_eof;
+	struct ps_error saved; /* the error that finished the input */
+
+	unsigned char *buf;
+	size_t cap, start, end; /* buffered bytes are buf[start, end) */
+	uint64_t pos;           /* input offset of buf[start] */
+	uint64_t limit;         /* offset where the records end (perf.data: data section end) */
+	size_t consume;         /* bytes of the record handed out last, dropped on the next call */
+	uint64_t seq;
+
+	/* decompression */
+	ZSTD_DStream *zd;
+	unsigned char *zbuf;
+	size_t zstart, zend;
+	const unsigned char *zin; /* the COMPRESSED payload being decompressed */
+	size_t zin_len, zin_pos;
+	size_t zconsume;
+	uint64_t zoffset; /* offset of that COMPRESSED record */
+	bool zactive;
+
+	struct synth synth;
+	struct ps_session *session;
+
+	void (*wait_hook)(void *);
+	void *wait_arg;
+	int idle_ms;
+};
+
+static int fail(struct ps_input *in, struct ps_error *err, int code, uint64_t off, const char *fmt,
+                ...) PS_PRINTF(5, 6);
+
+static int fail(struct ps_input *in, struct ps_error *err, int code, uint64_t off, const char *fmt,
+                ...)
+{
+	va_list ap;
+
+	in->failed = true;
+	in->saved.code = code;
+	in->saved.input = in->name;
+	in->saved.sys_errno = 0;
+	in->saved.has_offset = off != PS_NO_OFFSET;
+	in->saved.offset = in->saved.has_offset ? off : 0;
+	va_start(ap, fmt);
+	vsnprintf(in->saved.detail, sizeof(in->saved.detail), fmt, ap);
+	va_end(ap);
+	if (code == PS_ESYS)
+		in->saved.sys_errno = errno;
+	if (err)
+		*err = in->saved;
+	return -1;
+}
+
+static const char *type_name(uint32_t type, char *tmp, size_t len)
+{
+	const char *n = ps_record_type_name(type);
+
+	if (n)
+		return n;
+	snprintf(tmp, len, "type %" PRIu32, type);
+	return tmp;
+}
+
+/*
+ * Make at least @need bytes available from buf[start].  Returns 1 when they are, 0 when the
+ * input (or the data section) ends first, PS_INPUT_IDLE on an idle timeout, -1 on a read
+ * error.
+ */
+static int ensure(struct ps_input *in, size_t need, struct ps_error *err)
+{
+	while (in->end - in->start < need) {
+		uint64_t have_to = in->pos + (in->end - in->start);
+		size_t want;
+		ssize_t n;
+
+		if (in->at_eof || have_to >= in->limit)
+			return 0;
+		if (need > in->cap - in->start) {
+			if (in->start) {
+				memmove(in->buf, in->buf + in->start, in->end - in->start);
+				in->end -= in->start;
+				in->start = 0;
+			}
+			if (need > in->cap) {
+				size_t ncap = in->cap;
+				unsigned char *nb;
+
+				while (ncap < need)
+					ncap *= 2;
+				nb = realloc(in->buf, ncap);
+				if (!nb)
+					return fail(in, err, PS_ENOMEM, in->pos, "out of memory");
+				in->buf = nb;
+				in->cap = ncap;
+			}
+		}
+		want = in->cap - in->end;
+		if (in->limit - have_to < want)
+			want = (size_t)(in->limit - have_to);
+		if (in->format == PS_FORMAT_FILE) {
+			n = ps_pread_full(in->fd, in->buf + in->end, want, (off_t)have_to);
+			if (n == 0)
+				in->at_eof = true;
+		} else {
+			if (in->wait_hook && ps_fd_wait(in->fd, 0) == 0)
+				in->wait_hook(in->wait_arg);
+			if (in->idle_ms > 0) {
+				int w = ps_fd_wait(in->fd, in->idle_ms);
+
+				if (w == 0)
+					return PS_INPUT_IDLE;
+				if (w < 0 && errno == EINTR && ps_stop)
+					return 0;
+			}
+			n = ps_read_some(in->fd, in->buf + in->end, want);
+			if (n == 0)
+				in->at_eof = true;
+		}
+		if (n < 0) {
+			if (errno == EINTR && ps_stop)
+				return 0; /* interrupted: end quietly at a record boundary */
+			return fail(in, err, PS_ESYS, PS_NO_OFFSET, "read error");
+		}
+		in->end += (size_t)n;
+	}
+	return 1;
+}
+
+static void put_header(unsigned char *p, uint32_t type, uint16_t misc, uint16_t size, bool swap)
+{
+	ps_put32(p, type, swap);
+	ps_put16(p + 4, misc, swap);
+	ps_put16(p + 6, size, swap);
+}
+
+/* ---- perf.data files: the header shown as pipe records ---- */
+
+static unsigned char *synth_add(struct synth *s, size_t len, uint64_t offset)
+{
+	unsigned char *p;
+
+	if (s->len + len > s->cap) {
+		size_t ncap = s->cap ? s->cap : 4096;
+
+		while (ncap < s->len + len)
+			ncap *= 2;
+		p = realloc(s->buf, ncap);
+		if (!p)
+			return NULL;
+		s->buf = p;
+		s->cap = ncap;
+	}
+	if (s->nr == s->nr_cap) {
+		size_t n = s->nr_cap ? s->nr_cap * 2 : 64;
+		uint64_t *o = ps_realloc_array(s->offsets, n, sizeof(*o));
+
+		if (!o)
+			return NULL;
+		s->offsets = o;
+		s->nr_cap = n;
+	}
+	s->offsets[s->nr++] = offset;
+	p = s->buf + s->len;
+	memset(p, 0, len);
+	s->len += len;
+	return p;
+}
+
+static int read_at(struct ps_input *in, void *buf, size_t len, uint64_t off, uint64_t fsize,
+                   const char *what, struct ps_error *err)
+{
+	ssize_t n;
+
+	if (off > fsize || len > fsize - off)
+		return fail(in, err, PS_ECORRUPT, off,
+		            "%s of %zu bytes runs past the end of the file (%" PRIu64 " bytes)",
+		            what, len, fsize);
+	n = ps_pread_full(in->fd, buf, len, (off_t)off);
+	if (n < 0)
+		return fail(in, err, PS_ESYS, off, "read error");
+	if ((size_t)n < len)
+		return fail(in, err, PS_ETRUNC, off, "%s is cut short", what);
+	return 0;
+}
+
+static int synth_attrs(struct ps_input *in, const unsigned char *fh, uint64_t fsize,
+                       struct ps_error *err)
+{
+	uint64_t attr_size = ps_get64(fh + PS_FH_ATTR_SIZE, in->swap);
+	uint64_t off = ps_get64(fh + PS_FH_ATTRS, in->swap);
+	uint64_t size = ps_get64(fh + PS_FH_ATTRS + 8, in->swap);
+	unsigned char entry[PS_ATTR_SIZE_MAX + 1024];
+	uint64_t nr, i;
+
+	if (attr_size < PS_ATTR_SIZE_VER0 + 16 || attr_size > sizeof(entry))
+		return fail(in, err, PS_ECORRUPT, PS_FH_ATTR_SIZE,
+		            "attr size %" PRIu64 " is not possible", attr_size);
+	if (size % attr_size)
+		return fail(in, err, PS_ECORRUPT, PS_FH_ATTRS,
+		            "attrs section of %" PRIu64
+		            " bytes is not a multiple of the attr size %" PRIu64,
+		            size, attr_size);
+	nr = size / attr_size;
+	if (nr > PS_MAX_ATTRS)
+		return fail(in, err, PS_ECAP, PS_FH_ATTRS,
+		            "%" PRIu64 " attrs is more than the limit of %u", nr, PS_MAX_ATTRS);
+	for (i = 0; i < nr; i++) {
+		uint64_t eoff = off + i * attr_size;
+		uint32_t asz = (uint32_t)(attr_size - 16);
+		uint64_t ids_off, ids_size, rsize;
+		unsigned char *rec;
+
+		if (read_at(in, entry, attr_size, eoff, fsize, "attr", err))
+			return -1;
+		ids_off = ps_get64(entry + asz, in->swap);
+		ids_size = ps_get64(entry + asz + 8, in->swap);
+		if (ids_size % 8)
+			return fail(in, err, PS_ECORRUPT, eoff,
+			            "attr ids of %" PRIu64 " bytes is not a multiple of 8",
+			            ids_size);
+		rsize = 8 + asz + ids_size;
+		if (rsize > UINT16_MAX)
+			return fail(in, err, PS_ECAP, eoff,
+			            "attr with %" PRIu64 " ids does not fit in one ATTR record",
+			            ids_size / 8);
+		rec = synth_add(&in->synth, rsize, eoff);
+		if (!rec)
+			return fail(in, err, PS_ENOMEM, eoff, "out of memory");
+		put_header(rec, PS_RECORD_HEADER_ATTR, 0, (uint16_t)rsize, in->swap);
+		memcpy(rec + 8, entry, asz);
+		ps_put32(rec + 8 + PS_ATTR_SIZE, asz, in->swap);
+		if (ids_size &&
+		    read_at(in, rec + 8 + asz, ids_size, ids_off, fsize, "attr ids", err))
+			return -1;
+	}
+	return 0;
+}
+
+static int synth_tracing(struct ps_input *in, uint64_t off, uint64_t size, uint64_t fsize,
+                         struct ps_error *err)
+{
+	uint64_t padded = PS_ALIGN8(size);
+	unsigned char *rec;
+
+	if (padded > PS_MAX_TRACING_DATA)
+		return fail(in, err, PS_ECAP, off,
+		            "tracing data of %" PRIu64 " bytes is over the limit of %u", size,
+		            PS_MAX_TRACING_DATA);
+	rec = synth_add(&in->synth, 16 + padded, off);
+	if (!rec)
+		return fail(in, err, PS_ENOMEM, off, "out of memory");
+	put_header(rec, PS_RECORD_HEADER_TRACING_DATA, 0, 16, in->swap);
+	ps_put32(rec + 8, (uint32_t)padded, in->swap);
+	return read_at(in, rec + 16, size, off, fsize, "tracing data", err);
+}
+
+static int synth_build_ids(struct ps_input *in, uint64_t off, uint64_t size, uint64_t fsize,
+                           struct ps_error *err)
+{
+	unsigned char *sec;
+	uint64_t p = 0;
+
+	if (size > PS_MAX_FEATURE_SECTION)
+		return fail(in, err, PS_ECAP, off,
+		            "build-id section of %" PRIu64 " bytes is over the limit", size);
+	sec = malloc(size ? size : 1);
+	if (!sec)
+		return fail(in, err, PS_ENOMEM, off, "out of memory");
+	if (read_at(in, sec, size, off, fsize, "build-id section", err)) {
+		free(sec);
+		return -1;
+	}
+	while (size - p >= 8) {
+		uint16_t rsz = ps_get16(sec + p + 6, in->swap);
+		unsigned char *rec;
+
+		if (rsz < 8 || rsz > size - p) {
+			free(sec);
+			return fail(in, err, PS_ECORRUPT, off + p,
+			            "build-id entry of %u bytes does not fit its section", rsz);
+		}
+		rec = synth_add(&in->synth, rsz, off + p);
+		if (!rec) {
+			free(sec);
+			return fail(in, err, PS_ENOMEM, off, "out of memory");
+		}
+		memcpy(rec, sec + p, rsz);
+		/* perf stores these with a zero type in the file; the stream names it */
+		ps_put32(rec, PS_RECORD_HEADER_BUILD_ID, in->swap);
+		p += rsz;
+	}
+	free(sec);
+	return 0;
+}
+
+static int synth_features(struct ps_input *in, const unsigned char *fh, uint64_t fsize,
+                          struct ps_error *err)
+{
+	uint64_t data_off = ps_get64(fh + PS_FH_DATA, in->swap);
+	uint64_t data_size = ps_get64(fh + PS_FH_DATA + 8, in->swap);
+	uint64_t idx_off = data_off + data_size, tr_off = 0, tr_size = 0, bi_off = 0, bi_size = 0;
+	unsigned int feat, nr = 0, highest = 0;
+	bool have_tr = false, have_bi = false;
+
+	for (feat = 1; feat < PS_FEAT_BITS; feat++) {
+		uint64_t word = ps_get64(fh + PS_FH_FEATURES + 8 * (feat / 64), in->swap);
+		unsigned char sec[16], *rec;
+		uint64_t off, size;
+
+		if (!(word & (1ULL << (feat % 64))))
+			continue;
+		if (read_at(in, sec, 16, idx_off + 16ULL * nr, fsize, "feature index", err))
+			return -1;
+		nr++;
+		off = ps_get64(sec, in->swap);
+		size = ps_get64(sec + 8, in->swap);
+		if (off > fsize || size > fsize - off)
+			return fail(in, err, PS_ECORRUPT, idx_off + 16ULL * (nr - 1),
+			            "feature %u section runs past the end of the file", feat);
+		highest = feat;
+		if (feat == PS_FEAT_TRACING_DATA) {
+			have_tr = true;
+			tr_off = off;
+			tr_size = size;
+			continue;
+		}
+		if (feat == PS_FEAT_BUILD_ID) {
+			have_bi = true;
+			bi_off = off;
+			bi_size = size;
+			continue;
+		}
+		if (feat == PS_FEAT_AUXTRACE)
+			continue; /* file offsets of AUXTRACE records: meaningless in a stream */
+		if (16 + size > UINT16_MAX)
+			continue; /* does not fit a record: perf drops it in pipe mode too */
+		rec = synth_add(&in->synth, 16 + size, off);
+		if (!rec)
+			return fail(in, err, PS_ENOMEM, off, "out of memory");
+		put_header(rec, PS_RECORD_HEADER_FEATURE, 0, (uint16_t)(16 + size), in->swap);
+		ps_put64(rec + 8, feat, in->swap);
+		if (read_at(in, rec + 16, size, off, fsize, "feature section", err))
+			return -1;
+	}
+	if (nr) {
+		/* the end marker a pipe stream carries after its features */
+		unsigned int last = highest >= PS_FEAT_LAST_61 ? highest + 1 : PS_FEAT_LAST_61;
+		unsigned char *rec = synth_add(&in->synth, 16, idx_off);
+
+		if (!rec)
+			return fail(in, err, PS_ENOMEM, idx_off, "out of memory");
+		put_header(rec, PS_RECORD_HEADER_FEATURE, 0, 16, in->swap);
+		ps_put64(rec + 8, last, in->swap);
+	}
+	if (have_tr && synth_tracing(in, tr_off, tr_size, fsize, err))
+		return -1;
+	if (have_bi && synth_build_ids(in, bi_off, bi_size, fsize, err))
+		return -1;
+	return 0;
+}
+
+static int open_file(struct ps_input *in, const unsigned char *first16, struct ps_error *err)
+{
+	unsigned char fh[PS_FILE_HEADER_SIZE];
+	uint64_t hsize = ps_get64(first16 + 8, in->swap), data_off, data_size, fsize;
+	struct stat st;
+
+	if (hsize < PS_FILE_HEADER_SIZE || hsize > 4096)
+		return fail(in, err, PS_EMAGIC, 8,
+		            "header size %" PRIu64
+		            " is neither a pipe stream's (16) nor a perf.data file's (104)",
+		            hsize);
+	if (fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode) || lseek(in->fd, 0, SEEK_CUR) < 0)
+		return fail(
+		        in, err, PS_EUNSUP, 0,
+		        "a perf.data file must be a regular file, not a pipe (give its name as an operand)");
+	fsize = (uint64_t)st.st_size;
+	in->format = PS_FORMAT_FILE;
+	if (read_at(in, fh, sizeof(fh), 0, fsize, "file header", err))
+		return -1;
+	data_off = ps_get64(fh + PS_FH_DATA, in->swap);
+	data_size = ps_get64(fh + PS_FH_DATA + 8, in->swap);
+	if (data_off > fsize || data_size > fsize - data_off)
+		return fail(in, err, PS_ECORRUPT, PS_FH_DATA,
+		            "data section [0x%" PRIx64 ", +0x%" PRIx64
+		            "] runs past the end of the file (%" PRIu64 " bytes)",
+		            data_off, data_size, fsize);
+	if (synth_attrs(in, fh, fsize, err) || synth_features(in, fh, fsize, err))
+		return -1;
+	in->pos = data_off;
+	in->limit = data_off + data_size;
+	in->start = in->end = 0;
+	return 0;
+}
+
+static int open_common(struct ps_input *in, struct ps_error *err)
+{
+	unsigned char hdr[16];
+	uint64_t magic, size;
+	int r;
+
+	in->cap = BUF_INITIAL;
+	in->buf = malloc(in->cap);
+	if (!in->buf)
+		return fail(in, err, PS_ENOMEM, PS_NO_OFFSET, "out of memory");
+	in->limit = UINT64_MAX;
+	r = ensure(in, 16, err);
+	if (r < 0)
+		return -1;
+	if (r == PS_INPUT_IDLE) /* no idle timeout is set yet: cannot happen */
+		return fail(in, err, PS_ESYS, 0, "unexpected idle");
+	if (in->end == 0)
+		return fail(in, err, PS_EEMPTY, 0, "empty input");
+	if (in->end - in->start >= 8 && memcmp(in->buf, "PERFFILE", 8) == 0)
+		return fail(in, err, PS_EUNSUP, 0,
+		            "a version 1 perf.data file (PERFFILE) is not supported");
+	if (in->end < 8)
+		return fail(in, err, PS_EMAGIC, 0, "not a perf stream (%zu bytes)", in->end);
+	memcpy(hdr, in->buf, 8);
+	magic = ps_get64(hdr, false);
+	if (magic == PS_MAGIC)
+		in->swap = false;
+	else if (magic == PS_MAGIC_SWAPPED)
+		in->swap = true;
+	else
+		return fail(in, err, PS_EMAGIC, 0, "not a perf stream (no PERFILE2 magic)");
+	if (in->end < 16)
+		return fail(in, err, PS_ETRUNC, 0, "the stream header is cut short");
+	memcpy(hdr + 8, in->buf + 8, 8);
+	size = ps_get64(hdr + 8, in->swap);
+	in->session = ps_session__new(in->swap);
+	if (!in->session)
+		return fail(in, err, PS_ENOMEM, PS_NO_OFFSET, "out of memory");
+	if (size == PS_PIPE_HEADER_SIZE) {
+		in->format = PS_FORMAT_PIPE;
+		in->start = 16;
+		in->pos = 16;
+		return 0;
+	}
+	return open_file(in, hdr, err);
+}
+
+struct ps_input *ps_input__open_fd(int fd, const char *name, unsigned int flags,
+                                   struct ps_error *err)
+{
+	struct ps_input *in = calloc(1, sizeof(*in));
+
+	if (!in) {
+		ps_error__set(err, PS_ENOMEM, name, PS_NO_OFFSET, "out of memory");
+		return NULL;
+	}
+	in->fd = fd;
+	in->flags = flags;
+	in->name = strdup(name);
+	if (!in->name) {
+		free(in);
+		ps_error__set(err, PS_ENOMEM, name, PS_NO_OFFSET, "out of memory");
+		return NULL;
+	}
+	if (open_common(in, err)) {
+		/* keep the message's input name alive for the caller */
+		if (err)
+			err->input = name;
+		ps_input__close(in);
+		return NULL;
+	}
+	return in;
+}
+
+struct ps_input *ps_input__open(const char *path, unsigned int flags, struct ps_error *err)
+{
+	struct ps_input *in;
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0)
+		return ps_input__open_fd(0, "<stdin>", flags, err);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ps_error__sys(err, PS_ESYS, path, "cannot open");
+		return NULL;
+	}
+	in = ps_input__open_fd(fd, path, flags, err);
+	if (!in) {
+		close(fd);
+		return NULL;
+	}
+	in->own_fd = true;
+	return in;
+}
+
+void ps_input__close(struct ps_input *in)
+{
+	if (!in)
+		return;
+	if (in->own_fd)
+		close(in->fd);
+	if (in->zd)
+		ZSTD_freeDStream(in->zd);
+	ps_session__delete(in->session);
+	free(in->zbuf);
+	free(in->synth.buf);
+	free(in->synth.offsets);
+	free(in->buf);
+	free(in->name);
+	free(in);
+}
+
+/* ---- records ---- */
+
+static int deliver(struct ps_input *in, struct ps_record *rec, const unsigned char *p, size_t len,
+                   uint64_t off, unsigned int flags, struct ps_error *err)
+{
+	rec->data = p;
+	rec->len = len;
+	rec->type = ps_get32(p, in->swap);
+	rec->misc = ps_get16(p + 4, in->swap);
+	rec->size = ps_get16(p + 6, in->swap);
+	rec->offset = off;
+	rec->seq = in->seq++;
+	rec->flags = flags;
+	if (ps_session__process(in->session, rec, in->name, err) < 0) {
+		in->failed = true;
+		in->saved = *err;
+		return -1;
+	}
+	return 1;
+}
+
+static int next_synth(struct ps_input *in, struct ps_record *rec, struct ps_error *err)
+{
+	struct synth *s = &in->synth;
+	const unsigned char *p = s->buf + s->pos;
+	uint32_t type = ps_get32(p, in->swap);
+	size_t len = ps_get16(p + 6, in->swap);
+	uint64_t off = s->offsets[s->next++];
+
+	if (type == PS_RECORD_HEADER_TRACING_DATA)
+		len += ps_get32(p + 8, in->swap);
+	s->pos += len;
+	return deliver(in, rec, p, len, off, PS_RECORD_SYNTH, err);
+}
+
+static int start_zstd(struct ps_input *in, struct ps_error *err, uint64_t off)
+{
+	if (in->zd)
+		return 0;
+	in->zd = ZSTD_createDStream();
+	in->zbuf = malloc(ZBUF_SIZE);
+	if (!in->zd || !in->zbuf)
+		return fail(in, err, PS_ENOMEM, off, "out of memory");
+	ZSTD_initDStream(in->zd);
+	return 0;
+}
+
+/* The next record decompressed from the COMPRESSED record being drained: 1, 0 when it needs
+ * more compressed input, -1 on error. */
+static int next_inner(struct ps_input *in, struct ps_record *rec, struct ps_error *err)
+{
+	char tmp[32];
+
+	in->zstart += in->zconsume;
+	in->zconsume = 0;
+	for (;;) {
+		size_t avail = in->zend - in->zstart;
+
+		if (avail >= 8) {
+			const unsigned char *p = in->zbuf + in->zstart;
+			uint16_t size = ps_get16(p + 6, in->swap);
+			uint32_t type = ps_get32(p, in->swap);
+
+			if (size < 8)
+				return fail(
+				        in, err, PS_ECORRUPT, in->zoffset,
+				        "compressed data: %s record size %u is smaller than its header",
+				        type_name(type, tmp, sizeof(tmp)), size);
+			if (avail >= size) {
+				in->zconsume = size;
+				return deliver(in, rec, p, size, in->zoffset, PS_RECORD_INNER, err);
+			}
+		}
+		if (in->zin_pos >= in->zin_len)
+			return 0;
+		/* decompress more: keep room after the partial record */
+		if (ZBUF_SIZE - in->zend < ZOUT_MIN) {
+			memmove(in->zbuf, in->zbuf + in->zstart, avail);
+			in->zend = avail;
+			in->zstart = 0;
+		}
+		{
+			ZSTD_inBuffer zi = { in->zin, in->zin_len, in->zin_pos };
+			ZSTD_outBuffer zo = { in->zbuf, ZBUF_SIZE, in->zend };
+			size_t r = ZSTD_decompressStream(in->zd, &zo, &zi);
+
+			if (ZSTD_isError(r))
+				return fail(in, err, PS_ECORRUPT, in->zoffset,
+				            "compressed data: %s", ZSTD_getErrorName(r));
+			if (zo.pos == in->zend && zi.pos == in->zin_pos)
+				return fail(in, err, PS_ECORRUPT, in->zoffset,
+				            "compressed data: the decompressor makes no progress");
+			in->zend = zo.pos;
+			in->zin_pos = zi.pos;
+		}
+	}
+}
+
+int ps_input__next(struct ps_input *in, struct ps_record *rec, struct ps_error *err)
+{
+	char tmp[32];
+	size_t total;
+	uint32_t type;
+	uint16_t size;
+	int r;
+
+	if (in->failed) {
+		if (err)
+			*err = in->saved;
+		return -1;
+	}
+	if (in->synth.pos < in->synth.len)
+		return next_synth(in, rec, err);
+again:
+	if (in->zactive) {
+		r = next_inner(in, rec, err);
+		if (r)
+			return r;
+		in->zactive = false;
+	}
+
+	in->start += in->consume;
+	in->pos += in->consume;
+	in->consume = 0;
+
+	r = ensure(in, 8, err);
+	if (r < 0 || r == PS_INPUT_IDLE)
+		return r;
+	if (r == 0) {
+		if (in->end == in->start) {
+			if (in->zd && in->zend > in->zstart)
+				return fail(in, err, PS_ETRUNC, in->zoffset,
+				            "compressed data ends inside a record");
+			if (in->format == PS_FORMAT_FILE && in->pos < in->limit && !ps_stop)
+				return fail(in, err, PS_ETRUNC, in->pos,
+				            "the data section is cut short");
+			return 0;
+		}
+		if (ps_stop)
+			return 0;
+		return fail(in, err, PS_ETRUNC, in->pos,
+		            "input ends inside a record header (%zu of 8 bytes)",
+		            in->end - in->start);
+	}
+	type = ps_get32(in->buf + in->start, in->swap);
+	size = ps_get16(in->buf + in->start + 6, in->swap);
+	if (size < 8)
+		return fail(in, err, PS_ECORRUPT, in->pos,
+		            "%s record size %u is smaller than its header",
+		            type_name(type, tmp, sizeof(tmp)), size);
+	if (type == 0 || type > PS_RECORD_TYPE_MAX)
+		return fail(in, err, PS_ECORRUPT, in->pos,
+		            "record type %" PRIu32 " (0x%" PRIx32
+		            ") is not a record type: the stream is corrupt here",
+		            type, type);
+	r = ensure(in, size, err);
+	if (r < 0 || r == PS_INPUT_IDLE)
+		return r;
+	if (r == 0)
+		return ps_stop ?
+		               0 :
+		               fail(in, err, PS_ETRUNC, in->pos,
+		                    "%s record of %u bytes runs past the end of the input (%zu bytes left)",
+		                    type_name(type, tmp, sizeof(tmp)), size, in->end - in->start);
+	total = size;
+	if (type == PS_RECORD_HEADER_TRACING_DATA || type == PS_RECORD_AUXTRACE) {
+		uint64_t extra, cap;
+
+		if (size < 16)
+			return fail(in, err, PS_ECORRUPT, in->pos,
+			            "%s record of %u bytes is too small to hold its payload size",
+			            type_name(type, tmp, sizeof(tmp)), size);
+		if (type == PS_RECORD_HEADER_TRACING_DATA) {
+			extra = ps_get32(in->buf + in->start + 8, in->swap);
+			cap = PS_MAX_TRACING_DATA;
+		} else {
+			extra = ps_get64(in->buf + in->start + 8, in->swap);
+			cap = PS_MAX_AUXTRACE;
+		}
+		if (extra > cap)
+			return fail(in, err, PS_ECAP, in->pos,
+			            "%s payload of %" PRIu64 " bytes is over the limit of %" PRIu64,
+			            type_name(type, tmp, sizeof(tmp)), extra, cap);
+		total += extra;
+		r = ensure(in, total, err);
+		if (r < 0 || r == PS_INPUT_IDLE)
+			return r;
+		if (r == 0)
+			return ps_stop ?
+			               0 :
+			               fail(in, err, PS_ETRUNC, in->pos,
+			                    "%s payload of %" PRIu64
+			                    " bytes runs past the end of the input (%zu bytes left)",
+			                    type_name(type, tmp, sizeof(tmp)), extra,
+			                    in->end - in->start - size);
+	}
+	in->consume = total;
+	if (type == PS_RECORD_COMPRESSED && (in->flags & PS_INPUT_DECOMPRESS)) {
+		if (start_zstd(in, err, in->pos))
+			return -1;
+		in->zin = in->buf + in->start + 8;
+		in->zin_len = size - 8u;
+		in->zin_pos = 0;
+		in->zoffset = in->pos;
+		in->zactive = true;
+		if (in->flags & PS_INPUT_CONTAINERS)
+			return deliver(in, rec, in->buf + in->start, total, in->pos,
+			               PS_RECORD_CONTAINER, err);
+		r = next_inner(in, rec, err);
+		if (r)
+			return r;
+		goto again; /* nothing came out of it: go on with the next record */
+	}
+	return deliver(in, rec, in->buf + in->start, total, in->pos, 0, err);
+}
+
+struct ps_session *ps_input__session(struct ps_input *in)
+{
+	return in->session;
+}
+
+const char *ps_input__name(const struct ps_input *in)
+{
+	return in->name;
+}
+
+enum ps_format ps_input__format(const struct ps_input *in)
+{
+	return in->format;
+}
+
+bool ps_input__swapped(const struct ps_input *in)
+{
+	return in->swap;
+}
+
+void ps_input__set_wait_hook(struct ps_input *in, void (*fn)(void *), void *arg)
+{
+	in->wait_hook = fn;
+	in->wait_arg = arg;
+}
+
+void ps_input__set_idle(struct ps_input *in, int ms)
+{
+	in->idle_ms = ms;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * io.h - file-descriptor I/O with the stream contract's EINTR policy.
+ */
+#ifndef PS_IO_H
+#define PS_IO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/**
+ * ps_read_some() - one read(2) of up to @len bytes, retried on EINTR unless ps_stop is set.
+ * Return: bytes read, 0 at end of file, -1 with errno set (EINTR when stopped).
+ */
+ssize_t ps_read_some(int fd, void *buf, size_t len);
+
+/**
+ * ps_write_full() - write all @len bytes, looping over short writes and EINTR.
+ * Return: 0, or -1 with errno set (EPIPE when the reader went away).
+ */
+int ps_write_full(int fd, const void *buf, size_t len);
+
+/**
+ * ps_pread_full() - read exactly @len bytes at @off.
+ * Return: bytes read (less than @len only at end of file), or -1 with errno set.
+ */
+ssize_t ps_pread_full(int fd, void *buf, size_t len, off_t off);
+
+/**
+ * ps_fd_wait() - wait until @fd is readable.
+ * @timeout_ms: 0 to poll, -1 to wait for ever
+ * Return: 1 readable (or hung up), 0 timed out, -1 on error (EINTR included).
+ */
+int ps_fd_wait(int fd, int timeout_ms);
+
+#endif

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * opts.c - number parsing, --version, checked close of stdout.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "opts.h"
+
+uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *what)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!arg || !isdigit((unsigned char)arg[0]))
+		ps_usage_error("%s: '%s' is not a number", what, arg ? arg : "");
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (errno || *end)
+		ps_usage_error("%s: '%s' is not a number", what, arg);
+	if (v < min || v > max)
+		ps_usage_error("%s: %s is out of range [%llu, %llu]", what, arg,
+		               (unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+void ps_print_version(void)
+{
+	printf("%s (pstream) %s\n", ps_progname, PS_VERSION);
+	exit(ps_finish_stdout() ? 1 : 0);
+}
+
+int ps_finish_stdout(void)
+{
+	int bad = fflush(stdout) != 0 || ferror(stdout);
+	int e = errno;
+
+	if (fclose(stdout) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (!bad || e == EPIPE)
+		return 0;
+	ps_msg("standard output: %s", strerror(e));
+	return -1;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * opts.h - option helpers shared by the mains.
+ */
+#ifndef PS_OPTS_H
+#define PS_OPTS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#ifndef PS_VERSION
+#define PS_VERSION "0.1.0"
+#endif
+
+/**
+ * ps_parse_u64() - parse a decimal or 0x-hex number in [@min, @max]; exit 2 otherwise.
+ * @what: the option's name for the message
+ * Return: the value.
+ */
+uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *what);
+
+/**
+ * ps_print_version() - print "PROG (pstream) VERSION" on stdout and exit 0
+ * (1 if stdout cannot be written).
+ */
+_Noreturn void ps_print_version(void);
+
+/**
+ * ps_finish_stdout() - flush and close stdout, checking for errors (full disk...).
+ * Return: 0, or -1 after printing a message (EPIPE is silent and returns 0).
+ */
+int ps_finish_stdout(void);
+
+#endif

@@ -1,0 +1,719 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * session.c - the state the header records build up: attrs, the id table, event names,
+ * feature payloads, the libtraceevent handle, and the thread names.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "session.h"
+#include "tracing.h"
+#include "xalloc.h"
+
+#define ID_BUCKETS 4096
+#define THREAD_BUCKETS 16384
+
+struct id_node {
+	uint64_t id;
+	int idx;
+	struct id_node *next;
+};
+
+struct thread {
+	uint32_t tid, pid;
+	bool exited;
+	char comm[PS_COMM_LEN];
+	struct thread *next;
+};
+
+struct feature {
+	unsigned char *data;
+	size_t len;
+};
+
+struct ps_session {
+	bool swap;
+	struct ps_attr **attrs;
+	size_t nr_attrs, cap_attrs;
+	struct id_node *ids[ID_BUCKETS];
+	size_t nr_ids;
+	struct feature features[PS_FEAT_BITS];
+	struct tep_handle *tep;
+	struct thread *threads[THREAD_BUCKETS];
+	size_t nr_threads;
+	size_t nr_build_ids;
+};
+
+struct ps_session *ps_session__new(bool swap)
+{
+	struct ps_session *s = calloc(1, sizeof(*s));
+
+	if (s)
+		s->swap = swap;
+	return s;
+}
+
+static void clear_threads(struct ps_session *s, bool only_exited)
+{
+	size_t b;
+
+	for (b = 0; b < THREAD_BUCKETS; b++) {
+		struct thread **pp = &s->threads[b];
+
+		while (*pp) {
+			struct thread *t = *pp;
+
+			if (only_exited && !t->exited) {
+				pp = &t->next;
+				continue;
+			}
+			*pp = t->next;
+			free(t);
+			s->nr_threads--;
+		}
+	}
+}
+
+void ps_session__delete(struct ps_session *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nr_attrs; i++) {
+		free(s->attrs[i]->raw);
+		free(s->attrs[i]->ids);
+		free(s->attrs[i]->name);
+		free(s->attrs[i]->unit);
+		free(s->attrs[i]);
+	}
+	free(s->attrs);
+	for (i = 0; i < ID_BUCKETS; i++) {
+		while (s->ids[i]) {
+			struct id_node *n = s->ids[i];
+
+			s->ids[i] = n->next;
+			free(n);
+		}
+	}
+	for (i = 0; i < PS_FEAT_BITS; i++)
+		free(s->features[i].data);
+	clear_threads(s, false);
+	if (s->tep)
+		tep_free(s->tep);
+	free(s);
+}
+
+bool ps_session__swapped(const struct ps_session *s)
+{
+	return s->swap;
+}
+
+size_t ps_session__nr_attrs(const struct ps_session *s)
+{
+	return s->nr_attrs;
+}
+
+struct ps_attr *ps_session__attr(const struct ps_session *s, size_t idx)
+{
+	return idx < s->nr_attrs ? s->attrs[idx] : NULL;
+}
+
+struct ps_attr *ps_session__attr_by_id(const struct ps_session *s, uint64_t id)
+{
+	const struct id_node *n;
+
+	for (n = s->ids[id % ID_BUCKETS]; n; n = n->next)
+		if (n->id == id)
+			return s->attrs[n->idx];
+	return NULL;
+}
+
+static int add_id(struct ps_session *s, uint64_t id, int idx)
+{
+	struct id_node *n;
+
+	for (n = s->ids[id % ID_BUCKETS]; n; n = n->next) {
+		if (n->id == id) {
+			n->idx = idx;
+			return 0;
+		}
+	}
+	if (s->nr_ids >= PS_MAX_IDS)
+		return -1;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return -1;
+	n->id = id;
+	n->idx = idx;
+	n->next = s->ids[id % ID_BUCKETS];
+	s->ids[id % ID_BUCKETS] = n;
+	s->nr_ids++;
+	return 0;
+}
+
+/* ---- names ---- */
+
+static const char *const sw_names[] = {
+	"cpu-clock",        "task-clock",   "page-faults",  "context-switches",
+	"cpu-migrations",   "minor-faults", "major-faults", "alignment-faults",
+	"emulation-faults", "dummy",        "bpf-output",   "cgroup-switches",
+};
+
+static const char *const hw_names[] = {
+	"cycles",
+	"instructions",
+	"cache-references",
+	"cache-misses",
+	"branches",
+	"branch-misses",
+	"bus-cycles",
+	"stalled-cycles-frontend",
+	"stalled-cycles-backend",
+	"ref-cycles",
+};
+
+static int set_name(struct ps_attr *a, const char *name, bool from_stream)
+{
+	char *n = strdup(name);
+
+	if (!n)
+		return -1;
+	free(a->name);
+	a->name = n;
+	a->name_from_stream = from_stream;
+	return 0;
+}
+
+static int default_name(struct ps_attr *a)
+{
+	char buf[96];
+
+	if (a->type == PERF_TYPE_SOFTWARE && a->config < ARRAY_SIZE(sw_names))
+		return set_name(a, sw_names[a->config], false);
+	if (a->type == PERF_TYPE_HARDWARE && a->config < ARRAY_SIZE(hw_names))
+		return set_name(a, hw_names[a->config], false);
+	if (a->type == PERF_TYPE_TRACEPOINT && a->tp) {
+		snprintf(buf, sizeof(buf), "%s:%s", a->tp->system, a->tp->name);
+		return set_name(a, buf, false);
+	}
+	if (a->type == PERF_TYPE_TRACEPOINT)
+		snprintf(buf, sizeof(buf), "tracepoint:0x%" PRIx64, a->config);
+	else
+		snprintf(buf, sizeof(buf), "type%" PRIu32 ":0x%" PRIx64, a->type, a->config);
+	return set_name(a, buf, false);
+}
+
+static void bind_tracepoints(struct ps_session *s)
+{
+	size_t i;
+
+	if (!s->tep)
+		return;
+	for (i = 0; i < s->nr_attrs; i++) {
+		struct ps_attr *a = s->attrs[i];
+
+		if (a->type != PERF_TYPE_TRACEPOINT || a->tp)
+			continue;
+		a->tp = tep_find_event(s->tep, (int)a->config);
+		if (a->tp && !a->name_from_stream)
+			default_name(a);
+	}
+}
+
+/* ---- header records ---- */
+
+static int bad(struct ps_error *err, const char *name, const struct ps_record *rec, const char *fmt,
+               ...) PS_PRINTF(4, 5);
+
+static int bad(struct ps_error *err, const char *name, const struct ps_record *rec, const char *fmt,
+               ...)
+{
+	va_list ap;
+
+	if (!err)
+		return -1;
+	err->code = PS_ECORRUPT;
+	err->sys_errno = 0;
+	err->input = name;
+	err->has_offset = true;
+	err->offset = rec->offset;
+	va_start(ap, fmt);
+	vsnprintf(err->detail, sizeof(err->detail), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static uint64_t attr64(const unsigned char *p, uint32_t size, unsigned int off, bool swap)
+{
+	return off + 8 <= size ? ps_get64(p + off, swap) : 0;
+}
+
+static uint32_t attr32(const unsigned char *p, uint32_t size, unsigned int off, bool swap)
+{
+	return off + 4 <= size ? ps_get32(p + off, swap) : 0;
+}
+
+static void decode_attr(struct ps_attr *a, bool swap)
+{
+	const unsigned char *p = a->raw;
+	uint32_t n = a->size;
+
+	a->type = attr32(p, n, PS_ATTR_TYPE, swap);
+	a->config = attr64(p, n, PS_ATTR_CONFIG, swap);
+	a->sample_period = attr64(p, n, PS_ATTR_PERIOD, swap);
+	a->sample_type = attr64(p, n, PS_ATTR_SAMPLE_TYPE, swap);
+	a->read_format = attr64(p, n, PS_ATTR_READ_FORMAT, swap);
+	a->flags = attr64(p, n, PS_ATTR_FLAGS, swap);
+	a->wakeup = attr32(p, n, PS_ATTR_WAKEUP, swap);
+	a->bp_type = attr32(p, n, PS_ATTR_BP_TYPE, swap);
+	a->config1 = attr64(p, n, PS_ATTR_CONFIG1, swap);
+	a->config2 = attr64(p, n, PS_ATTR_CONFIG2, swap);
+	a->branch_sample_type = attr64(p, n, PS_ATTR_BRANCH_SAMPLE_TYPE, swap);
+	a->sample_regs_user = attr64(p, n, PS_ATTR_SAMPLE_REGS_USER, swap);
+	a->sample_stack_user = attr32(p, n, PS_ATTR_SAMPLE_STACK_USER, swap);
+	a->clockid = (int32_t)attr32(p, n, PS_ATTR_CLOCKID, swap);
+	a->sample_regs_intr = attr64(p, n, PS_ATTR_SAMPLE_REGS_INTR, swap);
+	a->aux_watermark = attr32(p, n, PS_ATTR_AUX_WATERMARK, swap);
+	a->sample_max_stack = PS_ATTR_SAMPLE_MAX_STACK + 2 <= n ?
+	                              ps_get16(p + PS_ATTR_SAMPLE_MAX_STACK, swap) :
+	                              0;
+	a->aux_sample_size = attr32(p, n, PS_ATTR_AUX_SAMPLE_SIZE, swap);
+	a->sig_data = attr64(p, n, PS_ATTR_SIG_DATA, swap);
+	a->config3 = attr64(p, n, PS_ATTR_CONFIG3, swap);
+}
+
+static int process_attr(struct ps_session *s, const struct ps_record *rec, const char *name,
+                        struct ps_error *err)
+{
+	const unsigned char *p = rec->data + 8;
+	size_t body = rec->size - 8u, i, nids;
+	struct ps_attr *a, **na;
+	uint32_t asize;
+
+	if (body < 8)
+		return bad(err, name, rec, "ATTR record of %u bytes is too small for an attr",
+		           rec->size);
+	asize = ps_get32(p + PS_ATTR_SIZE, s->swap);
+	if (asize == 0)
+		asize = PS_ATTR_SIZE_VER0;
+	if (asize < PS_ATTR_SIZE_VER0)
+		return bad(err, name, rec,
+		           "attr size %u is smaller than the first attr layout (64)", asize);
+	if (asize > body)
+		return bad(
+		        err, name, rec,
+		        "attr size %u is larger than the ATTR record (%zu bytes after its header)",
+		        asize, body);
+	if (s->nr_attrs >= PS_MAX_ATTRS)
+		return ps_error__set(err, PS_ECAP, name, rec->offset,
+		                     "more than %u attrs in one stream", PS_MAX_ATTRS);
+	nids = (body - asize) / 8;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		goto nomem;
+	a->raw = malloc(asize);
+	a->ids = malloc(nids ? nids * sizeof(uint64_t) : 1);
+	if (!a->raw || !a->ids)
+		goto nomem_a;
+	memcpy(a->raw, p, asize);
+	a->raw_size = asize;
+	a->size = asize;
+	decode_attr(a, s->swap);
+	a->nr_ids = nids;
+	for (i = 0; i < nids; i++)
+		a->ids[i] = ps_get64(p + asize + 8 * i, s->swap);
+	if (s->nr_attrs == s->cap_attrs) {
+		size_t n = s->cap_attrs ? s->cap_attrs * 2 : 8;
+
+		na = ps_realloc_array(s->attrs, n, sizeof(*na));
+		if (!na)
+			goto nomem_a;
+		s->attrs = na;
+		s->cap_attrs = n;
+	}
+	a->idx = (int)s->nr_attrs;
+	if (s->tep && a->type == PERF_TYPE_TRACEPOINT)
+		a->tp = tep_find_event(s->tep, (int)a->config);
+	if (default_name(a))
+		goto nomem_a;
+	for (i = 0; i < nids; i++) {
+		if (add_id(s, a->ids[i], a->idx))
+			goto toomany;
+	}
+	s->attrs[s->nr_attrs++] = a;
+	return 0;
+toomany:
+	free(a->raw);
+	free(a->ids);
+	free(a->name);
+	free(a);
+	return ps_error__set(err, PS_ECAP, name, rec->offset, "more than %u event ids", PS_MAX_IDS);
+nomem_a:
+	free(a->raw);
+	free(a->ids);
+	free(a->name);
+	free(a);
+nomem:
+	return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
+}
+
+static int process_event_update(struct ps_session *s, const struct ps_record *rec, const char *name,
+                                struct ps_error *err)
+{
+	const unsigned char *p = rec->data + 8;
+	size_t body = rec->size - 8u;
+	uint64_t type, id;
+	struct ps_attr *a;
+
+	if (body < 16)
+		return bad(err, name, rec, "EVENT_UPDATE record of %u bytes is too small",
+		           rec->size);
+	type = ps_get64(p, s->swap);
+	id = ps_get64(p + 8, s->swap);
+	a = ps_session__attr_by_id(s, id);
+	if (!a && s->nr_attrs == 1)
+		a = s->attrs[0];
+	if (!a)
+		return 0; /* perf refuses these; we only lose a name */
+	p += 16;
+	body -= 16;
+	if (type == PS_EVENT_UPDATE_NAME) {
+		char *n = ps_strndup0(p, body);
+
+		if (!n)
+			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
+		free(a->name);
+		a->name = n;
+		a->name_from_stream = true;
+	} else if (type == PS_EVENT_UPDATE_UNIT) {
+		char *u = ps_strndup0(p, body);
+
+		if (!u)
+			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
+		free(a->unit);
+		a->unit = u;
+	} else if (type == PS_EVENT_UPDATE_SCALE && body >= 8) {
+		uint64_t bits = ps_get64(p, s->swap);
+
+		memcpy(&a->scale, &bits, sizeof(bits));
+	}
+	return 0;
+}
+
+/* Names from the event_desc feature: nr, attr_size, nr x {attr, nr_ids, string, ids}. */
+static void apply_event_desc(struct ps_session *s, const unsigned char *p, size_t len)
+{
+	uint32_t nr, attr_size, i;
+	size_t pos = 8;
+
+	if (len < 8)
+		return;
+	nr = ps_get32(p, s->swap);
+	attr_size = ps_get32(p + 4, s->swap);
+	for (i = 0; i < nr && i < PS_MAX_ATTRS; i++) {
+		uint32_t nr_ids, slen;
+		struct ps_attr *a = NULL;
+		const char *str;
+		char *n;
+
+		if (attr_size > len - pos || len - pos - attr_size < 8)
+			return;
+		pos += attr_size;
+		nr_ids = ps_get32(p + pos, s->swap);
+		slen = ps_get32(p + pos + 4, s->swap);
+		pos += 8;
+		if (slen > len - pos)
+			return;
+		str = (const char *)p + pos;
+		pos += slen;
+		if (nr_ids > (len - pos) / 8)
+			return;
+		if (nr_ids)
+			a = ps_session__attr_by_id(s, ps_get64(p + pos, s->swap));
+		if (!a && i < s->nr_attrs)
+			a = s->attrs[i];
+		pos += 8ULL * nr_ids;
+		if (!a || a->name_from_stream)
+			continue;
+		n = ps_strndup0(str, slen);
+		if (!n || !n[0]) {
+			free(n);
+			continue;
+		}
+		free(a->name);
+		a->name = n;
+		a->name_from_stream = true;
+	}
+}
+
+static int process_feature(struct ps_session *s, const struct ps_record *rec, const char *name,
+                           struct ps_error *err)
+{
+	size_t len;
+	uint64_t feat;
+	unsigned char *copy;
+
+	if (rec->size < 16)
+		return bad(err, name, rec, "FEATURE record of %u bytes is too small", rec->size);
+	feat = ps_get64(rec->data + 8, s->swap);
+	if (feat >= PS_FEAT_BITS)
+		return 0; /* not one we can keep; forwarded all the same */
+	len = rec->size - 16u;
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
+	memcpy(copy, rec->data + 16, len);
+	free(s->features[feat].data);
+	s->features[feat].data = copy;
+	s->features[feat].len = len;
+	if (feat == PS_FEAT_EVENT_DESC)
+		apply_event_desc(s, copy, len);
+	return 0;
+}
+
+static int process_tracing(struct ps_session *s, const struct ps_record *rec, const char *name,
+                           struct ps_error *err)
+{
+	char why[200];
+	struct tep_handle *tep;
+
+	tep = ps_tracing__parse(rec->data + rec->size, rec->len - rec->size, NULL, why,
+	                        sizeof(why));
+	if (!tep)
+		return bad(err, name, rec, "%s", why);
+	if (s->tep)
+		tep_free(s->tep);
+	s->tep = tep;
+	bind_tracepoints(s);
+	return 0;
+}
+
+int ps_session__process(struct ps_session *s, const struct ps_record *rec, const char *name,
+                        struct ps_error *err)
+{
+	switch (rec->type) {
+	case PS_RECORD_HEADER_ATTR:
+		return process_attr(s, rec, name, err);
+	case PS_RECORD_EVENT_UPDATE:
+		return process_event_update(s, rec, name, err);
+	case PS_RECORD_HEADER_FEATURE:
+		return process_feature(s, rec, name, err);
+	case PS_RECORD_HEADER_TRACING_DATA:
+		return process_tracing(s, rec, name, err);
+	case PS_RECORD_HEADER_BUILD_ID:
+		s->nr_build_ids++;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+const unsigned char *ps_session__feature(const struct ps_session *s, unsigned int feat, size_t *len)
+{
+	if (feat >= PS_FEAT_BITS || !s->features[feat].data)
+		return NULL;
+	*len = s->features[feat].len;
+	return s->features[feat].data;
+}
+
+struct tep_handle *ps_session__tep(const struct ps_session *s)
+{
+	return s->tep;
+}
+
+size_t ps_session__nr_build_ids(const struct ps_session *s)
+{
+	return s->nr_build_ids;
+}
+
+/* ---- which attr, what time ---- */
+
+static unsigned int id_pos(uint64_t st)
+{
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 0;
+	if (!(st & PERF_SAMPLE_ID))
+		return UINT32_MAX;
+	return !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+	       !!(st & PERF_SAMPLE_ADDR);
+}
+
+/* Position of the id counting back from the end of a sample_id trailer, in words. */
+static unsigned int is_pos(uint64_t st)
+{
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		return 1;
+	if (!(st & PERF_SAMPLE_ID))
+		return UINT32_MAX;
+	return 1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
+}
+
+struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_record *rec)
+{
+	const struct ps_attr *first;
+	size_t words = (rec->size - 8u) / 8;
+	unsigned int pos;
+	uint64_t id;
+
+	if (s->nr_attrs == 0)
+		return NULL;
+	if (s->nr_attrs == 1)
+		return s->attrs[0];
+	first = s->attrs[0];
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		pos = id_pos(first->sample_type);
+		if (pos == UINT32_MAX || pos >= words)
+			return NULL;
+	} else if (ps_record_type_has_trailer(rec->type)) {
+		if (!(first->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL))
+			return s->attrs[0];
+		pos = is_pos(first->sample_type);
+		if (pos == UINT32_MAX || pos > words)
+			return NULL;
+		pos = (unsigned int)(words - pos);
+	} else {
+		return NULL;
+	}
+	id = ps_get64(rec->data + 8 + 8 * (size_t)pos, s->swap);
+	if (id == 0)
+		return s->attrs[0];
+	return ps_session__attr_by_id(s, id);
+}
+
+bool ps_session__record_time(const struct ps_session *s, const struct ps_record *rec,
+                             uint64_t *time)
+{
+	const struct ps_attr *a;
+	size_t words = (rec->size - 8u) / 8;
+	uint64_t st;
+	unsigned int pos;
+
+	if (rec->type >= PS_RECORD_USER_START || rec->type == 0)
+		return false;
+	a = ps_session__attr_of(s, rec);
+	if (!a)
+		return false;
+	st = a->sample_type;
+	if (!(st & PERF_SAMPLE_TIME))
+		return false;
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		pos = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+		      !!(st & PERF_SAMPLE_TID);
+		if (pos >= words)
+			return false;
+	} else {
+		if (!(a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL))
+			return false;
+		pos = 1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+		      !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER);
+		if (pos > words)
+			return false;
+		pos = (unsigned int)(words - pos);
+	}
+	*time = ps_get64(rec->data + 8 + 8 * (size_t)pos, s->swap);
+	return true;
+}
+
+/* ---- threads ---- */
+
+static struct thread *find_thread(const struct ps_session *s, uint32_t tid)
+{
+	struct thread *t;
+
+	for (t = s->threads[tid % THREAD_BUCKETS]; t; t = t->next)
+		if (t->tid == tid)
+			return t;
+	return NULL;
+}
+
+static struct thread *get_thread(struct ps_session *s, uint32_t pid, uint32_t tid)
+{
+	struct thread *t = find_thread(s, tid);
+
+	if (t)
+		return t;
+	if (s->nr_threads >= PS_MAX_THREADS) {
+		clear_threads(s, true);
+		if (s->nr_threads >= PS_MAX_THREADS)
+			clear_threads(s, false);
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->tid = tid;
+	t->pid = pid;
+	t->next = s->threads[tid % THREAD_BUCKETS];
+	s->threads[tid % THREAD_BUCKETS] = t;
+	s->nr_threads++;
+	return t;
+}
+
+void ps_session__set_comm(struct ps_session *s, uint32_t pid, uint32_t tid, const char *comm)
+{
+	struct thread *t = get_thread(s, pid, tid);
+
+	if (!t)
+		return;
+	t->pid = pid;
+	t->exited = false;
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+}
+
+const char *ps_session__comm(const struct ps_session *s, uint32_t tid)
+{
+	const struct thread *t = find_thread(s, tid);
+
+	return t && t->comm[0] ? t->comm : NULL;
+}
+
+void ps_session__process_sideband(struct ps_session *s, const struct ps_record *rec)
+{
+	const unsigned char *p = rec->data + 8;
+	size_t body = rec->size - 8u;
+
+	switch (rec->type) {
+	case PERF_RECORD_COMM:
+		if (body > 8) {
+			char comm[PS_COMM_LEN];
+			size_t n = body - 8 < sizeof(comm) - 1 ? body - 8 : sizeof(comm) - 1;
+			const char *src = (const char *)p + 8;
+			const char *nul = memchr(src, 0, n);
+
+			if (nul)
+				n = (size_t)(nul - src);
+			memcpy(comm, src, n);
+			comm[n] = 0;
+			ps_session__set_comm(s, ps_get32(p, s->swap), ps_get32(p + 4, s->swap),
+			                     comm);
+		}
+		break;
+	case PERF_RECORD_FORK:
+		if (body >= 16) {
+			uint32_t pid = ps_get32(p, s->swap), ppid = ps_get32(p + 4, s->swap);
+			uint32_t tid = ps_get32(p + 8, s->swap), ptid = ps_get32(p + 12, s->swap);
+			const struct thread *parent = find_thread(s, ptid);
+			char comm[PS_COMM_LEN] = "";
+
+			(void)ppid;
+			if (parent)
+				memcpy(comm, parent->comm, sizeof(comm));
+			ps_session__set_comm(s, pid, tid, comm);
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		if (body >= 16) {
+			struct thread *t = find_thread(s, ps_get32(p + 8, s->swap));
+
+			if (t)
+				t->exited = true;
+		}
+		break;
+	default:
+		break;
+	}
+}

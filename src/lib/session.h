@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * session.h - what the header records of a stream said: the attrs and their ids, event
+ * names, features, the tracepoint formats (a libtraceevent handle), and the threads' names.
+ *
+ * Every table is bounded (PS_MAX_ATTRS, PS_MAX_IDS, PS_MAX_THREADS) so memory stays flat
+ * however long the stream runs.
+ */
+#ifndef PS_SESSION_H
+#define PS_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "record.h"
+
+struct tep_handle;
+struct tep_event;
+struct ps_session;
+
+#define PS_MAX_THREADS (1u << 18)
+#define PS_COMM_LEN 16
+
+/**
+ * struct ps_attr - one event of the stream, as its ATTR record (or the file's attrs section)
+ * described it.  Owned by the session; valid until the session is deleted.
+ * @idx: position among the stream's attrs, from 0
+ * @raw: the attr's bytes as in the stream (input byte order), @raw_size of them
+ * @type .. @clockid: the fields, in host order; fields past @size read as 0
+ * @ids: the ids of its instances, @nr_ids of them
+ * @name: its event name (EVENT_UPDATE, event_desc, tracing format, or made up from type and
+ *        config), never NULL
+ * @name_from_stream: @name came from the stream rather than being made up
+ * @unit, @scale: from EVENT_UPDATE; NULL and 0 when not given
+ * @tp: the tracepoint's parsed format, when @type is a tracepoint and the stream carried it
+ */
+struct ps_attr {
+	int idx;
+	unsigned char *raw;
+	uint32_t raw_size;
+	uint32_t type;
+	uint32_t size;
+	uint64_t config;
+	uint64_t sample_period;
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t flags;
+	uint32_t wakeup;
+	uint32_t bp_type;
+	uint64_t config1;
+	uint64_t config2;
+	uint64_t branch_sample_type;
+	uint64_t sample_regs_user;
+	uint32_t sample_stack_user;
+	int32_t clockid;
+	uint64_t sample_regs_intr;
+	uint32_t aux_watermark;
+	uint16_t sample_max_stack;
+	uint32_t aux_sample_size;
+	uint64_t sig_data;
+	uint64_t config3;
+	uint64_t *ids;
+	size_t nr_ids;
+	char *name;
+	bool name_from_stream;
+	char *unit;
+	double scale;
+	struct tep_event *tp;
+};
+
+/**
+ * ps_session__new() - an empty session for a stream in the given byte order.
+ * @swap: the stream's byte order is not the host's
+ * Return: a session, or NULL when out of memory.
+ */
+struct ps_session *ps_session__new(bool swap);
+
+/** ps_session__delete() - free the session and everything it owns; NULL is allowed. */
+void ps_session__delete(struct ps_session *s);
+
+/**
+ * ps_session__process() - apply a header record (ATTR, EVENT_UPDATE, FEATURE, TRACING_DATA,
+ * ID_INDEX, TIME_CONV...) to the session.  Other records are ignored.
+ * @name: the input's name, for @err
+ * Return: 0, or -1 when the record is malformed (@err says why, at the record's offset).
+ */
+int ps_session__process(struct ps_session *s, const struct ps_record *rec, const char *name,
+                        struct ps_error *err);
+
+/**
+ * ps_session__process_sideband() - apply COMM, FORK and EXIT records to the thread table.
+ * Call it in time order (see order.h) for names as perf script shows them.
+ */
+void ps_session__process_sideband(struct ps_session *s, const struct ps_record *rec);
+
+/** ps_session__swapped() - the stream's byte order is not the host's. */
+bool ps_session__swapped(const struct ps_session *s);
+
+/** ps_session__nr_attrs() - how many attrs the stream declared so far. */
+size_t ps_session__nr_attrs(const struct ps_session *s);
+
+/** ps_session__attr() - attr number @idx (0-based), or NULL. */
+struct ps_attr *ps_session__attr(const struct ps_session *s, size_t idx);
+
+#define ps_session__for_each_attr(s, a, i) \
+	for ((i) = 0; ((a) = ps_session__attr((s), (i))) != NULL; (i)++)
+
+/** ps_session__attr_by_id() - the attr that owns sample id @id, or NULL. */
+struct ps_attr *ps_session__attr_by_id(const struct ps_session *s, uint64_t id);
+
+/**
+ * ps_session__attr_of() - the attr a SAMPLE or other kernel record belongs to, by perf's
+ * rules: the only attr when there is one; else the record's id (id 0: the first attr).
+ * Return: the attr, or NULL when the record cannot be attributed.
+ */
+struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_record *rec);
+
+/**
+ * ps_session__record_time() - the timestamp of a SAMPLE (TIME) or of another kernel record
+ * (its sample_id trailer).
+ * Return: true and *@time set when the record carries a time.
+ */
+bool ps_session__record_time(const struct ps_session *s, const struct ps_record *rec,
+                             uint64_t *time);
+
+/**
+ * ps_session__feature() - the payload of feature @feat as the stream gave it (input byte
+ * order), or NULL when absent.  Valid until the session is deleted or the feature is
+ * given again.
+ */
+const unsigned char *ps_session__feature(const struct ps_session *s, unsigned int feat,
+                                         size_t *len);
+
+/** ps_session__tep() - the libtraceevent handle once TRACING_DATA was read, else NULL. */
+struct tep_handle *ps_session__tep(const struct ps_session *s);
+
+/**
+ * ps_session__comm() - the name of thread @tid as the side-band applied so far says, or
+ * NULL when it was never named.  Valid until the next side-band record is applied.
+ */
+const char *ps_session__comm(const struct ps_session *s, uint32_t tid);
+
+/**
+ * ps_session__set_comm() - name thread @tid (used for COMM and, with the parent's name,
+ * FORK).
+ */
+void ps_session__set_comm(struct ps_session *s, uint32_t pid, uint32_t tid, const char *comm);
+
+/** ps_session__nr_build_ids() - BUILD_ID records seen so far. */
+size_t ps_session__nr_build_ids(const struct ps_session *s);
+
+#endif

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * tracing.c - walk the TRACING_DATA blob (magic, version, byte order, header_page,
+ * header_event, ftrace and event formats, kallsyms, printk formats, saved cmdlines) with
+ * every length checked, and feed libtraceevent.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "compat.h"
+#include "tracing.h"
+
+#define MAX_FORMATS 100000
+
+struct cursor {
+	const unsigned char *p;
+	size_t len, pos;
+	bool swap;
+	char *why;
+	size_t whylen;
+};
+
+static bool need(struct cursor *c, size_t n, const char *what)
+{
+	if (c->len - c->pos >= n)
+		return true;
+	snprintf(c->why, c->whylen, "tracing data: %s runs past the end of the data (at byte %zu)",
+	         what, c->pos);
+	return false;
+}
+
+static bool get32(struct cursor *c, uint32_t *v, const char *what)
+{
+	if (!need(c, 4, what))
+		return false;
+	*v = ps_get32(c->p + c->pos, c->swap);
+	c->pos += 4;
+	return true;
+}
+
+static bool get64(struct cursor *c, uint64_t *v, const char *what)
+{
+	if (!need(c, 8, what))
+		return false;
+	*v = ps_get64(c->p + c->pos, c->swap);
+	c->pos += 8;
+	return true;
+}
+
+/* A NUL-terminated string inside the blob. */
+static const char *getstr(struct cursor *c, const char *what)
+{
+	const unsigned char *nul = memchr(c->p + c->pos, 0, c->len - c->pos);
+	const char *s;
+
+	if (!nul) {
+		snprintf(c->why, c->whylen, "tracing data: %s is not terminated", what);
+		return NULL;
+	}
+	s = (const char *)c->p + c->pos;
+	c->pos = (size_t)(nul - c->p) + 1;
+	return s;
+}
+
+/* Copy @n bytes of text into a terminated buffer (libtraceevent wants char *). */
+static char *gettext(struct cursor *c, uint64_t n, const char *what)
+{
+	char *t;
+
+	if (n > c->len - c->pos) {
+		snprintf(c->why, c->whylen,
+		         "tracing data: %s of %llu bytes runs past the end of the data", what,
+		         (unsigned long long)n);
+		return NULL;
+	}
+	t = malloc((size_t)n + 1);
+	if (!t) {
+		snprintf(c->why, c->whylen, "out of memory");
+		return NULL;
+	}
+	memcpy(t, c->p + c->pos, (size_t)n);
+	t[n] = 0;
+	c->pos += (size_t)n;
+	return t;
+}
+
+static bool parse_formats(struct cursor *c, struct tep_handle *tep, const char *sys)
+{
+	uint32_t count, i;
+
+	if (!get32(c, &count, "format count"))
+		return false;
+	if (count > MAX_FORMATS) {
+		snprintf(c->why, c->whylen, "tracing data: %u formats is not possible", count);
+		return false;
+	}
+	for (i = 0; i < count; i++) {
+		uint64_t len;
+		char *text;
+
+		if (!get64(c, &len, "format size"))
+			return false;
+		text = gettext(c, len, "event format");
+		if (!text)
+			return false;
+		/* a format libtraceevent cannot parse is skipped, as perf does */
+		tep_parse_event(tep, text, (unsigned long)len, sys);
+		free(text);
+	}
+	return true;
+}
+
+static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_info *info)
+{
+	static const unsigned char magic[] = {
+		0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
+	};
+	const char *version, *s;
+	uint32_t nsys, u32, i;
+	uint64_t len;
+	char *text;
+
+	if (!need(c, sizeof(magic), "magic") || memcmp(c->p, magic, sizeof(magic)) != 0) {
+		snprintf(c->why, c->whylen, "tracing data: no tracing magic");
+		return false;
+	}
+	c->pos = sizeof(magic);
+	version = getstr(c, "version");
+	if (!version)
+		return false;
+	snprintf(info->version, sizeof(info->version), "%s", version);
+	if (!need(c, 2, "byte order"))
+		return false;
+	info->big_endian = c->p[c->pos] != 0;
+	info->long_size = c->p[c->pos + 1];
+	c->pos += 2;
+	c->swap = info->big_endian != ps_host_is_big_endian();
+	if (!get32(c, &u32, "page size"))
+		return false;
+	info->page_size = u32;
+	tep_set_file_bigendian(tep, info->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, ps_host_is_big_endian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, (int)info->long_size);
+	tep_set_page_size(tep, (int)info->page_size);
+
+	s = getstr(c, "header_page name");
+	if (!s)
+		return false;
+	if (strcmp(s, "header_page") != 0) {
+		snprintf(c->why, c->whylen, "tracing data: header_page expected");
+		return false;
+	}
+	if (!get64(c, &len, "header_page size"))
+		return false;
+	text = gettext(c, len, "header_page");
+	if (!text)
+		return false;
+	if (tep_parse_header_page(tep, text, (unsigned long)len, (int)info->long_size) == 0 &&
+	    tep_get_header_page_size(tep))
+		tep_set_long_size(tep, tep_get_header_page_size(tep));
+	free(text);
+
+	s = getstr(c, "header_event name");
+	if (!s)
+		return false;
+	if (strcmp(s, "header_event") != 0) {
+		snprintf(c->why, c->whylen, "tracing data: header_event expected");
+		return false;
+	}
+	if (!get64(c, &len, "header_event size"))
+		return false;
+	if (len > c->len - c->pos) {
+		snprintf(c->why, c->whylen,
+		         "tracing data: header_event runs past the end of the data");
+		return false;
+	}
+	c->pos += (size_t)len;
+
+	if (!parse_formats(c, tep, "ftrace"))
+		return false;
+	if (!get32(c, &nsys, "system count"))
+		return false;
+	if (nsys > MAX_FORMATS) {
+		snprintf(c->why, c->whylen, "tracing data: %u systems is not possible", nsys);
+		return false;
+	}
+	for (i = 0; i < nsys; i++) {
+		char *sys;
+
+		s = getstr(c, "system name");
+		if (!s)
+			return false;
+		sys = strdup(s);
+		if (!sys || !parse_formats(c, tep, sys)) {
+			free(sys);
+			return false;
+		}
+		free(sys);
+	}
+	/* kallsyms */
+	if (!get32(c, &u32, "kallsyms size"))
+		return false;
+	if (!need(c, u32, "kallsyms"))
+		return false;
+	c->pos += u32;
+	/* printk formats */
+	if (!get32(c, &u32, "printk formats size"))
+		return false;
+	text = gettext(c, u32, "printk formats");
+	if (!text)
+		return false;
+	if (u32)
+		tep_parse_printk_formats(tep, text);
+	free(text);
+	/* saved cmdlines, from version 0.6 */
+	if (strcmp(info->version, "0.6") >= 0 && c->len - c->pos >= 8) {
+		if (!get64(c, &len, "saved cmdlines size"))
+			return false;
+		text = gettext(c, len, "saved cmdlines");
+		if (!text)
+			return false;
+		if (len)
+			tep_parse_saved_cmdlines(tep, text);
+		free(text);
+	}
+	return true;
+}
+
+struct tep_handle *ps_tracing__parse(const unsigned char *blob, size_t len,
+                                     struct ps_tracing_info *info, char *why, size_t whylen)
+{
+	struct ps_tracing_info dummy;
+	struct cursor c = { .p = blob, .len = len, .why = why, .whylen = whylen };
+	struct tep_handle *tep;
+
+	if (!info)
+		info = &dummy;
+	memset(info, 0, sizeof(*info));
+	tep_set_loglevel(TEP_LOG_NONE);
+	tep = tep_alloc();
+	if (!tep) {
+		snprintf(why, whylen, "out of memory");
+		return NULL;
+	}
+	if (!walk(&c, tep, info)) {
+		tep_free(tep);
+		return NULL;
+	}
+	return tep;
+}
+
+struct tep_format_field *ps_tracing__field(struct tep_event *event, const char *name)
+{
+	struct tep_format_field *f = tep_find_field(event, name);
+
+	return f ? f : tep_find_common_field(event, name);
+}
+
+int ps_tracing__read_u64(struct tep_format_field *f, const void *raw, uint32_t size, uint64_t *val)
+{
+	unsigned long long v;
+
+	if ((uint64_t)f->offset + f->size > size)
+		return -1;
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC))
+		return -1;
+	if (tep_read_number_field(f, raw, &v))
+		return -1;
+	*val = v;
+	return 0;
+}

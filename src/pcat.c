@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pcat - pass a perf event stream through, turn a perf.data file into a stream, and
+ * concatenate the pieces of one recording.  See pcat(1).
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/diag.h"
+#include "lib/input.h"
+#include "lib/opts.h"
+#include "lib/output.h"
+#include "lib/session.h"
+#include "lib/signals.h"
+
+static const char usage_text[] = "usage: pcat [-f] [-o file] [file ...]\n";
+
+struct opts {
+	const char *output; /* -o FILE; "-" is standard output */
+	bool force;         /* -f: write binary even to a terminal */
+	int ninputs;
+	char **inputs; /* operands; none means standard input */
+};
+
+static PS_NORETURN void usage(FILE *fp, int status)
+{
+	fputs(usage_text, fp);
+	if (fp == stdout) {
+		fputs("\nPass a perf event stream through, turn perf.data files into a stream,\n"
+		      "and concatenate the pieces of one recording.\n\n"
+		      "  -f, --force        write the binary stream even to a terminal\n"
+		      "  -o, --output FILE  write to FILE instead of standard output\n"
+		      "  -h, --help         show this help\n"
+		      "  -V, --version      show the version\n",
+		      fp);
+		exit(ps_finish_stdout() ? 1 : status);
+	}
+	exit(status);
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "Vfho:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			ps_print_version();
+		case 'f':
+			o->force = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'o':
+			o->output = optarg;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	o->ninputs = argc - optind;
+	o->inputs = argv + optind;
+}
+
+/* The attrs of a later input must be those of the first: same bytes, same ids. */
+static bool same_attrs(struct ps_session *a, struct ps_session *b)
+{
+	struct ps_attr *x, *y;
+	size_t i;
+
+	if (ps_session__nr_attrs(a) != ps_session__nr_attrs(b))
+		return false;
+	ps_session__for_each_attr(a, x, i) {
+		y = ps_session__attr(b, i);
+		if (x->raw_size != y->raw_size || memcmp(x->raw, y->raw, x->raw_size) != 0)
+			return false;
+		if (x->nr_ids != y->nr_ids ||
+		    memcmp(x->ids, y->ids, x->nr_ids * sizeof(x->ids[0])) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Header records of a later input repeat the first input's and are not written again. */
+static bool is_repeated_header(uint32_t type)
+{
+	switch (type) {
+	case PS_RECORD_HEADER_ATTR:
+	case PS_RECORD_HEADER_EVENT_TYPE:
+	case PS_RECORD_HEADER_TRACING_DATA:
+	case PS_RECORD_ID_INDEX:
+	case PS_RECORD_THREAD_MAP:
+	case PS_RECORD_CPU_MAP:
+	case PS_RECORD_EVENT_UPDATE:
+	case PS_RECORD_TIME_CONV:
+	case PS_RECORD_HEADER_FEATURE:
+	case PS_RECORD_FINISHED_INIT:
+	case PS_RECORD_AUXTRACE_INFO:
+	case PS_RECORD_STAT_CONFIG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Copy one input.  @first is the first input's session (NULL for the first input), whose
+ * attrs a later input must repeat.  Returns 0, or -1 with @err or @oerr set.
+ */
+static int copy_input(struct ps_input *in, struct ps_output *out, struct ps_session *first,
+                      const char *first_name, struct ps_error *err, struct ps_error *oerr)
+{
+	bool checked = first == NULL;
+	struct ps_record rec;
+	int r = 0;
+
+	while (!ps_stop && (r = ps_input__next(in, &rec, err)) > 0) {
+		if (!checked) {
+			if (is_repeated_header(rec.type))
+				continue;
+			if (!same_attrs(first, ps_input__session(in))) {
+				ps_error__set(
+				        err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
+				        "its events are not those of %s: not a piece of the same recording",
+				        first_name);
+				return -1;
+			}
+			checked = true;
+		}
+		if (ps_output__put(out, &rec, oerr) < 0)
+			return -1;
+	}
+	if (r == 0 && !checked && !same_attrs(first, ps_input__session(in))) {
+		ps_error__set(err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
+		              "its events are not those of %s: not a piece of the same recording",
+		              first_name);
+		return -1;
+	}
+	return r < 0 ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
+	struct ps_input *first = NULL, *in = NULL;
+	struct ps_output *out;
+	struct opts o;
+	unsigned int flags;
+	int i, n;
+
+	ps_progname = "pcat";
+	ps_signals__init();
+	parse_args(argc, argv, &o);
+
+	/* One input is copied as it is; pieces are joined decompressed, since each
+	 * piece's compressed records continue a compression stream of their own. */
+	n = o.ninputs ? o.ninputs : 1;
+	flags = n > 1 ? PS_INPUT_DECOMPRESS : 0;
+
+	out = ps_output__open(o.output, o.force, &err);
+	if (!out)
+		ps_die(&err);
+	for (i = 0; i < n && !ps_stop; i++) {
+		const char *path = o.ninputs ? o.inputs[i] : "-";
+
+		in = ps_input__open(path, flags, &err);
+		if (!in)
+			break;
+		ps_input__set_wait_hook(in, ps_output__flush_hook, out);
+		if (i == 0 && ps_output__begin(out, ps_input__swapped(in), &oerr) < 0)
+			break;
+		if (i > 0 && ps_input__swapped(in) != ps_input__swapped(first)) {
+			ps_error__set(&err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
+			              "its byte order differs from that of %s",
+			              ps_input__name(first));
+			break;
+		}
+		if (copy_input(in, out, first ? ps_input__session(first) : NULL,
+		               first ? ps_input__name(first) : NULL, &err, &oerr) < 0)
+			break;
+		if (!first)
+			first = in;
+		else
+			ps_input__close(in);
+		in = NULL;
+	}
+
+	/* Deliver every complete record before saying what went wrong. */
+	ps_output__close(out, oerr.code ? &spare : &oerr);
+	if (oerr.code && oerr.code != PS_EPIPE)
+		ps_warn(&oerr);
+	if (err.code && oerr.code != PS_EPIPE)
+		ps_warn(&err);
+	ps_input__close(in != first ? in : NULL);
+	ps_input__close(first);
+	if (oerr.code == PS_EPIPE)
+		return 0;
+	return err.code || oerr.code ? 1 : 0;
+}
