@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# Loaded by every .bats file: paths, fixtures, skips for a missing perf, run_pipe.
+
+TOP="$(cd "$BATS_TEST_DIRNAME/.." && pwd)"
+BIN="$TOP/bin"
+TOOLS="$TOP/build/tools"
+DATA="$TOP/tests/data"
+# the shared fixture set, when this checkout sits beside it
+FIXTURES="${PSTREAM_FIXTURES:-$TOP/../shared/fixtures}"
+
+# run_pipe "cmd1" "cmd2": cmd1 | cmd2 with pipefail (bats 1.8 has no bats_pipe)
+run_pipe() {
+	bash -o pipefail -c "$1 | $2"
+}
+
+need_perf() {
+	command -v perf >/dev/null 2>&1 || skip "perf not installed"
+}
+
+need_fixtures() {
+	[ -d "$FIXTURES" ] || skip "shared fixtures not present"
+}
+
+# good fixtures: the shared set when present, else the ones bundled in tests/data
+good_pipes() {
+	local f
+	if [ -d "$FIXTURES" ]; then
+		for f in "$FIXTURES"/*.pipe; do
+			case "$(basename "$f")" in BAD-*) ;; *) echo "$f" ;; esac
+		done
+	else
+		ls "$DATA"/*.pipe
+	fi
+}
+
+good_files() {
+	if [ -d "$FIXTURES" ]; then
+		ls "$FIXTURES"/*.data
+	else
+		ls "$DATA"/*.data 2>/dev/null || true
+	fi
+}
+
+# perf reads a stream on stdin only through -i - and a pipe or file on fd 0
+perf_script_pipe() {
+	perf script -i - "${@:2}" <"$1"
+}
+
+# print the first differing bytes of two files, then fail
+cmp_or_show() {
+	if ! cmp -s "$1" "$2"; then
+		echo "files differ: $1 $2"
+		cmp -l "$1" "$2" | head -n 10
+		return 1
+	fi
+}
