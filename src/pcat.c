@@ -126,9 +126,9 @@ static int copy_input(struct ps_input *in, struct ps_output *out, struct ps_sess
 	int r = 0;
 
 	while (!ps_stop && (r = ps_input__next(in, &rec, err)) > 0) {
+		if (first && is_repeated_header(rec.type))
+			continue;
 		if (!checked) {
-			if (is_repeated_header(rec.type))
-				continue;
 			if (!same_attrs(first, ps_input__session(in))) {
 				ps_error__set(
 				        err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
