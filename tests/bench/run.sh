@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# make bench: throughput and memory as ratios against the closest baseline, measured in
+# one run on this machine (never absolute targets).  The large stream is made here from a
+# bundled recording and removed afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BIN=bin
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+src=tests/data/rawsys-dd.pipe
+# pieces of one recording concatenate: N copies make a long stream with real records
+make_stream() {
+	local n=$1 out=$2 args=() i
+	for ((i = 0; i < n; i++)); do args+=("$src"); done
+	"$BIN/pcat" "${args[@]}" >"$out"
+}
+
+secs() { # seconds taken by a shell command, best of 3
+	local best="" t s e
+	for t in 1 2 3; do
+		s=$(date +%s.%N)
+		bash -c "$1" >/dev/null 2>&1
+		e=$(date +%s.%N)
+		t=$(echo "$e - $s" | bc -l)
+		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+	done
+	echo "$best"
+}
+
+rss_kb() { # peak resident memory of a command, in KiB
+	/usr/bin/time -f %M bash -c "$1" 2>&1 >/dev/null | tail -n 1
+}
+
+make_stream 1000 "$work/big.pipe"
+make_stream 10000 "$work/huge.pipe"
+bytes=$(stat -c %s "$work/big.pipe")
+records=$("$BIN/pheader" --all --stats "$work/big.pipe" 2>/dev/null | awk '/TOTAL/ {print $NF}' || true)
+echo "stream: $bytes bytes${records:+, $records records} (1000 copies of $src)"
+
+base=$(secs "cat '$work/big.pipe' | cat | cat > /dev/null")
+ours=$(secs "cat '$work/big.pipe' | '$BIN/pcat' | cat > /dev/null")
+printf 'pcat pass-through: %.2fx the time of cat | cat (%.0f MB/s vs %.0f MB/s)\n' \
+	"$(echo "$ours / $base" | bc -l)" "$(echo "$bytes / $ours / 1000000" | bc -l)" \
+	"$(echo "$bytes / $base / 1000000" | bc -l)"
+
+if command -v perf >/dev/null; then
+	ps=$(secs "perf script -i - < '$work/big.pipe'")
+	printf 'pcat vs perf script on the same stream: pcat takes %.3fx the time\n' \
+		"$(echo "$ours / $ps" | bc -l)"
+fi
+
+small=$(rss_kb "'$BIN/pcat' < '$work/big.pipe' > /dev/null")
+large=$(rss_kb "'$BIN/pcat' < '$work/huge.pipe' > /dev/null")
+printf 'pcat peak RSS: %s KiB on the stream, %s KiB on one 10x longer (ratio %.2f)\n' \
+	"$small" "$large" "$(echo "$large / $small" | bc -l)"
