@@ -58,8 +58,8 @@ static bool words(struct walker *w, uint64_t n, const unsigned char **at)
 static size_t read_block_size(uint64_t rf, uint64_t nr)
 {
 	size_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-	size_t fixed = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-		       !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	size_t fixed =
+	        !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
 
 	if (rf & PERF_FORMAT_GROUP)
 		return 8 * (1 + fixed + per * (size_t)nr);
@@ -67,7 +67,7 @@ static size_t read_block_size(uint64_t rf, uint64_t nr)
 }
 
 static bool regs(struct walker *w, uint64_t mask, uint64_t *abi, const unsigned char **at,
-		 uint64_t *nr)
+                 uint64_t *nr)
 {
 	if (!u64(w, abi))
 		return false;
@@ -180,28 +180,31 @@ static int walk(struct walker *w, const struct ps_attr *a, struct ps_sample *o)
 	return 0;
 }
 
-int ps_sample__parse(const struct ps_session *s, const struct ps_record *rec,
-		     struct ps_sample *out, const char *name, struct ps_error *err)
+int ps_sample__parse(const struct ps_session *s, const struct ps_record *rec, struct ps_sample *out,
+                     const char *name, struct ps_error *err)
 {
 	const struct ps_attr *a = ps_session__attr_of(s, rec);
 	struct walker w = { rec->data + 8, rec->size - 8u, 0, ps_session__swapped(s) };
 
 	memset(out, 0, sizeof(*out));
 	if (!a)
-		return ps_error__set(err, PS_ECORRUPT, name, rec->offset,
-				     "SAMPLE record belongs to no event of the stream (unknown id)");
+		return ps_error__set(
+		        err, PS_ECORRUPT, name, rec->offset,
+		        "SAMPLE record belongs to no event of the stream (unknown id)");
 	out->attr = a;
 	out->type = a->sample_type;
 	out->swap = w.swap;
 	if (walk(&w, a, out) < 0)
-		return ps_error__set(err, PS_ECORRUPT, name, rec->offset,
-				     "SAMPLE record of %u bytes is too small for the fields of %s (sample_type 0x%" PRIx64 ")",
-				     rec->size, a->name, a->sample_type);
+		return ps_error__set(
+		        err, PS_ECORRUPT, name, rec->offset,
+		        "SAMPLE record of %u bytes is too small for the fields of %s (sample_type 0x%" PRIx64
+		        ")",
+		        rec->size, a->name, a->sample_type);
 	return 0;
 }
 
 int ps_sample__parse_id(const struct ps_session *s, const struct ps_record *rec,
-			struct ps_sample *out)
+                        struct ps_sample *out)
 {
 	const struct ps_attr *a;
 	struct walker w;
@@ -216,13 +219,13 @@ int ps_sample__parse_id(const struct ps_session *s, const struct ps_record *rec,
 		return 0;
 	st = a->sample_type;
 	n = 8 * (!!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ID) +
-		 !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
-		 !!(st & PERF_SAMPLE_IDENTIFIER));
+	         !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+	         !!(st & PERF_SAMPLE_IDENTIFIER));
 	if (n > rec->size - 8u)
 		return -1;
 	out->attr = a;
 	out->type = st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-			  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
+	                  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER);
 	out->swap = ps_session__swapped(s);
 	w.p = rec->data + rec->size - n;
 	w.len = n;
@@ -244,7 +247,7 @@ int ps_sample__parse_id(const struct ps_session *s, const struct ps_record *rec,
 }
 
 long ps_sample__read(const struct ps_sample *s, uint64_t *time_enabled, uint64_t *time_running,
-		     struct ps_read_value *vals, size_t max)
+                     struct ps_read_value *vals, size_t max)
 {
 	uint64_t rf = s->attr->read_format, nr = 1, i;
 	struct walker w = { s->read, s->read_len, 0, s->swap };
@@ -291,11 +294,31 @@ long ps_sample__read(const struct ps_sample *s, uint64_t *time_enabled, uint64_t
 }
 
 static const char *const type_names[] = {
-	"IP",	      "TID",	    "TIME",	      "ADDR",	     "READ",
-	"CALLCHAIN",  "ID",	    "CPU",	      "PERIOD",	     "STREAM_ID",
-	"RAW",	      "BRANCH_STACK", "REGS_USER",    "STACK_USER",  "WEIGHT",
-	"DATA_SRC",   "IDENTIFIER", "TRANSACTION",  "REGS_INTR",   "PHYS_ADDR",
-	"AUX",	      "CGROUP",	    "DATA_PAGE_SIZE", "CODE_PAGE_SIZE", "WEIGHT_STRUCT",
+	"IP",
+	"TID",
+	"TIME",
+	"ADDR",
+	"READ",
+	"CALLCHAIN",
+	"ID",
+	"CPU",
+	"PERIOD",
+	"STREAM_ID",
+	"RAW",
+	"BRANCH_STACK",
+	"REGS_USER",
+	"STACK_USER",
+	"WEIGHT",
+	"DATA_SRC",
+	"IDENTIFIER",
+	"TRANSACTION",
+	"REGS_INTR",
+	"PHYS_ADDR",
+	"AUX",
+	"CGROUP",
+	"DATA_PAGE_SIZE",
+	"CODE_PAGE_SIZE",
+	"WEIGHT_STRUCT",
 };
 
 const char *ps_sample_type_name(uint64_t bit)

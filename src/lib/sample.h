@@ -51,8 +51,7 @@ struct ps_sample {
 	uint64_t nr_regs_user, nr_regs_intr;
 	const unsigned char *stack_user;
 	uint64_t stack_size, stack_dyn_size;
-	uint64_t weight, data_src, transaction, phys_addr, cgroup, data_page_size,
-		code_page_size;
+	uint64_t weight, data_src, transaction, phys_addr, cgroup, data_page_size, code_page_size;
 	const unsigned char *aux;
 	uint64_t aux_size;
 };
@@ -65,8 +64,8 @@ struct ps_sample {
  * @name: the input's name, for @err
  * Return: 0, or -1 when the record cannot be attributed or its fields do not fit its size.
  */
-int ps_sample__parse(const struct ps_session *s, const struct ps_record *rec,
-		     struct ps_sample *out, const char *name, struct ps_error *err);
+int ps_sample__parse(const struct ps_session *s, const struct ps_record *rec, struct ps_sample *out,
+                     const char *name, struct ps_error *err);
 
 /**
  * ps_sample__parse_id() - decode the sample_id trailer of a non-SAMPLE kernel record.
@@ -75,11 +74,11 @@ int ps_sample__parse(const struct ps_session *s, const struct ps_record *rec,
  * fit the record.
  */
 int ps_sample__parse_id(const struct ps_session *s, const struct ps_record *rec,
-			struct ps_sample *out);
+                        struct ps_sample *out);
 
 /** ps_sample__u64() - word @i of an array in stream byte order. */
 static inline uint64_t ps_sample__u64(const struct ps_sample *s, const unsigned char *arr,
-				      uint64_t i)
+                                      uint64_t i)
 {
 	uint64_t v;
 
@@ -100,7 +99,7 @@ struct ps_read_value {
  * Return: the number of values in the block (may exceed @max), or -1 when malformed.
  */
 long ps_sample__read(const struct ps_sample *s, uint64_t *time_enabled, uint64_t *time_running,
-		     struct ps_read_value *vals, size_t max);
+                     struct ps_read_value *vals, size_t max);
 
 /**
  * ps_sample_type_name() - perf's name of one PERF_SAMPLE_* bit ("IP", "TID"...), or NULL.
