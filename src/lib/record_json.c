@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * record_json.c - the records other than SAMPLE as JSON objects: the kernel's side-band
+ * records decoded field by field (with their sample_id trailer), the others by type name
+ * and size.
+ */
+#include <string.h>
+
+#include "abi.h"
+#include "record_json.h"
+#include "sample.h"
+#include "session.h"
+
+static int put(json_t *o, const char *key, json_t *v)
+{
+	return v ? json_object_set_new(o, key, v) : -1;
+}
+
+/* a NUL-terminated string inside the record body, bounded by the record */
+static json_t *body_string(const unsigned char *p, size_t len)
+{
+	const unsigned char *nul = memchr(p, 0, len);
+
+	return ps_json_string((const char *)p, nul ? (size_t)(nul - p) : len);
+}
+
+static int pid_tid(json_t *o, const unsigned char *p, bool swap)
+{
+	return put(o, "pid", json_integer((int32_t)ps_get32(p, swap))) ||
+	       put(o, "tid", json_integer((int32_t)ps_get32(p + 4, swap)));
+}
+
+/* The body fields of the kernel record types, within @len bytes (trailer excluded). */
+static int kernel_body(json_t *o, const struct ps_record *rec, const unsigned char *p, size_t len,
+                       bool swap)
+{
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+		if (len < 32)
+			return 0;
+		return pid_tid(o, p, swap) || put(o, "start", ps_json_hex(ps_get64(p + 8, swap))) ||
+		       put(o, "len", ps_json_hex(ps_get64(p + 16, swap))) ||
+		       put(o, "pgoff", ps_json_hex(ps_get64(p + 24, swap))) ||
+		       put(o, "filename", body_string(p + 32, len - 32));
+	case PERF_RECORD_MMAP2:
+		if (len < 64)
+			return 0;
+		if (pid_tid(o, p, swap) || put(o, "start", ps_json_hex(ps_get64(p + 8, swap))) ||
+		    put(o, "len", ps_json_hex(ps_get64(p + 16, swap))) ||
+		    put(o, "pgoff", ps_json_hex(ps_get64(p + 24, swap))))
+			return -1;
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			unsigned int n = p[32] <= 20 ? p[32] : 20, i;
+			char hex[41];
+
+			for (i = 0; i < n; i++)
+				snprintf(hex + 2 * i, 3, "%02x", p[36 + i]);
+			hex[2 * n] = 0;
+			if (put(o, "build_id", json_string(hex)))
+				return -1;
+		} else if (put(o, "maj", json_integer(ps_get32(p + 32, swap))) ||
+		           put(o, "min", json_integer(ps_get32(p + 36, swap))) ||
+		           put(o, "ino", ps_json_u64(ps_get64(p + 40, swap))) ||
+		           put(o, "ino_generation", ps_json_u64(ps_get64(p + 48, swap)))) {
+			return -1;
+		}
+		return put(o, "prot", json_integer(ps_get32(p + 56, swap))) ||
+		       put(o, "flags", json_integer(ps_get32(p + 60, swap))) ||
+		       put(o, "filename", body_string(p + 64, len - 64));
+	case PERF_RECORD_COMM:
+		if (len < 8)
+			return 0;
+		return pid_tid(o, p, swap) || put(o, "comm", body_string(p + 8, len - 8)) ||
+		       put(o, "exec", json_boolean(rec->misc & PERF_RECORD_MISC_COMM_EXEC));
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_FORK:
+		if (len < 24)
+			return 0;
+		return put(o, "pid", json_integer((int32_t)ps_get32(p, swap))) ||
+		       put(o, "ppid", json_integer((int32_t)ps_get32(p + 4, swap))) ||
+		       put(o, "tid", json_integer((int32_t)ps_get32(p + 8, swap))) ||
+		       put(o, "ptid", json_integer((int32_t)ps_get32(p + 12, swap))) ||
+		       put(o, "time", ps_json_u64(ps_get64(p + 16, swap)));
+	case PERF_RECORD_LOST:
+		if (len < 16)
+			return 0;
+		return put(o, "id", ps_json_u64(ps_get64(p, swap))) ||
+		       put(o, "lost", ps_json_u64(ps_get64(p + 8, swap)));
+	case PERF_RECORD_LOST_SAMPLES:
+		if (len < 8)
+			return 0;
+		return put(o, "lost", ps_json_u64(ps_get64(p, swap)));
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		if (len < 24)
+			return 0;
+		return put(o, "time", ps_json_u64(ps_get64(p, swap))) ||
+		       put(o, "id", ps_json_u64(ps_get64(p + 8, swap))) ||
+		       put(o, "stream_id", ps_json_u64(ps_get64(p + 16, swap)));
+	case PERF_RECORD_SWITCH:
+		return put(o, "out", json_boolean(rec->misc & PERF_RECORD_MISC_SWITCH_OUT));
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (len < 8)
+			return 0;
+		return put(o, "out", json_boolean(rec->misc & PERF_RECORD_MISC_SWITCH_OUT)) ||
+		       put(o, "next_prev_pid", json_integer((int32_t)ps_get32(p, swap))) ||
+		       put(o, "next_prev_tid", json_integer((int32_t)ps_get32(p + 4, swap)));
+	case PERF_RECORD_KSYMBOL:
+		if (len < 16)
+			return 0;
+		return put(o, "addr", ps_json_hex(ps_get64(p, swap))) ||
+		       put(o, "len", json_integer(ps_get32(p + 8, swap))) ||
+		       put(o, "ksym_type", json_integer(ps_get16(p + 12, swap))) ||
+		       put(o, "flags", json_integer(ps_get16(p + 14, swap))) ||
+		       put(o, "name", body_string(p + 16, len - 16));
+	case PERF_RECORD_CGROUP:
+		if (len < 8)
+			return 0;
+		return put(o, "id", ps_json_u64(ps_get64(p, swap))) ||
+		       put(o, "path", body_string(p + 8, len - 8));
+	default:
+		return 0;
+	}
+}
+
+static int trailer(json_t *o, const struct ps_sample *id)
+{
+	uint64_t st = id->type;
+	json_t *t = json_object();
+
+	if (put(o, "sample_id", t))
+		return -1;
+	if ((st & PERF_SAMPLE_TID) && (put(t, "pid", json_integer((int32_t)id->pid)) ||
+	                               put(t, "tid", json_integer((int32_t)id->tid))))
+		return -1;
+	if ((st & PERF_SAMPLE_TIME) && put(t, "time", ps_json_u64(id->time)))
+		return -1;
+	if ((st & PERF_SAMPLE_ID) && put(t, "id", ps_json_u64(id->id)))
+		return -1;
+	if ((st & PERF_SAMPLE_STREAM_ID) && put(t, "stream_id", ps_json_u64(id->stream_id)))
+		return -1;
+	if ((st & PERF_SAMPLE_CPU) && put(t, "cpu", json_integer(id->cpu)))
+		return -1;
+	if ((st & PERF_SAMPLE_IDENTIFIER) && put(t, "identifier", ps_json_u64(id->identifier)))
+		return -1;
+	return 0;
+}
+
+json_t *ps_record_json(const struct ps_session *s, const struct ps_record *rec)
+{
+	const char *name = ps_record_type_name(rec->type);
+	bool swap = ps_session__swapped(s);
+	struct ps_sample id;
+	json_t *o = json_object();
+	size_t body = rec->size - 8u;
+	int r;
+
+	if (!o)
+		return NULL;
+	if (put(o, "type", name ? json_string(name) : json_integer(rec->type)) ||
+	    put(o, "size", json_integer(rec->size)) ||
+	    (rec->misc && put(o, "misc", json_integer(rec->misc))))
+		goto fail;
+	if (rec->type >= PS_RECORD_USER_START || !name)
+		return o;
+	r = ps_sample__parse_id(s, rec, &id);
+	if (r > 0) {
+		size_t n = 8 * (size_t)__builtin_popcountll(id.type);
+
+		body -= n;
+		if (trailer(o, &id))
+			goto fail;
+	}
+	if (kernel_body(o, rec, rec->data + 8, body, swap))
+		goto fail;
+	return o;
+fail:
+	json_decref(o);
+	return NULL;
+}
