@@ -113,3 +113,18 @@ record_data() {
 	same_script "$t/tp.data" "$t/tp.pipe"
 	same_script "$t/tp.data" "$t/tp.pipe" -G -F event,comm,trace
 }
+
+@test "interop: a perf.data file whose perf record was killed (data size 0) reads like perf reads it" {
+	local t="$BATS_TEST_TMPDIR"
+	perf record -q -o "$t/killed.data" -e cpu-clock -- sh -c 'i=0; while [ $i -lt 2000000 ]; do i=$((i+1)); done' \
+		>/dev/null 2>&1 &
+	local pid=$!
+	sleep 1
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	[ -s "$t/killed.data" ] || skip "perf record wrote nothing here"
+	perf script -i "$t/killed.data" >"$t/a.txt" 2>/dev/null || true
+	[ -s "$t/a.txt" ] || skip "perf finds no samples in the killed recording"
+	"$BIN/pcat" "$t/killed.data" >"$t/killed.pipe"
+	same_script "$t/killed.data" "$t/killed.pipe"
+}

@@ -404,6 +404,16 @@ static int synth_features(struct ps_input *in, const unsigned char *fh, uint64_t
 	return 0;
 }
 
+static bool no_features(const struct ps_input *in, const unsigned char *fh)
+{
+	unsigned int i;
+
+	for (i = 0; i < PS_FEAT_BITS / 64; i++)
+		if (ps_get64(fh + PS_FH_FEATURES + 8 * i, in->swap))
+			return false;
+	return true;
+}
+
 static int open_file(struct ps_input *in, const unsigned char *first16, struct ps_error *err)
 {
 	unsigned char fh[PS_FILE_HEADER_SIZE];
@@ -425,6 +435,11 @@ static int open_file(struct ps_input *in, const unsigned char *first16, struct p
 		return -1;
 	data_off = ps_get64(fh + PS_FH_DATA, in->swap);
 	data_size = ps_get64(fh + PS_FH_DATA + 8, in->swap);
+	if (data_size == 0 && data_off < fsize && no_features(in, fh)) {
+		/* perf record did not finish (killed): its header still says 0, the
+		 * records are there up to the end of the file, as perf itself assumes */
+		data_size = fsize - data_off;
+	}
 	if (data_off > fsize || data_size > fsize - data_off)
 		return fail(in, err, PS_ECORRUPT, PS_FH_DATA,
 		            "data section [0x%" PRIx64 ", +0x%" PRIx64
