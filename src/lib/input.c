@@ -404,20 +404,11 @@ static int synth_features(struct ps_input *in, const unsigned char *fh, uint64_t
 	return 0;
 }
 
-static bool no_features(const struct ps_input *in, const unsigned char *fh)
-{
-	unsigned int i;
-
-	for (i = 0; i < PS_FEAT_BITS / 64; i++)
-		if (ps_get64(fh + PS_FH_FEATURES + 8 * i, in->swap))
-			return false;
-	return true;
-}
-
 static int open_file(struct ps_input *in, const unsigned char *first16, struct ps_error *err)
 {
 	unsigned char fh[PS_FILE_HEADER_SIZE];
 	uint64_t hsize = ps_get64(first16 + 8, in->swap), data_off, data_size, fsize;
+	bool killed = false;
 	struct stat st;
 
 	if (hsize < PS_FILE_HEADER_SIZE || hsize > 4096)
@@ -435,17 +426,19 @@ static int open_file(struct ps_input *in, const unsigned char *first16, struct p
 		return -1;
 	data_off = ps_get64(fh + PS_FH_DATA, in->swap);
 	data_size = ps_get64(fh + PS_FH_DATA + 8, in->swap);
-	if (data_size == 0 && data_off < fsize && no_features(in, fh)) {
+	if (data_size == 0 && data_off < fsize) {
 		/* perf record did not finish (killed): its header still says 0, the
-		 * records are there up to the end of the file, as perf itself assumes */
+		 * records run to the end of the file, as perf itself assumes, and the
+		 * feature sections were never written */
 		data_size = fsize - data_off;
+		killed = true;
 	}
 	if (data_off > fsize || data_size > fsize - data_off)
 		return fail(in, err, PS_ECORRUPT, PS_FH_DATA,
 		            "data section [0x%" PRIx64 ", +0x%" PRIx64
 		            "] runs past the end of the file (%" PRIu64 " bytes)",
 		            data_off, data_size, fsize);
-	if (synth_attrs(in, fh, fsize, err) || synth_features(in, fh, fsize, err))
+	if (synth_attrs(in, fh, fsize, err) || (!killed && synth_features(in, fh, fsize, err)))
 		return -1;
 	in->pos = data_off;
 	in->limit = data_off + data_size;
