@@ -46,6 +46,7 @@ struct ps_session {
 	struct thread *threads[THREAD_BUCKETS];
 	size_t nr_threads;
 	size_t nr_build_ids;
+	char tracing_error[256];
 };
 
 struct ps_session *ps_session__new(bool swap)
@@ -482,10 +483,17 @@ static int process_tracing(struct ps_session *s, const struct ps_record *rec, co
 	char why[200];
 	struct tep_handle *tep;
 
+	(void)err;
+	(void)name;
 	tep = ps_tracing__parse(rec->data + rec->size, rec->len - rec->size, NULL, why,
 	                        sizeof(why));
-	if (!tep)
-		return bad(err, name, rec, "%s", why);
+	if (!tep) {
+		/* not fatal: the record is still forwarded; only field access is lost */
+		snprintf(s->tracing_error, sizeof(s->tracing_error), "offset 0x%" PRIx64 ": %s",
+		         rec->offset, why);
+		return 0;
+	}
+	s->tracing_error[0] = 0;
 	if (s->tep)
 		tep_free(s->tep);
 	s->tep = tep;
@@ -524,6 +532,11 @@ const unsigned char *ps_session__feature(const struct ps_session *s, unsigned in
 struct tep_handle *ps_session__tep(const struct ps_session *s)
 {
 	return s->tep;
+}
+
+const char *ps_session__tracing_error(const struct ps_session *s)
+{
+	return s->tracing_error[0] ? s->tracing_error : NULL;
 }
 
 size_t ps_session__nr_build_ids(const struct ps_session *s)

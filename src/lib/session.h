@@ -148,6 +148,13 @@ const char *ps_session__comm(const struct ps_session *s, uint32_t tid);
  */
 void ps_session__set_comm(struct ps_session *s, uint32_t pid, uint32_t tid, const char *comm);
 
+/**
+ * ps_session__tracing_error() - why the last TRACING_DATA could not be parsed ("offset
+ * 0xN: what"), or NULL.  Such a record is not an input error: it is forwarded like any
+ * other, and only tracepoint field access is lost.
+ */
+const char *ps_session__tracing_error(const struct ps_session *s);
+
 /** ps_session__nr_build_ids() - BUILD_ID records seen so far. */
 size_t ps_session__nr_build_ids(const struct ps_session *s);
 
