@@ -53,8 +53,11 @@ struct ps_session *ps_session__new(bool swap)
 {
 	struct ps_session *s = calloc(1, sizeof(*s));
 
-	if (s)
-		s->swap = swap;
+	if (!s)
+		return NULL;
+	s->swap = swap;
+	/* perf names the idle thread before it reads anything */
+	ps_session__set_comm(s, 0, 0, "swapper");
 	return s;
 }
 
@@ -712,7 +715,10 @@ void ps_session__process_sideband(struct ps_session *s, const struct ps_record *
 			const struct thread *parent = find_thread(s, ptid);
 			char comm[PS_COMM_LEN] = "";
 
-			(void)ppid;
+			/* a parent entry of another process is a stale, reused tid: perf
+			 * starts the child unnamed then */
+			if (parent && parent->pid != ppid)
+				parent = NULL;
 			if (parent)
 				memcpy(comm, parent->comm, sizeof(comm));
 			ps_session__set_comm(s, pid, tid, comm);

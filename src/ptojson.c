@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ptojson - a perf event stream as JSON Lines: one object per sample, in time order, every
+ * field decoded and typed.  See ptojson(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/diag.h"
+#include "lib/input.h"
+#include "lib/opts.h"
+#include "lib/order.h"
+#include "lib/record_json.h"
+#include "lib/sample.h"
+#include "lib/sample_json.h"
+#include "lib/session.h"
+#include "lib/signals.h"
+
+static const char usage_text[] =
+        "usage: ptojson [-ap] [-F fields] [-o file] [-t ns | s | iso] [file]\n";
+
+#define IDLE_MS 100
+#define ORDER_CAP (64u << 20)
+
+struct opts {
+	bool all;               /* -a: every record, not only samples */
+	bool pretty;            /* -p: indented, for people */
+	const char *fields;     /* -F: the keys to keep, comma separated */
+	const char *output;     /* -o FILE */
+	enum ps_time_format tf; /* -t */
+	const char *input;      /* operand; "-" or none is standard input */
+};
+
+static const char *const known_fields[] = {
+	"event",
+	"time",
+	"pid",
+	"tid",
+	"cpu",
+	"comm",
+	"period",
+	"ip",
+	"addr",
+	"id",
+	"stream_id",
+	"read",
+	"callchain",
+	"fields",
+	"raw_size",
+	"branch_stack",
+	"branch_hw_idx",
+	"regs_user",
+	"stack_user",
+	"weight",
+	"ins_lat",
+	"p_stage_cyc",
+	"data_src",
+	"transaction",
+	"regs_intr",
+	"phys_addr",
+	"cgroup",
+	"data_page_size",
+	"code_page_size",
+	"aux_size",
+	"type",
+	"size",
+	"misc",
+	"sample_id",
+};
+
+static PS_NORETURN void usage(FILE *fp, int status)
+{
+	fputs(usage_text, fp);
+	if (fp == stdout) {
+		fputs("\nWrite a perf event stream as JSON Lines: one object per sample, in time\n"
+		      "order, tracepoint fields decoded and typed.\n\n"
+		      "  -a, --all               every record, each with its \"type\"\n"
+		      "  -F, --fields LIST       keep only these keys (comma separated)\n"
+		      "  -o, --output FILE       write to FILE instead of standard output\n"
+		      "  -p, --pretty            indent the objects, for people\n"
+		      "  -t, --time-format FMT   time as ns (default), s or iso\n"
+		      "  -h, --help              show this help\n"
+		      "  -V, --version           show the version\n",
+		      fp);
+		exit(ps_finish_stdout() ? 1 : status);
+	}
+	exit(status);
+}
+
+static void check_fields(const char *list)
+{
+	char *copy = strdup(list), *tok, *save = NULL;
+	size_t i;
+
+	if (!copy)
+		ps_usage_error("out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < ARRAY_SIZE(known_fields); i++)
+			if (strcmp(tok, known_fields[i]) == 0)
+				break;
+		if (i == ARRAY_SIZE(known_fields))
+			ps_usage_error("--fields: unknown key '%s'", tok);
+	}
+	free(copy);
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "fields", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "time-format", required_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "F:Vaho:pt:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'F':
+			check_fields(optarg);
+			o->fields = optarg;
+			break;
+		case 'V':
+			ps_print_version();
+		case 'a':
+			o->all = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			o->pretty = true;
+			break;
+		case 't':
+			if (strcmp(optarg, "ns") == 0)
+				o->tf = PS_TIME_NS;
+			else if (strcmp(optarg, "s") == 0)
+				o->tf = PS_TIME_SEC;
+			else if (strcmp(optarg, "iso") == 0)
+				o->tf = PS_TIME_ISO;
+			else
+				ps_usage_error("--time-format: '%s' is not ns, s or iso", optarg);
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (argc - optind > 1)
+		ps_usage_error("one input at most");
+	o->input = optind < argc ? argv[optind] : "-";
+}
+
+/* Drop the keys that --fields did not ask for. */
+static void keep_fields(json_t *obj, const char *list)
+{
+	const char *key;
+	json_t *val;
+	void *tmp;
+
+	json_object_foreach_safe(obj, tmp, key, val)
+	{
+		size_t n = strlen(key);
+		const char *p = list;
+		bool keep = false;
+
+		while (*p) {
+			const char *end = strchr(p, ',');
+			size_t len = end ? (size_t)(end - p) : strlen(p);
+
+			if (len == n && strncmp(p, key, n) == 0) {
+				keep = true;
+				break;
+			}
+			p += len + (end ? 1 : 0);
+		}
+		if (!keep)
+			json_object_del(obj, key);
+	}
+}
+
+struct ctx {
+	const struct opts *o;
+	struct ps_input *in;
+	struct ps_session *s;
+	struct ps_json_clock clock;
+	FILE *out;
+	unsigned long long lines;
+};
+
+static void flush_out(void *arg)
+{
+	fflush(arg);
+}
+
+/* Write one released record; 0, or -1 with @err set. */
+static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+{
+	struct ps_sample smp;
+	json_t *obj;
+	int r;
+
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		const char *comm = NULL;
+
+		if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
+			return -1;
+		if (smp.type & PERF_SAMPLE_TID)
+			comm = ps_session__comm(c->s, smp.tid);
+		obj = ps_sample_json(c->s, &smp, comm, c->o->tf, &c->clock);
+		if (obj && c->o->all)
+			json_object_set_new(obj, "type", json_string("SAMPLE"));
+	} else if (c->o->all) {
+		obj = ps_record_json(c->s, rec);
+	} else {
+		return 0;
+	}
+	if (!obj)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	if (c->o->fields)
+		keep_fields(obj, c->o->fields);
+	r = json_dumpf(obj, c->out,
+	               (c->o->pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER);
+	json_decref(obj);
+	if (r < 0 || fputc('\n', c->out) == EOF) {
+		if (errno == EPIPE)
+			return ps_error__set(err, PS_EPIPE, NULL, PS_NO_OFFSET, NULL);
+		return ps_error__sys(err, PS_EWRITE, "<stdout>", "write error");
+	}
+	c->lines++;
+	return 0;
+}
+
+static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
+{
+	struct ps_record rec;
+
+	while (ps_order__pop(ord, &rec) > 0)
+		if (emit(c, &rec, err) < 0)
+			return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_error err = { 0 };
+	struct ps_order *ord = NULL;
+	struct ps_record rec;
+	bool clock_checked = false;
+	struct ctx c = { 0 };
+	struct opts o;
+	int r = 0;
+
+	ps_progname = "ptojson";
+	ps_signals__init();
+	parse_args(argc, argv, &o);
+	c.o = &o;
+	c.out = stdout;
+	if (o.output && strcmp(o.output, "-") != 0 && !freopen(o.output, "w", stdout)) {
+		ps_error__sys(&err, PS_ESYS, o.output, "cannot create");
+		ps_die(&err);
+	}
+	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
+	if (!c.in)
+		ps_die(&err);
+	c.s = ps_input__session(c.in);
+	ps_input__set_wait_hook(c.in, flush_out, stdout);
+	ps_input__set_idle(c.in, IDLE_MS);
+	ord = ps_order__new(c.s, ORDER_CAP);
+	if (!ord) {
+		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		goto out;
+	}
+	while (!ps_stop && (r = ps_input__next(c.in, &rec, &err)) > 0) {
+		if (r == PS_INPUT_IDLE) {
+			ps_order__flush_all(ord);
+		} else {
+			/* the clock data is a header feature: known by the first sample */
+			if (!clock_checked && rec.type == PERF_RECORD_SAMPLE) {
+				clock_checked = true;
+				if (ps_json_clock__from_session(c.s, &c.clock) < 0 &&
+				    o.tf == PS_TIME_ISO) {
+					ps_error__set(
+					        &err, PS_EUSAGE, ps_input__name(c.in), PS_NO_OFFSET,
+					        "--time-format iso needs the clock data that 'perf record -k CLOCK' writes; this stream has none");
+					r = -1;
+					break;
+				}
+			}
+			if (ps_order__push(ord, &rec, &err) < 0) {
+				r = -1;
+				break;
+			}
+		}
+		if (drain(&c, ord, &err) < 0) {
+			r = -1;
+			break;
+		}
+		if (ps_order__take_overflow_notice(ord))
+			ps_msg("more than %u MiB of records held for time order: released early",
+			       ORDER_CAP >> 20);
+	}
+	/* everything read is written, even after an error further on */
+	ps_order__flush_all(ord);
+	if (err.code != PS_EWRITE && err.code != PS_EPIPE &&
+	    drain(&c, ord, err.code ? &(struct ps_error){ 0 } : &err))
+		r = -1;
+out:
+	ps_order__delete(ord);
+	if (ps_finish_stdout() < 0 && !err.code)
+		err.code = PS_EWRITE; /* already reported */
+	if (err.code == PS_EPIPE) {
+		ps_input__close(c.in);
+		return 0; /* the reader went away: not an error */
+	}
+	if (err.code && err.detail[0])
+		ps_warn(&err);
+	ps_input__close(c.in);
+	if (err.code == PS_EUSAGE)
+		return 2;
+	return err.code ? 1 : 0;
+}

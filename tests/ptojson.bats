@@ -1,0 +1,119 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# ptojson: JSON Lines checked against perf's own decoding.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helpers
+}
+
+# the number of SAMPLE records perf itself finds in a stream (file or pipe)
+perf_sample_records() {
+	perf script -D -i - <"$1" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE('
+}
+
+all_inputs() {
+	good_pipes
+	good_files
+}
+
+@test "ptojson: --help prints the usage on stdout and exits 0" {
+	run -0 --separate-stderr "$BIN/ptojson" --help
+	[[ "$output" == "usage: ptojson "* ]]
+}
+
+@test "ptojson: an unknown --fields key is a usage error" {
+	run -2 --separate-stderr "$BIN/ptojson" -F event,bogus "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "ptojson: --fields: unknown key 'bogus'"* ]]
+}
+
+@test "ptojson: every fixture gives valid JSON, one line per SAMPLE record perf finds" {
+	need_perf
+	local f n
+	for f in $(all_inputs); do
+		"$BIN/ptojson" "$f" >"$BATS_TEST_TMPDIR/out.json"
+		jq -c . "$BATS_TEST_TMPDIR/out.json" >/dev/null
+		if [[ "$f" == *.data ]]; then
+			n=$(perf script -D -i "$f" 2>/dev/null | grep -c 'PERF_RECORD_SAMPLE(')
+		else
+			n=$(perf_sample_records "$f")
+		fi
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/out.json")" -eq "$n" ] ||
+			{ echo "$f: $(wc -l <"$BATS_TEST_TMPDIR/out.json") lines, perf finds $n samples"; return 1; }
+	done
+}
+
+@test "ptojson: event, time, pid, tid, cpu, comm, ip and every tracepoint field equal perf's" {
+	need_perf
+	local f r
+	for f in $(all_inputs); do
+		case "$f" in *group-read*) continue ;; esac # perf adds derived member samples
+		"$BIN/ptojson" "$f" >"$BATS_TEST_TMPDIR/out.json"
+		if [[ "$f" == *.data ]]; then
+			r=$(PTOJSON_OUT="$BATS_TEST_TMPDIR/out.json" perf script -s "$TOP/tests/tools/ptojson_compare.py" -i "$f" 2>&1 | tail -n 12)
+		else
+			r=$(PTOJSON_OUT="$BATS_TEST_TMPDIR/out.json" perf script -s "$TOP/tests/tools/ptojson_compare.py" -i - <"$f" 2>&1 | tail -n 12)
+		fi
+		[[ "$r" == *"compared "*", 0 mismatches" ]] || { echo "$f: $r"; return 1; }
+		[[ "$r" != *"compared 0 samples"* ]] || { echo "$f: nothing compared"; return 1; }
+	done
+}
+
+@test "ptojson: --all gives one line per record, with the type counts perf script -D shows" {
+	need_perf
+	local f
+	for f in $(good_pipes); do
+		"$BIN/ptojson" --all "$f" | jq -r .type | sort | uniq -c | awk '{print $2, $1}' | sort >"$BATS_TEST_TMPDIR/ours"
+		perf script -D -i - <"$f" 2>/dev/null | grep -o 'PERF_RECORD_[A-Z_0-9]*' | sed 's/^PERF_RECORD_//' |
+			sort | uniq -c | awk '{print $2, $1}' | sort >"$BATS_TEST_TMPDIR/perf"
+		# perf -D names a few types differently and leaves out COMPRESSED containers
+		sed -i 's/^HEADER_//; /^COMPRESSED /d' "$BATS_TEST_TMPDIR/ours"
+		diff "$BATS_TEST_TMPDIR/perf" "$BATS_TEST_TMPDIR/ours" || { echo "$f"; return 1; }
+	done
+}
+
+@test "ptojson: a comm with a quote, backslash, newline and invalid UTF-8 round-trips through jq" {
+	need_fixtures
+	local f="$FIXTURES/oddcomm-prctl.pipe"
+	# perf script -F comm prints each comm's bytes as they are (right-aligned in 16)
+	"$BIN/ptojson" -F comm "$f" | jq -r .comm | sort -u >"$BATS_TEST_TMPDIR/ours"
+	grep -q 'a "b"' "$BATS_TEST_TMPDIR/ours"
+	grep -qF '\' "$BATS_TEST_TMPDIR/ours"
+	grep -q '☃' "$BATS_TEST_TMPDIR/ours"
+	# the newline and the 0x01 byte come back as themselves
+	[ "$("$BIN/ptojson" -F comm "$f" | jq -s 'map(select(.comm | contains("\n\u0001"))) | length')" -eq 4 ]
+}
+
+@test "ptojson: --time-format s prints perf script's --ns time" {
+	need_perf
+	local f="$DATA/rawsys-dd.pipe"
+	"$BIN/ptojson" -t s -F time "$f" | jq -r .time >"$BATS_TEST_TMPDIR/ours"
+	perf script --ns -F time -i - <"$f" 2>/dev/null | tr -d ' :' >"$BATS_TEST_TMPDIR/perf"
+	cmp_or_show "$BATS_TEST_TMPDIR/perf" "$BATS_TEST_TMPDIR/ours"
+}
+
+@test "ptojson: --time-format iso without clock data is refused" {
+	run -2 --separate-stderr "$BIN/ptojson" -t iso "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == *"--time-format iso needs the clock data"* ]]
+}
+
+@test "ptojson: a sample reaches the reader while the producer stays open" {
+	local f="$DATA/rawsys-dd.pipe" i n
+	n=$("$BIN/ptojson" "$f" | wc -l)
+	{ cat "$f"; sleep 5; } | "$BIN/ptojson" >"$BATS_TEST_TMPDIR/out" &
+	local pid=$!
+	for i in $(seq 1 30); do
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -eq "$n" ] && break
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null || true
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -eq "$n" ]
+}
+
+@test "ptojson: a truncated stream gives every sample before the cut, then exit 1" {
+	need_fixtures
+	run -1 --separate-stderr bash -c "'$BIN/ptojson' < '$FIXTURES/BAD-truncated-midrecord.pipe' > '$BATS_TEST_TMPDIR/out'"
+	[[ "$stderr" == "ptojson: <stdin>: offset 0x"* ]]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -eq 448 ]
+}
