@@ -24,6 +24,9 @@ def complain(what):
 
 
 def same_field(name, theirs, ours):
+    if isinstance(theirs, (bytes, bytearray)) and isinstance(ours, str):
+        # a char array perf could not show as text: compare the bytes
+        return bytes(theirs).rstrip(b"\0") == ours.encode("utf-8")
     if isinstance(theirs, (bytes, bytearray)):
         # perf hands arrays over as raw bytes: rebuild them from our numbers
         if not isinstance(ours, list) or not ours:
