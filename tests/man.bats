@@ -34,7 +34,7 @@ programs() {
 	local p usage synopsis
 	for p in $(programs); do
 		usage=$("$BIN/$p" --help | head -n 1 | sed 's/^usage: //' | tr -s ' ')
-		synopsis=$(mandoc -Tutf8 "$TOP/man/$p.1" | col -b |
+		synopsis=$(mandoc -Tutf8 "$TOP/man/$p.1" | col -bx |
 			awk '/^SYNOPSIS/ {on=1; next} /^[A-Z]/ {on=0} on' | tr -s ' \n' '  ' |
 			sed 's/^ *//; s/ *$//')
 		[ "$usage" = "$synopsis" ] || { echo "$p: '$usage' != '$synopsis'"; return 1; }
@@ -45,7 +45,7 @@ programs() {
 	local p opt
 	for p in $(programs); do
 		for opt in $("$BIN/$p" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
-			mandoc -Tutf8 "$TOP/man/$p.1" | col -b | grep -q -- "$opt" ||
+			mandoc -Tutf8 "$TOP/man/$p.1" | col -bx | grep -q -- "$opt" ||
 				{ echo "$p: $opt is not in the page"; return 1; }
 		done
 	done

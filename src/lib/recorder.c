@@ -1,0 +1,885 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * recorder.c - the events and their rings: software events by name, perf_event_open per
+ * event and CPU (and thread), one ring per CPU with the CPU's other events redirected into
+ * it (PERF_EVENT_IOC_SET_OUTPUT), kernel filters, and the drain loop that copies each
+ * record out of the rings byte for byte.  Header synthesis is in recorder_synth.c,
+ * tracefs in recorder_tracefs.c, the pipeline's own samples in recorder_self.c and
+ * build-ids in recorder_buildid.c.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "abi.h"
+#include "recorder_int.h"
+#include "xalloc.h"
+
+#define COPY_BUF (REC_MAX_RECORD + 1)
+#define MAX_FILTER 4096 /* the kernel copies at most a page */
+
+const struct rec_sw rec_sw_events[] = {
+	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK, false },
+	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK, false },
+	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS, false },
+	{ "faults", PERF_COUNT_SW_PAGE_FAULTS, true },
+	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, false },
+	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, false },
+	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, false },
+	{ "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, true },
+	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, false },
+	{ "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, true },
+	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, false },
+	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, false },
+};
+const size_t rec_nr_sw = ARRAY_SIZE(rec_sw_events);
+
+struct ps_recorder *ps_recorder__new(struct ps_error *err)
+{
+	struct ps_recorder *r = calloc(1, sizeof(*r));
+
+	if (r)
+		r->copy = malloc(COPY_BUF);
+	if (!r || !r->copy) {
+		free(r);
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		return NULL;
+	}
+	return r;
+}
+
+void ps_recorder__delete(struct ps_recorder *r)
+{
+	size_t i, j;
+	int k;
+
+	if (!r)
+		return;
+	for (k = 0; k < r->nr_rings; k++)
+		if (r->rings[k].meta)
+			munmap(r->rings[k].meta, r->rings[k].map_len);
+	for (i = 0; i < r->nr_ev; i++) {
+		for (j = 0; j < r->ev[i].nr_inst; j++)
+			close(r->ev[i].inst[j].fd);
+		free(r->ev[i].inst);
+		free(r->ev[i].name);
+		free(r->ev[i].sys);
+		free(r->ev[i].tp);
+		free(r->ev[i].filter);
+	}
+	free(r->ev);
+	free(r->rings);
+	free(r->pfd);
+	free(r->cpus);
+	free(r->threads);
+	free(r->copy);
+	rec_self__delete(r->self);
+	rec_bids__delete(r->bids);
+	free(r);
+}
+
+struct rec_event *rec_event__add(struct ps_recorder *r, const char *name)
+{
+	struct rec_event *v, *e;
+
+	if (r->nr_ev >= PS_MAX_ATTRS)
+		return NULL;
+	v = ps_realloc_array(r->ev, r->nr_ev + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	r->ev = v;
+	e = &v[r->nr_ev];
+	memset(e, 0, sizeof(*e));
+	e->name = strdup(name);
+	if (!e->name)
+		return NULL;
+	e->group = r->groups;
+	r->nr_ev++;
+	return e;
+}
+
+/* "cpu-clock", "page-faults:u": a software event, with an optional u/k modifier */
+static int add_software(struct ps_recorder *r, const char *spec, struct ps_error *err)
+{
+	const char *colon = strchr(spec, ':'), *mod = colon ? colon + 1 : "";
+	size_t len = colon ? (size_t)(colon - spec) : strlen(spec), i;
+	bool u = false, k = false;
+	struct rec_event *e;
+	char name[64];
+
+	for (i = 0; i < rec_nr_sw; i++)
+		if (strlen(rec_sw_events[i].name) == len &&
+		    strncmp(rec_sw_events[i].name, spec, len) == 0)
+			break;
+	if (i == rec_nr_sw)
+		return 0;
+	for (; *mod; mod++) {
+		if (*mod == 'u')
+			u = true;
+		else if (*mod == 'k')
+			k = true;
+		else
+			return ps_error__set(
+			        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+			        "unknown modifier '%s' in '%s' (u: user space, k: kernel)",
+			        colon + 1, spec);
+	}
+	while (i > 0 && rec_sw_events[i].alias)
+		i--;
+	snprintf(name, sizeof(name), "%s%s%s", rec_sw_events[i].name, colon ? ":" : "",
+	         colon ? colon + 1 : "");
+	e = rec_event__add(r, name);
+	if (!e)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	e->type = PERF_TYPE_SOFTWARE;
+	e->config = rec_sw_events[i].config;
+	e->exclude_user = k && !u;
+	e->exclude_kernel = u && !k;
+	return 1;
+}
+
+static int add_one(struct ps_recorder *r, const char *spec, struct ps_error *err)
+{
+	char sugg[200];
+	int n;
+
+	if (!*spec)
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "empty event name");
+	n = add_software(r, spec, err);
+	if (n != 0)
+		return n;
+	if (strchr(spec, ':'))
+		return rec_tracefs__add(r, spec, err);
+	if (rec_tracefs__suggest(r, spec, sugg, sizeof(sugg)) > 0)
+		return ps_error__set(
+		        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+		        "unknown event '%s'; did you mean %s? ('precord -l' lists the events)",
+		        spec, sugg);
+	return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+	                     "unknown event '%s' ('precord -l' lists the events)", spec);
+}
+
+int ps_recorder__add_event(struct ps_recorder *r, const char *spec, struct ps_error *err)
+{
+	char *copy, *tok, *save = NULL;
+	int n, total = 0;
+
+	if (r->opened)
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+		                     "events must be added before the recorder is opened");
+	r->groups++;
+	/* "cpu-clock,page-faults": several events, as perf record takes them */
+	copy = strdup(spec);
+	if (!copy)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		n = add_one(r, tok, err);
+		if (n < 0) {
+			free(copy);
+			return -1;
+		}
+		total += n;
+	}
+	free(copy);
+	if (!total)
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "empty event name");
+	return total;
+}
+
+int ps_recorder__set_filter(struct ps_recorder *r, const char *expr, struct ps_error *err)
+{
+	size_t i;
+	int n = 0;
+
+	if (strlen(expr) >= MAX_FILTER / 2)
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "the filter is too long");
+	for (i = 0; i < r->nr_ev; i++) {
+		if (r->ev[i].group != r->groups || !r->groups)
+			continue;
+		if (r->ev[i].type != PERF_TYPE_TRACEPOINT)
+			return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+			                     "--filter applies to tracepoints, and %s is not one",
+			                     r->ev[i].name);
+		free(r->ev[i].filter);
+		r->ev[i].filter = strdup(expr);
+		if (!r->ev[i].filter)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		n++;
+	}
+	if (!n)
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+		                     "--filter must follow the -e it applies to");
+	return 0;
+}
+
+/* ---- opening ---- */
+
+static int event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static bool pid_alive(pid_t pid)
+{
+	char path[64], *buf, *p;
+	size_t len;
+	bool alive;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (rec_read_file(path, &buf, &len, 4096) < 0)
+		return false;
+	p = strrchr(buf, ')');
+	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' && p[2] != 'x';
+	free(buf);
+	return alive;
+}
+
+static int open_error(struct ps_recorder *r, const struct rec_event *e, int cpu, pid_t tid,
+                      int e_no, struct ps_error *err)
+{
+	long paranoid, max_rate;
+
+	switch (e_no) {
+	case EACCES:
+	case EPERM:
+		paranoid = rec_read_long("/proc/sys/kernel/perf_event_paranoid", 2);
+		if (e->type == PERF_TYPE_SOFTWARE && !r->cfg.system_wide && !e->exclude_kernel)
+			return ps_error__set(
+			        err, PS_ESYS, NULL, PS_NO_OFFSET,
+			        "cannot open %s: %s (kernel.perf_event_paranoid is %ld); run as root, allow it with sysctl kernel.perf_event_paranoid=1, or record user space only: -e %s:u",
+			        e->name, strerror(e_no), paranoid, e->name);
+		return ps_error__set(
+		        err, PS_ESYS, NULL, PS_NO_OFFSET,
+		        "cannot open %s: %s (kernel.perf_event_paranoid is %ld); run as root, or allow it: sysctl kernel.perf_event_paranoid=-1",
+		        e->name, strerror(e_no), paranoid);
+	case ESRCH:
+		return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET, "no such process: %d",
+		                     (int)tid);
+	case EMFILE:
+	case ENFILE:
+		return ps_error__set(
+		        err, PS_ESYS, NULL, PS_NO_OFFSET,
+		        "cannot open %s: too many open files (%zu events on %d CPUs); raise the limit: ulimit -n",
+		        e->name, r->nr_ev, r->nr_cpus);
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+		return ps_error__set(
+		        err, PS_ESYS, NULL, PS_NO_OFFSET,
+		        "cannot open %s: this kernel or machine does not support it (%s)", e->name,
+		        strerror(e_no));
+	case EINVAL:
+		max_rate = rec_read_long("/proc/sys/kernel/perf_event_max_sample_rate", -1);
+		if (e->attr.freq && max_rate > 0 && e->attr.sample_freq > (uint64_t)max_rate)
+			return ps_error__set(
+			        err, PS_ESYS, NULL, PS_NO_OFFSET,
+			        "cannot open %s: -F %llu is above kernel.perf_event_max_sample_rate (%ld); use a lower frequency",
+			        e->name, (unsigned long long)e->attr.sample_freq, max_rate);
+		break;
+	default:
+		break;
+	}
+	if (tid > 0)
+		return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET,
+		                     "cannot open %s for thread %d on CPU %d: %s", e->name,
+		                     (int)tid, cpu, strerror(e_no));
+	return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET, "cannot open %s on CPU %d: %s",
+	                     e->name, cpu, strerror(e_no));
+}
+
+static int setup_cpus(struct ps_recorder *r, struct ps_error *err)
+{
+	char line[4096] = "", *buf;
+	int *online = NULL, n = -1, i, j;
+	size_t len;
+
+	if (rec_read_file("/sys/devices/system/cpu/online", &buf, &len, sizeof(line)) == 0) {
+		snprintf(line, sizeof(line), "%s", buf);
+		line[strcspn(line, "\n")] = 0;
+		free(buf);
+		n = rec_parse_cpu_list(line, &online);
+	}
+	if (n < 0) {
+		/* no sysfs: CPUs 0..n-1 */
+		n = (int)sysconf(_SC_NPROCESSORS_ONLN);
+		if (n < 1)
+			n = 1;
+		online = malloc((size_t)n * sizeof(*online));
+		if (!online)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		for (i = 0; i < n; i++)
+			online[i] = i;
+		snprintf(line, sizeof(line), "0-%d", n - 1);
+	}
+	if (!r->cfg.cpu_list) {
+		r->cpus = online;
+		r->nr_cpus = n;
+		return 0;
+	}
+	r->nr_cpus = rec_parse_cpu_list(r->cfg.cpu_list, &r->cpus);
+	if (r->nr_cpus < 0) {
+		free(online);
+		r->nr_cpus = 0;
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+		                     "-C: '%s' is not a CPU list (like 0-3,6)", r->cfg.cpu_list);
+	}
+	for (i = 0; i < r->nr_cpus; i++) {
+		for (j = 0; j < n && online[j] != r->cpus[i]; j++)
+			;
+		if (j == n) {
+			ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+			              "-C: CPU %d is not online (online: %s)", r->cpus[i], line);
+			free(online);
+			return -1;
+		}
+	}
+	free(online);
+	return 0;
+}
+
+static int add_thread(struct ps_recorder *r, pid_t tid)
+{
+	pid_t *v = ps_realloc_array(r->threads, (size_t)r->nr_threads + 1, sizeof(*v));
+
+	if (!v)
+		return -1;
+	r->threads = v;
+	r->threads[r->nr_threads++] = tid;
+	return 0;
+}
+
+static int setup_threads(struct ps_recorder *r, struct ps_error *err)
+{
+	const struct ps_recorder_config *c = &r->cfg;
+	char path[64];
+	struct dirent *d;
+	DIR *dp;
+
+	if (c->system_wide)
+		return add_thread(r, -1) < 0 ?
+		               ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory") :
+		               0;
+	if (c->workload)
+		return add_thread(r, c->workload) < 0 ?
+		               ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory") :
+		               0;
+	if (c->tid) {
+		if (!pid_alive(c->tid))
+			return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET, "no such thread: %d",
+			                     (int)c->tid);
+		return add_thread(r, c->tid) < 0 ?
+		               ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory") :
+		               0;
+	}
+	if (!pid_alive(c->pid))
+		return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET, "no such process: %d",
+		                     (int)c->pid);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)c->pid);
+	dp = opendir(path);
+	if (!dp)
+		return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET, "no such process: %d",
+		                     (int)c->pid);
+	while ((d = readdir(dp)) != NULL) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+
+		if (tid > 0 && add_thread(r, tid) < 0) {
+			closedir(dp);
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		}
+	}
+	closedir(dp);
+	if (!r->nr_threads)
+		return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET, "no such process: %d",
+		                     (int)c->pid);
+	return 0;
+}
+
+static void raise_nofile(size_t need)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= need + 64)
+		return;
+	rl.rlim_cur =
+	        rl.rlim_max == RLIM_INFINITY || rl.rlim_max > need + 64 ? need + 64 : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static void build_attr(struct ps_recorder *r, struct rec_event *e, bool first, size_t ring_bytes)
+{
+	struct perf_event_attr *a = &e->attr;
+	const struct ps_recorder_config *c = &r->cfg;
+
+	memset(a, 0, sizeof(*a));
+	a->type = e->type;
+	a->size = REC_ATTR_SIZE;
+	a->config = e->config;
+	a->sample_type = r->sample_type;
+	if (e->type == PERF_TYPE_TRACEPOINT) {
+		a->sample_type |= PERF_SAMPLE_RAW;
+		a->sample_period = c->period ? c->period : 1;
+	} else if (c->period) {
+		a->sample_period = c->period;
+	} else {
+		a->freq = 1;
+		a->sample_freq = c->freq ? c->freq : PS_RECORDER_DEFAULT_FREQ;
+	}
+	a->read_format = PERF_FORMAT_ID;
+	a->disabled = 1;
+	a->inherit = !c->system_wide;
+	a->enable_on_exec = c->workload && !c->system_wide;
+	a->sample_id_all = 1;
+	a->exclude_user = e->exclude_user;
+	a->exclude_kernel = e->exclude_kernel;
+	a->watermark = 1;
+	a->wakeup_watermark = (uint32_t)(ring_bytes / 2);
+	if (first) {
+		/* the side-band: one event carries it for all */
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+}
+
+/* "(user) && common_pid != A && ..." for the pipeline's own pids, system-wide */
+static void make_filter(struct ps_recorder *r, const struct rec_event *e, bool with_self, char *out,
+                        size_t outlen)
+{
+	const pid_t *pids;
+	size_t n = 0, i, used = 0;
+
+	out[0] = 0;
+	if (with_self && r->self && e->type == PERF_TYPE_TRACEPOINT)
+		n = rec_self__initial(r->self, &pids);
+	if (e->filter)
+		used += (size_t)snprintf(out, outlen, n ? "(%s)" : "%s", e->filter);
+	for (i = 0; i < n && used + 32 < outlen; i++)
+		used += (size_t)snprintf(out + used, outlen - used, "%scommon_pid != %d",
+		                         used ? " && " : "", (int)pids[i]);
+}
+
+static int set_filter(struct ps_recorder *r, struct rec_event *e, int fd, struct ps_error *err)
+{
+	char filter[MAX_FILTER];
+
+	if (e->type != PERF_TYPE_TRACEPOINT)
+		return 0;
+	make_filter(r, e, true, filter, sizeof(filter));
+	if (!filter[0] || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0)
+		return 0;
+	/* the pipeline is left out in user space anyway; only the user's filter must hold */
+	make_filter(r, e, false, filter, sizeof(filter));
+	if (!filter[0] || ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filter) == 0)
+		return 0;
+	return ps_error__set(
+	        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+	        "the kernel rejects the filter '%s' for %s: %s (see the event's fields in %s/events/%s/%s/format)",
+	        e->filter, e->name, strerror(errno), r->tracefs, e->sys, e->tp);
+}
+
+static int map_ring(struct rec_ring *ring, int fd, int cpu, size_t pages, struct ps_error *err)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE), len = (pages + 1) * psz;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED) {
+		if (errno == EPERM)
+			return ps_error__set(
+			        err, PS_ESYS, NULL, PS_NO_OFFSET,
+			        "cannot map a ring of %zu pages on CPU %d: %s; use a smaller -m, or raise kernel.perf_event_mlock_kb",
+			        pages, cpu, strerror(errno));
+		return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET,
+		                     "cannot map a ring of %zu pages on CPU %d: %s", pages, cpu,
+		                     strerror(errno));
+	}
+	ring->fd = fd;
+	ring->cpu = cpu;
+	ring->meta = p;
+	ring->data = (unsigned char *)p + psz;
+	ring->size = pages * psz;
+	ring->map_len = len;
+	return 0;
+}
+
+int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cfg,
+                      struct ps_error *err)
+{
+	size_t pages, ring_bytes, i, per_event;
+	int ci, t;
+
+	if (r->opened)
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "already open");
+	r->cfg = *cfg;
+	pages = cfg->mmap_pages ? cfg->mmap_pages : PS_RECORDER_DEFAULT_PAGES;
+	if (pages & (pages - 1))
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+		                     "-m: %zu pages is not a power of two", pages);
+	ring_bytes = pages * (size_t)sysconf(_SC_PAGESIZE);
+	if (!r->nr_ev && ps_recorder__add_event(r, "cpu-clock", err) < 0)
+		return -1;
+	if (setup_cpus(r, err) < 0 || setup_threads(r, err) < 0)
+		return -1;
+	if (cfg->system_wide && cfg->exclude_self) {
+		r->self = rec_self__new(cfg->workload);
+		if (!r->self)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	}
+	r->bids = rec_bids__new();
+	if (!r->bids)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+
+	/* every attr agrees on where a record's id and pid are: perf needs it */
+	r->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
+	                 PERF_SAMPLE_PERIOD;
+	r->sample_type |= r->nr_ev > 1 ? PERF_SAMPLE_IDENTIFIER : PERF_SAMPLE_ID;
+	if (cfg->callchain)
+		r->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	r->pid_off = 8 + (r->nr_ev > 1 ? 8 : 0) + 8;
+	r->trailer_size = 32; /* TID, TIME, ID or IDENTIFIER, CPU */
+	for (i = 0; i < r->nr_ev; i++)
+		build_attr(r, &r->ev[i], i == 0, ring_bytes);
+
+	per_event = (size_t)r->nr_cpus * (size_t)r->nr_threads;
+	raise_nofile(r->nr_ev * per_event);
+	r->rings = calloc((size_t)r->nr_cpus, sizeof(*r->rings));
+	r->pfd = calloc((size_t)r->nr_cpus + 1, sizeof(*r->pfd));
+	if (!r->rings || !r->pfd)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	for (i = 0; i < r->nr_ev; i++) {
+		r->ev[i].inst = calloc(per_event, sizeof(*r->ev[i].inst));
+		if (!r->ev[i].inst)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	}
+	r->opened = true;
+
+	for (ci = 0; ci < r->nr_cpus; ci++) {
+		struct rec_ring *ring = &r->rings[r->nr_rings];
+		int cpu = r->cpus[ci], ring_fd = -1;
+
+		for (i = 0; i < r->nr_ev; i++) {
+			struct rec_event *e = &r->ev[i];
+
+			for (t = 0; t < r->nr_threads; t++) {
+				pid_t tid = r->threads[t];
+				struct rec_inst *in;
+				uint64_t id;
+				int fd;
+
+				fd = event_open(&e->attr, tid, cpu);
+				if (fd < 0 && errno == ESRCH && cfg->pid && tid != cfg->pid)
+					continue; /* a thread that ended meanwhile */
+				if (fd < 0)
+					return open_error(r, e, cpu, tid, errno, err);
+				in = &e->inst[e->nr_inst++];
+				in->fd = fd;
+				in->cpu = cpu;
+				in->tid = tid;
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0)
+					return ps_error__sys(err, PS_ESYS, NULL,
+					                     "cannot read the id of %s", e->name);
+				in->id = id;
+				if (ring_fd < 0) {
+					if (map_ring(ring, fd, cpu, pages, err) < 0)
+						return -1;
+					ring_fd = fd;
+					r->nr_rings++;
+				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {
+					return ps_error__sys(
+					        err, PS_ESYS, NULL,
+					        "cannot share the ring of CPU %d with %s", cpu,
+					        e->name);
+				}
+				if (set_filter(r, e, fd, err) < 0)
+					return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int ps_recorder__write_header(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
+{
+	return rec_synth__header(r, out, err);
+}
+
+static void ioctl_all(struct ps_recorder *r, unsigned long req)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->nr_ev; i++)
+		for (j = 0; j < r->ev[i].nr_inst; j++)
+			ioctl(r->ev[i].inst[j].fd, req, 0);
+}
+
+int ps_recorder__enable(struct ps_recorder *r, struct ps_error *err)
+{
+	size_t i, j;
+
+	if (r->cfg.workload && !r->cfg.system_wide)
+		return 0; /* enable_on_exec */
+	for (i = 0; i < r->nr_ev; i++)
+		for (j = 0; j < r->ev[i].nr_inst; j++)
+			if (ioctl(r->ev[i].inst[j].fd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+				return ps_error__sys(err, PS_ESYS, NULL, "cannot enable %s",
+				                     r->ev[i].name);
+	return 0;
+}
+
+void ps_recorder__disable(struct ps_recorder *r)
+{
+	ioctl_all(r, PERF_EVENT_IOC_DISABLE);
+}
+
+int ps_recorder__wait(struct ps_recorder *r, int timeout_ms, int extra_fd)
+{
+	int i, n = 0, ret = 0, got;
+
+	for (i = 0; i < r->nr_rings; i++) {
+		if (r->rings[i].hup)
+			continue;
+		r->pfd[n].fd = r->rings[i].fd;
+		r->pfd[n].events = POLLIN;
+		r->pfd[n].revents = 0;
+		n++;
+	}
+	if (extra_fd >= 0) {
+		r->pfd[n].fd = extra_fd;
+		r->pfd[n].events = POLLIN;
+		r->pfd[n].revents = 0;
+		n++;
+	}
+	got = poll(r->pfd, (nfds_t)n, timeout_ms);
+	if (got <= 0)
+		return got;
+	for (i = 0; i < n; i++) {
+		int k;
+
+		if (!r->pfd[i].revents)
+			continue;
+		if (extra_fd >= 0 && i == n - 1) {
+			ret |= PS_RECORDER_EXTRA;
+			continue;
+		}
+		ret |= PS_RECORDER_DATA;
+		if (!(r->pfd[i].revents & (POLLHUP | POLLERR)))
+			continue;
+		/* its task is gone: stop waiting on it (it is still drained) */
+		for (k = 0; k < r->nr_rings; k++)
+			if (r->rings[k].fd == r->pfd[i].fd)
+				r->rings[k].hup = true;
+	}
+	return ret;
+}
+
+bool ps_recorder__targets_gone(const struct ps_recorder *r)
+{
+	if (r->cfg.system_wide || r->cfg.workload)
+		return false;
+	return !pid_alive(r->cfg.pid ? r->cfg.pid : r->cfg.tid);
+}
+
+/* ---- draining ---- */
+
+static void sample_ips(struct ps_recorder *r, const unsigned char *rec, uint16_t size)
+{
+	pid_t pid = (pid_t)ps_get32(rec + r->pid_off, false);
+	unsigned int mode = ps_get16(rec + 4, false) & PERF_RECORD_MISC_CPUMODE_MASK;
+	size_t off = r->pid_off - 8;
+	uint64_t nr, i, ip;
+
+	rec_bids__sample(r->bids, pid, mode, ps_get64(rec + off, false));
+	if (!(r->sample_type & PERF_SAMPLE_CALLCHAIN))
+		return;
+	/* IP TID TIME [ID] CPU PERIOD, then the chain */
+	off = r->pid_off + 8 + 8 + (r->sample_type & PERF_SAMPLE_ID ? 8 : 0) + 8 + 8;
+	if (off + 8 > size)
+		return;
+	nr = ps_get64(rec + off, false);
+	off += 8;
+	if (nr > (size - off) / 8)
+		return;
+	for (i = 0; i < nr; i++, off += 8) {
+		ip = ps_get64(rec + off, false);
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+				mode = PERF_RECORD_MISC_KERNEL;
+			else if (ip == (uint64_t)PERF_CONTEXT_USER)
+				mode = PERF_RECORD_MISC_USER;
+			else
+				mode = PERF_RECORD_MISC_CPUMODE_UNKNOWN;
+			continue;
+		}
+		rec_bids__sample(r->bids, pid, mode, ip);
+	}
+}
+
+/* the filename of an MMAP (@off 40) or MMAP2 (@off 72) record, bounded by its trailer */
+static void note_mmap(struct ps_recorder *r, const unsigned char *rec, uint16_t size,
+                      size_t name_off)
+{
+	uint64_t ino = 0;
+	char name[4096];
+	size_t max;
+
+	if (size < name_off + r->trailer_size + 1)
+		return;
+	max = size - name_off - r->trailer_size;
+	if (max >= sizeof(name))
+		max = sizeof(name) - 1;
+	memcpy(name, rec + name_off, max);
+	name[max] = 0;
+	if (name_off == 72 && !(ps_get16(rec + 4, false) & PERF_RECORD_MISC_MMAP_BUILD_ID))
+		ino = ps_get64(rec + 48, false);
+	rec_bids__mmap(r->bids, (pid_t)ps_get32(rec + 8, false), ps_get64(rec + 16, false),
+	               ps_get64(rec + 24, false), ino, name);
+}
+
+/* Return: 1 written, 0 left out, -1 output error */
+static int handle(struct ps_recorder *r, const unsigned char *rec, uint16_t size,
+                  struct ps_output *out, struct ps_error *err)
+{
+	uint32_t type = ps_get32(rec, false);
+	uint16_t misc = ps_get16(rec + 4, false);
+
+	switch (type) {
+	case PERF_RECORD_SAMPLE:
+		if (size < r->pid_off + 8)
+			break;
+		if (r->self && rec_self__drop(r->self, (pid_t)ps_get32(rec + r->pid_off, false))) {
+			r->st.dropped_self++;
+			return 0;
+		}
+		sample_ips(r, rec, size);
+		r->st.samples++;
+		break;
+	case PERF_RECORD_MMAP:
+		if ((misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER)
+			note_mmap(r, rec, size, 40);
+		break;
+	case PERF_RECORD_MMAP2:
+		note_mmap(r, rec, size, 72);
+		break;
+	case PERF_RECORD_COMM:
+		if (size >= 16 && (misc & PERF_RECORD_MISC_COMM_EXEC))
+			rec_bids__exec(r->bids, (pid_t)ps_get32(rec + 8, false));
+		break;
+	case PERF_RECORD_FORK:
+		if (size >= 16) {
+			pid_t pid = (pid_t)ps_get32(rec + 8, false);
+			pid_t ppid = (pid_t)ps_get32(rec + 12, false);
+
+			if (r->self)
+				rec_self__fork(r->self, pid, ppid);
+			rec_bids__fork(r->bids, pid, ppid);
+		}
+		break;
+	case PERF_RECORD_EXIT:
+		if (size >= 24 && ps_get32(rec + 8, false) == ps_get32(rec + 16, false))
+			rec_bids__exit(r->bids, (pid_t)ps_get32(rec + 8, false));
+		break;
+	case PERF_RECORD_LOST:
+		if (size >= 24) {
+			r->st.lost += ps_get64(rec + 16, false);
+			r->st.lost_records++;
+		}
+		break;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (size >= 16)
+			r->st.lost += ps_get64(rec + 8, false);
+		break;
+	default:
+		break;
+	}
+	return ps_output__write(out, rec, size, err) < 0 ? -1 : 1;
+}
+
+/* Return: records written from this ring, or -1 on an output error */
+static long drain_ring(struct ps_recorder *r, struct rec_ring *ring, struct ps_output *out,
+                       struct ps_error *err)
+{
+	uint64_t head = __atomic_load_n(&ring->meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = ring->meta->data_tail;
+	size_t mask = ring->size - 1;
+	long written = 0;
+	int ret = 0;
+
+	while (tail < head) {
+		size_t off = (size_t)(tail & mask);
+		const unsigned char *rec = ring->data + off;
+		uint16_t size = ps_get16(rec + 6, false);
+
+		if (size < sizeof(struct perf_event_header) || size > head - tail) {
+			tail = head; /* cannot happen; never loop on it */
+			break;
+		}
+		if (off + size > ring->size) {
+			size_t first = ring->size - off;
+
+			memcpy(r->copy, rec, first);
+			memcpy(r->copy + first, ring->data, size - first);
+			rec = r->copy;
+		}
+		ret = handle(r, rec, size, out, err);
+		if (ret < 0)
+			break;
+		written += ret;
+		tail += size;
+	}
+	if (ret < 0)
+		tail = head; /* nobody reads: let the kernel go on */
+	__atomic_store_n(&ring->meta->data_tail, tail, __ATOMIC_RELEASE);
+	return ret < 0 ? -1 : written;
+}
+
+long ps_recorder__drain(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
+{
+	long total = 0, n;
+	int i;
+
+	for (i = 0; i < r->nr_rings; i++) {
+		n = drain_ring(r, &r->rings[i], out, err);
+		if (n < 0)
+			return -1;
+		total += n;
+	}
+	if (total) {
+		if (rec_put_record(out, PS_RECORD_FINISHED_ROUND, 0, NULL, 0, err) < 0)
+			return -1;
+		r->st.rounds++;
+		rec_bids__round(r->bids);
+	}
+	return total;
+}
+
+int ps_recorder__finish(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
+{
+	if (r->bids && rec_bids__write(r->bids, out, err) < 0)
+		return -1;
+	return ps_output__flush(out, err);
+}
+
+void ps_recorder__stats(const struct ps_recorder *r, struct ps_recorder_stats *st)
+{
+	*st = r->st;
+}
+
+int ps_recorder__list_events(void (*fn)(const char *name, const char *kind, void *arg), void *arg,
+                             struct ps_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < rec_nr_sw; i++)
+		if (!rec_sw_events[i].alias)
+			fn(rec_sw_events[i].name, "Software event", arg);
+	return rec_tracefs__list(NULL, fn, arg, err);
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * recorder_int.h - what the recorder's files share: the recorder itself, its events and
+ * rings, a growable byte buffer, and the helpers of each part (tracefs, header synthesis,
+ * self-exclusion, build-ids).  Not for programs: they use recorder.h.
+ */
+#ifndef PS_RECORDER_INT_H
+#define PS_RECORDER_INT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "output.h"
+#include "recorder.h"
+
+#define REC_ATTR_SIZE 128 /* PERF_ATTR_SIZE_VER7: what perf 6.1 writes and reads */
+#define REC_MAX_RECORD 0xffff
+
+/* one instance of an event: one file descriptor */
+struct rec_inst {
+	int fd;
+	int cpu;
+	pid_t tid; /* -1 system-wide */
+	uint64_t id;
+};
+
+struct rec_event {
+	char *name;                  /* "sched:sched_switch", "cpu-clock", "page-faults:u" */
+	char *sys, *tp;              /* tracepoint system and name; NULL for a software event */
+	uint32_t type;               /* PERF_TYPE_SOFTWARE or PERF_TYPE_TRACEPOINT */
+	uint64_t config;             /* software event number, or the tracepoint's id */
+	bool exclude_user;           /* ":k" */
+	bool exclude_kernel;         /* ":u" */
+	char *filter;                /* --filter, owned */
+	int group;                   /* which add_event() call it came from */
+	struct perf_event_attr attr; /* as opened; its first REC_ATTR_SIZE bytes are written */
+	struct rec_inst *inst;
+	size_t nr_inst;
+};
+
+struct rec_ring {
+	int fd;
+	int cpu;
+	bool hup;
+	struct perf_event_mmap_page *meta;
+	unsigned char *data;
+	size_t size; /* data bytes, a power of two */
+	size_t map_len;
+};
+
+/* a growable byte buffer; a failed allocation sets @oom and later puts do nothing */
+struct rec_buf {
+	unsigned char *p;
+	size_t len, cap, max;
+	bool oom;
+};
+
+struct rec_self;
+struct rec_bids;
+
+struct ps_recorder {
+	struct ps_recorder_config cfg;
+	struct rec_event *ev;
+	size_t nr_ev;
+	int groups; /* add_event() calls so far */
+	char tracefs[64];
+	int *cpus;
+	int nr_cpus;
+	pid_t *threads;
+	int nr_threads;
+	struct rec_ring *rings;
+	int nr_rings;
+	struct pollfd *pfd;
+	uint64_t sample_type;
+	size_t pid_off;        /* offset of a SAMPLE's pid, header included */
+	size_t trailer_size;   /* sample_id trailer of the other kernel records */
+	unsigned char *copy;   /* a record that wraps around the ring's end */
+	struct rec_self *self; /* NULL when the pipeline is not left out */
+	struct rec_bids *bids;
+	struct ps_recorder_stats st;
+	uint64_t kernel_start, kernel_end; /* _text, _etext; 0 when unknown */
+	bool opened;
+};
+
+/* ---- recorder_synth.c: byte buffer, small files, header synthesis ---- */
+
+/** rec_buf__init() - an empty buffer that refuses to grow past @max bytes. */
+void rec_buf__init(struct rec_buf *b, size_t max);
+/** rec_buf__free() - free the bytes; the buffer is empty again. */
+void rec_buf__free(struct rec_buf *b);
+/** rec_buf__put() - append @len bytes (nothing once @b->oom is set). */
+void rec_buf__put(struct rec_buf *b, const void *data, size_t len);
+/** rec_buf__u32() - append a host-order u32. */
+void rec_buf__u32(struct rec_buf *b, uint32_t v);
+/** rec_buf__u64() - append a host-order u64. */
+void rec_buf__u64(struct rec_buf *b, uint64_t v);
+/** rec_buf__zero() - append @len zero bytes. */
+void rec_buf__zero(struct rec_buf *b, size_t len);
+/** rec_buf__pad() - append zeros up to a multiple of @align. */
+void rec_buf__pad(struct rec_buf *b, size_t align);
+/** rec_buf__string() - append a feature string: u32 len, text, zeros up to 64-byte steps. */
+void rec_buf__string(struct rec_buf *b, const char *s);
+
+/**
+ * rec_read_file() - read a whole (proc, sys or trace) file of at most @max bytes.
+ * @buf: set to a malloc'ed, NUL-terminated copy the caller frees; @len to its length
+ * Return: 0, or -1 with errno set.
+ */
+int rec_read_file(const char *path, char **buf, size_t *len, size_t max);
+
+/** rec_read_long() - the number a small file starts with, or @dflt. */
+long rec_read_long(const char *path, long dflt);
+
+/**
+ * rec_parse_cpu_list() - parse "0-3,6" into a sorted array without duplicates.
+ * @cpus: set to a malloc'ed array the caller frees
+ * Return: the count, or -1 when @s is not a list.
+ */
+int rec_parse_cpu_list(const char *s, int **cpus);
+
+/**
+ * rec_synth__header() - write everything before the kernel's records: the pipe header,
+ * ATTR, FEATURE, TRACING_DATA, ID_INDEX, kernel MMAP, EVENT_UPDATE, COMM and MMAP2 of the
+ * existing tasks, FINISHED_INIT.  Return: 0, or -1 with @err filled.
+ */
+int rec_synth__header(struct ps_recorder *r, struct ps_output *out, struct ps_error *err);
+
+/**
+ * rec_synth__trailer() - fill @r->trailer_size bytes at @p with a synthesized record's
+ * sample_id trailer: the pid and tid, the rest zero (id 0 stands for the first attr).
+ */
+void rec_synth__trailer(const struct ps_recorder *r, unsigned char *p, pid_t pid, pid_t tid);
+
+/**
+ * rec_put_record() - write a record made of an 8-byte header and @len bytes of @body.
+ * Return: 0, or -1 (PS_ECAP when it would exceed 64 KiB, or the output's error).
+ */
+int rec_put_record(struct ps_output *out, uint32_t type, uint16_t misc, const void *body,
+                   size_t len, struct ps_error *err);
+
+/* ---- recorder.c ---- */
+
+struct rec_sw {
+	const char *name;
+	uint64_t config;
+	bool alias; /* another name of the entry before */
+};
+extern const struct rec_sw rec_sw_events[]; /* the software events, by name and alias */
+extern const size_t rec_nr_sw;
+
+/**
+ * rec_event__add() - append an event named @name (copied) to the recorder, in the current
+ * add_event() group.  Return: the event, valid until the next add, or NULL (no memory,
+ * or PS_MAX_ATTRS reached).
+ */
+struct rec_event *rec_event__add(struct ps_recorder *r, const char *name);
+
+/* ---- recorder_tracefs.c ---- */
+
+/** rec_tracefs__init() - find tracefs (mounting it when root); Return: 0 or -1. */
+int rec_tracefs__init(struct ps_recorder *r, struct ps_error *err);
+
+/**
+ * rec_tracefs__add() - add the tracepoints @spec ("sys:name", or a glob) names.
+ * Return: how many, or -1 (PS_EUSAGE for a name that does not exist, with suggestions).
+ */
+int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *err);
+
+/**
+ * rec_tracefs__suggest() - up to three known event names close to @spec, ", "-separated
+ * into @out.  Return: how many.
+ */
+int rec_tracefs__suggest(struct ps_recorder *r, const char *spec, char *out, size_t outlen);
+
+/**
+ * rec_tracefs__blob() - append the TRACING_DATA blob of the recorder's tracepoints to @b,
+ * padded to 8 bytes.  Return: 0, or -1 with @err filled.
+ */
+int rec_tracefs__blob(struct ps_recorder *r, struct rec_buf *b, struct ps_error *err);
+
+/**
+ * rec_tracefs__list() - call @fn(name, "Tracepoint event", @arg) for each tracepoint, sorted.
+ * @root: the tracefs directory, or NULL to find it.  Return: 0, or -1 with @err filled.
+ */
+int rec_tracefs__list(const char *root, void (*fn)(const char *, const char *, void *), void *arg,
+                      struct ps_error *err);
+
+/* ---- recorder_self.c ---- */
+
+/** rec_self__new() - the verdicts for this process group; @workload (or 0) is kept. */
+struct rec_self *rec_self__new(pid_t workload);
+/** rec_self__delete() - free; NULL is allowed. */
+void rec_self__delete(struct rec_self *s);
+/** rec_self__drop() - true when the samples of process @pid are the pipeline's own. */
+bool rec_self__drop(struct rec_self *s, pid_t pid);
+/** rec_self__fork() - a FORK record: process @pid inherits the verdict of @ppid. */
+void rec_self__fork(struct rec_self *s, pid_t pid, pid_t ppid);
+/**
+ * rec_self__initial() - the pids of the process group when recording started, the workload
+ * excepted (at most 64), for the kernel filter.  Owned by @s.  Return: how many.
+ */
+size_t rec_self__initial(struct rec_self *s, const pid_t **pids);
+
+/* ---- recorder_buildid.c ---- */
+
+/** rec_bids__new() - empty tables; NULL when out of memory. */
+struct rec_bids *rec_bids__new(void);
+/** rec_bids__delete() - free; NULL is allowed. */
+void rec_bids__delete(struct rec_bids *b);
+/** rec_bids__mmap() - process @pid maps @filename (inode @ino, 0 unknown) at @start. */
+void rec_bids__mmap(struct rec_bids *b, pid_t pid, uint64_t start, uint64_t len, uint64_t ino,
+                    const char *filename);
+/** rec_bids__fork() - process @pid starts with a copy of @ppid's mappings. */
+void rec_bids__fork(struct rec_bids *b, pid_t pid, pid_t ppid);
+/** rec_bids__exec() - process @pid exec'ed: its mappings are gone. */
+void rec_bids__exec(struct rec_bids *b, pid_t pid);
+/** rec_bids__exit() - process @pid exited: forget it two rounds later. */
+void rec_bids__exit(struct rec_bids *b, pid_t pid);
+/** rec_bids__sample() - mark the file (or the kernel) at @ip in @pid as hit. */
+void rec_bids__sample(struct rec_bids *b, pid_t pid, unsigned int cpumode, uint64_t ip);
+/** rec_bids__round() - a drain round ended. */
+void rec_bids__round(struct rec_bids *b);
+/**
+ * rec_bids__write() - write a BUILD_ID record for each file hit that is still the one mapped
+ * (same inode) and has a build-id note, and for the kernel when hit.
+ * Return: 0, or -1 with @err filled by the output.
+ */
+int rec_bids__write(struct rec_bids *b, struct ps_output *out, struct ps_error *err);
+
+#endif

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * precord - record kernel events (tracepoints, software events) straight into a perf pipe
+ * stream that perf script and perf report read.  See precord(1).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/diag.h"
+#include "lib/opts.h"
+#include "lib/output.h"
+#include "lib/recorder.h"
+#include "lib/signals.h"
+
+static const char usage_text[] =
+        "usage: precord [-afglq] [-e event] ... [option ...] [command [argument ...]]\n";
+
+#define DRAIN_MS 100 /* the longest an event waits in a ring: the stream stays live */
+#define OPT_FILTER 256
+#define OPT_DURATION 257
+#define OPT_NO_EXCLUDE_SELF 258
+
+struct event_opt {
+	const char *spec;   /* -e */
+	const char *filter; /* --filter after it, or NULL */
+};
+
+struct opts {
+	struct ps_recorder_config cfg;
+	const char *output; /* -o FILE; NULL or "-" is standard output */
+	bool all_cpus;      /* -a */
+	bool force;         /* -f */
+	bool list;          /* -l */
+	bool quiet;         /* -q */
+	double duration;    /* --duration; 0: until the end */
+	struct event_opt *events;
+	int nr_events;
+	char **cmd; /* operands: the workload */
+};
+
+struct workload {
+	pid_t pid;
+	int go_fd;  /* a byte written here lets it exec */
+	int err_fd; /* the errno of a failed exec comes back here */
+	int pidfd;  /* readable when it exits; -1 when the kernel has no pidfd */
+	bool exited;
+	int status;
+};
+
+static PS_NORETURN void usage(FILE *fp, int status)
+{
+	fputs(usage_text, fp);
+	if (fp == stdout) {
+		fputs("\nRecord kernel events into a perf pipe stream that perf script and perf report\n"
+		      "read.  With a command, record it (and its children) while it runs.\n\n"
+		      "  -a, --all-cpus         record every task on every CPU\n"
+		      "  -C, --cpu CPUS         record every task on these CPUs (0-3,6)\n"
+		      "  -c, --count PERIOD     sample every PERIOD events\n"
+		      "  -e, --event EVENT      event to record (repeatable): cpu-clock, page-faults,\n"
+		      "                         sched:sched_switch, 'syscalls:sys_enter_*'...\n"
+		      "      --filter EXPR      kernel filter for the tracepoints of the -e before it\n"
+		      "  -F, --freq HZ          sample software events HZ times a second (4000)\n"
+		      "  -f, --force            write the binary stream even to a terminal\n"
+		      "  -g                     record call chains\n"
+		      "  -l, --list             list the events that can be recorded\n"
+		      "  -m, --mmap-pages PAGES ring size per CPU, a power of two (128)\n"
+		      "  -o, --output FILE      write to FILE instead of standard output\n"
+		      "  -p, --pid PID          record this process (and the children it starts)\n"
+		      "  -q, --quiet            no summary line at the end\n"
+		      "  -t, --tid TID          record this thread (and the children it starts)\n"
+		      "      --duration SECONDS stop after SECONDS\n"
+		      "      --no-exclude-self  also record precord's own pipeline (-a, -C)\n"
+		      "  -h, --help             show this help\n"
+		      "  -V, --version          show the version\n",
+		      fp);
+		exit(ps_finish_stdout() ? 1 : status);
+	}
+	exit(status);
+}
+
+static double parse_seconds(const char *arg)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		ps_usage_error("--duration: '%s' is not a number of seconds", arg);
+	return v;
+}
+
+static void add_event(struct opts *o, const char *spec)
+{
+	struct event_opt *v = realloc(o->events, (size_t)(o->nr_events + 1) * sizeof(*v));
+
+	if (!v) {
+		ps_msg("out of memory");
+		exit(1);
+	}
+	o->events = v;
+	o->events[o->nr_events].spec = spec;
+	o->events[o->nr_events].filter = NULL;
+	o->nr_events++;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "force", no_argument, NULL, 'f' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "no-exclude-self", no_argument, NULL, OPT_NO_EXCLUDE_SELF },
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "tid", required_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool have_c = false, have_f = false;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->cfg.exclude_self = true;
+	/* '+': the first operand starts the command, whose options are its own */
+	while ((c = getopt_long(argc, argv, "+C:F:Vac:e:fghlm:o:p:qt:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			o->cfg.cpu_list = optarg;
+			break;
+		case 'F':
+			o->cfg.freq = ps_parse_u64(optarg, 1, 1000000, "-F");
+			have_f = true;
+			break;
+		case 'V':
+			ps_print_version();
+		case 'a':
+			o->all_cpus = true;
+			break;
+		case 'c':
+			o->cfg.period = ps_parse_u64(optarg, 1, UINT64_MAX >> 1, "-c");
+			have_c = true;
+			break;
+		case 'e':
+			add_event(o, optarg);
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'g':
+			o->cfg.callchain = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'l':
+			o->list = true;
+			break;
+		case 'm':
+			o->cfg.mmap_pages = (unsigned int)ps_parse_u64(optarg, 1, 1u << 20, "-m");
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			o->cfg.pid = (pid_t)ps_parse_u64(optarg, 1, INT_MAX, "-p");
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 't':
+			o->cfg.tid = (pid_t)ps_parse_u64(optarg, 1, INT_MAX, "-t");
+			break;
+		case OPT_DURATION:
+			o->duration = parse_seconds(optarg);
+			break;
+		case OPT_FILTER:
+			if (!o->nr_events)
+				ps_usage_error("--filter must follow the -e it applies to");
+			o->events[o->nr_events - 1].filter = optarg;
+			break;
+		case OPT_NO_EXCLUDE_SELF:
+			o->cfg.exclude_self = false;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	o->cmd = argv + optind;
+	if (have_c && have_f)
+		ps_usage_error("-c and -F exclude each other");
+	if (o->cfg.pid && o->cfg.tid)
+		ps_usage_error("-p and -t exclude each other");
+	if ((o->cfg.pid || o->cfg.tid) && (o->all_cpus || o->cfg.cpu_list))
+		ps_usage_error("-p and -t record tasks; -a and -C record CPUs: choose one");
+	if ((o->cfg.pid || o->cfg.tid) && o->cmd[0])
+		ps_usage_error("-p and -t record running tasks; a command cannot be given too");
+	if (o->list && (o->nr_events || o->cmd[0]))
+		ps_usage_error("-l lists the events and records nothing");
+	o->cfg.system_wide =
+	        o->all_cpus || o->cfg.cpu_list || (!o->cfg.pid && !o->cfg.tid && !o->cmd[0]);
+	o->cfg.argc = argc;
+	o->cfg.argv = argv;
+}
+
+static void print_event(const char *name, const char *kind, void *arg)
+{
+	(void)arg;
+	printf("  %-52s [%s]\n", name, kind);
+}
+
+static int list_events(void)
+{
+	struct ps_error err = { 0 };
+	int r = ps_recorder__list_events(print_event, NULL, &err);
+
+	if (ps_finish_stdout() < 0)
+		return 1;
+	if (r < 0) {
+		ps_warn(&err);
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- the workload ---- */
+
+static void read_full(int fd, void *buf, size_t len, ssize_t *got)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	*got = n;
+}
+
+static int workload_fork(char **cmd, struct workload *w, struct ps_error *err)
+{
+	int go[2], ef[2];
+	ssize_t n;
+	char c;
+
+	memset(w, 0, sizeof(*w));
+	w->pidfd = w->go_fd = w->err_fd = -1;
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return ps_error__sys(err, PS_ESYS, NULL, "cannot make a pipe");
+	if (pipe2(ef, O_CLOEXEC) < 0) {
+		close(go[0]);
+		close(go[1]);
+		return ps_error__sys(err, PS_ESYS, NULL, "cannot make a pipe");
+	}
+	w->pid = fork();
+	if (w->pid < 0) {
+		close(go[0]);
+		close(go[1]);
+		close(ef[0]);
+		close(ef[1]);
+		return ps_error__sys(err, PS_ESYS, NULL, "cannot fork");
+	}
+	if (w->pid == 0) {
+		int e;
+
+		close(go[1]);
+		close(ef[0]);
+		ps_signals__child_reset();
+		/* its output must never mix into the stream */
+		if (dup2(2, 1) < 0)
+			_exit(127);
+		/* wait until the events are on */
+		read_full(go[0], &c, 1, &n);
+		if (n != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		e = errno;
+		if (write(ef[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(go[0]);
+	close(ef[1]);
+	w->go_fd = go[1];
+	w->err_fd = ef[0];
+	return 0;
+}
+
+/* let it exec; Return: 0, or the errno of a failed exec */
+static int workload_start(struct workload *w)
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(w->go_fd, "g", 1) != 1)
+		e = errno;
+	close(w->go_fd);
+	w->go_fd = -1;
+	if (!e) {
+		read_full(w->err_fd, &e, sizeof(e), &n);
+		if (n != (ssize_t)sizeof(e))
+			e = 0; /* closed by a successful exec */
+	}
+	close(w->err_fd);
+	w->err_fd = -1;
+#ifdef SYS_pidfd_open
+	w->pidfd = (int)syscall(SYS_pidfd_open, w->pid, 0);
+#endif
+	return e;
+}
+
+static void workload_reap(struct workload *w, bool block)
+{
+	if (!w->pid || w->exited)
+		return;
+	if (waitpid(w->pid, &w->status, block ? 0 : WNOHANG) == w->pid)
+		w->exited = true;
+}
+
+/* the recording ended before it did: ask it to stop, then insist */
+static void workload_stop(struct workload *w)
+{
+	int i;
+
+	if (!w->pid || w->exited)
+		return;
+	if (w->go_fd >= 0) {
+		close(w->go_fd); /* never started: it exits by itself */
+		w->go_fd = -1;
+	} else {
+		kill(w->pid, SIGTERM);
+	}
+	for (i = 0; i < 40 && !w->exited; i++) {
+		workload_reap(w, false);
+		if (!w->exited)
+			poll(NULL, 0, 50);
+	}
+	if (!w->exited)
+		kill(w->pid, SIGKILL);
+	workload_reap(w, true);
+}
+
+static void workload_close(struct workload *w)
+{
+	if (w->go_fd >= 0)
+		close(w->go_fd);
+	if (w->err_fd >= 0)
+		close(w->err_fd);
+	if (w->pidfd >= 0)
+		close(w->pidfd);
+}
+
+static int exit_status_of(const struct workload *w)
+{
+	if (WIFEXITED(w->status))
+		return WEXITSTATUS(w->status);
+	if (WIFSIGNALED(w->status))
+		return 128 + WTERMSIG(w->status);
+	return 1;
+}
+
+/* ---- the recording ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void summary(struct ps_recorder *rec, unsigned long long bytes)
+{
+	struct ps_recorder_stats st;
+
+	ps_recorder__stats(rec, &st);
+	if (st.dropped_self)
+		ps_msg("%llu events written, %llu lost, %llu bytes (%llu of its own pipeline left out)",
+		       (unsigned long long)st.samples, (unsigned long long)st.lost, bytes,
+		       (unsigned long long)st.dropped_self);
+	else
+		ps_msg("%llu events written, %llu lost, %llu bytes", (unsigned long long)st.samples,
+		       (unsigned long long)st.lost, bytes);
+}
+
+/*
+ * Drain the rings every DRAIN_MS at least, and whenever one fills to its mark, until the
+ * workload or the tasks end, the time is up, a signal comes, or the output fails.
+ * Return: true when it ended early (signal, duration), false otherwise.
+ */
+static bool record_loop(struct ps_recorder *rec, struct ps_output *out, struct workload *w,
+                        double duration, struct ps_error *err, struct ps_error *oerr)
+{
+	double deadline = duration > 0 ? now() + duration : 0, left;
+	int timeout, r;
+
+	for (;;) {
+		timeout = DRAIN_MS;
+		if (deadline) {
+			left = deadline - now();
+			if (left < (double)DRAIN_MS / 1000)
+				timeout = left > 0 ? (int)(left * 1000) + 1 : 0;
+		}
+		r = ps_recorder__wait(rec, timeout, w->pid ? w->pidfd : -1);
+		if (r < 0 && errno != EINTR) {
+			ps_error__sys(err, PS_ESYS, NULL, "poll");
+			return false;
+		}
+		if (ps_recorder__drain(rec, out, oerr) < 0 || ps_output__flush(out, oerr) < 0)
+			return false;
+		if (ps_stop || (deadline && now() >= deadline))
+			return true;
+		workload_reap(w, false);
+		if (w->exited || ps_recorder__targets_gone(rec))
+			return false;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
+	struct workload w = { .go_fd = -1, .err_fd = -1, .pidfd = -1 };
+	struct ps_recorder *rec;
+	struct ps_output *out;
+	unsigned long long bytes;
+	bool early = false;
+	int exec_errno = 0, i, status = 0;
+	struct opts o;
+
+	ps_progname = "precord";
+	ps_signals__init();
+	parse_args(argc, argv, &o);
+	if (o.list)
+		return list_events();
+
+	rec = ps_recorder__new(&err);
+	if (!rec)
+		ps_die(&err);
+	for (i = 0; i < o.nr_events; i++) {
+		if (ps_recorder__add_event(rec, o.events[i].spec, &err) < 0 ||
+		    (o.events[i].filter &&
+		     ps_recorder__set_filter(rec, o.events[i].filter, &err) < 0))
+			ps_die(&err);
+	}
+	free(o.events);
+	out = ps_output__open(o.output, o.force, &err);
+	if (!out)
+		ps_die(&err);
+	if (o.cmd[0]) {
+		if (workload_fork(o.cmd, &w, &err) < 0)
+			ps_die(&err);
+		o.cfg.workload = w.pid;
+	}
+	/* counting starts before the tasks are listed: none is missed in between */
+	if (ps_recorder__open(rec, &o.cfg, &err) < 0 || ps_recorder__enable(rec, &err) < 0 ||
+	    ps_recorder__write_header(rec, out, &oerr) < 0 || ps_output__flush(out, &oerr) < 0)
+		goto out;
+	if (w.pid) {
+		exec_errno = workload_start(&w);
+		if (exec_errno) {
+			ps_msg("cannot run '%s': %s", o.cmd[0], strerror(exec_errno));
+			status = exec_errno == ENOENT ? 127 : 126;
+		}
+	}
+	if (!exec_errno)
+		early = record_loop(rec, out, &w, o.duration, &err, &oerr);
+
+	/* the closing records: what is left in the rings, then the build-ids */
+	ps_recorder__disable(rec);
+	if (!oerr.code && ps_recorder__drain(rec, out, &oerr) >= 0)
+		ps_recorder__finish(rec, out, &oerr);
+out:
+	bytes = ps_output__bytes(out);
+	ps_output__close(out, oerr.code ? &spare : &oerr);
+	if (err.code)
+		ps_warn(&err);
+	if (oerr.code && oerr.code != PS_EPIPE)
+		ps_warn(&oerr);
+	if (!o.quiet && !err.code && !exec_errno)
+		summary(rec, bytes);
+	workload_stop(&w);
+	workload_close(&w);
+	ps_recorder__delete(rec);
+	if (err.code)
+		return err.code == PS_EUSAGE ? 2 : 1;
+	if (oerr.code && oerr.code != PS_EPIPE)
+		return 1;
+	if (status)
+		return status;
+	if (w.pid && w.exited && !early && oerr.code != PS_EPIPE)
+		return exit_status_of(&w);
+	return 0;
+}
