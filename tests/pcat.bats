@@ -126,3 +126,16 @@ setup() {
 	[ "$st" -eq 0 ]
 	cmp_or_show "$f" "$BATS_TEST_TMPDIR/out"
 }
+
+@test "pcat: a perf.data file cut inside its features gives every record, then exit 1" {
+	need_perf
+	local f="$DATA/cpuclock-g-sh.data" t="$BATS_TEST_TMPDIR"
+	# keep the data section whole, cut the feature sections that follow it
+	local end=$(($(od -An -tu8 -j40 -N8 "$f") + $(od -An -tu8 -j48 -N8 "$f")))
+	head -c $((end + 200)) "$f" >"$t/cut.data"
+	run -1 --separate-stderr bash -c "'$BIN/pcat' '$t/cut.data' > '$t/out'"
+	[[ "$stderr" == "pcat: $t/cut.data: offset 0x"*"runs past the end of the file" ]]
+	perf script -i "$f" >"$t/a.txt" 2>/dev/null
+	perf script -i - <"$t/out" >"$t/b.txt" 2>/dev/null
+	cmp_or_show "$t/a.txt" "$t/b.txt"
+}

@@ -45,7 +45,8 @@ struct ps_input {
 	bool swap;
 	bool failed;
 	bool at_eof;
-	struct ps_error saved; /* the error that finished the input */
+	struct ps_error saved;    /* the error that finished the input */
+	struct ps_error deferred; /* damage found early, reported at the end */
 
 	unsigned char *buf;
 	size_t cap, start, end; /* buffered bytes are buf[start, end) */
@@ -179,6 +180,24 @@ static void put_header(unsigned char *p, uint32_t type, uint16_t misc, uint16_t 
 }
 
 /* ---- perf.data files: the header shown as pipe records ---- */
+
+/* An error to report once everything before it has been delivered. */
+static void defer(struct ps_input *in, uint64_t off, const char *fmt, ...) PS_PRINTF(3, 4);
+
+static void defer(struct ps_input *in, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (in->deferred.code)
+		return;
+	in->deferred.code = PS_ETRUNC;
+	in->deferred.input = in->name;
+	in->deferred.has_offset = true;
+	in->deferred.offset = off;
+	va_start(ap, fmt);
+	vsnprintf(in->deferred.detail, sizeof(in->deferred.detail), fmt, ap);
+	va_end(ap);
+}
 
 static unsigned char *synth_add(struct synth *s, size_t len, uint64_t offset)
 {
@@ -354,14 +373,21 @@ static int synth_features(struct ps_input *in, const unsigned char *fh, uint64_t
 
 		if (!(word & (1ULL << (feat % 64))))
 			continue;
+		if (idx_off + 16ULL * nr + 16 > fsize) {
+			defer(in, idx_off + 16ULL * nr, "the feature index is cut short");
+			break;
+		}
 		if (read_at(in, sec, 16, idx_off + 16ULL * nr, fsize, "feature index", err))
 			return -1;
 		nr++;
 		off = ps_get64(sec, in->swap);
 		size = ps_get64(sec + 8, in->swap);
-		if (off > fsize || size > fsize - off)
-			return fail(in, err, PS_ECORRUPT, idx_off + 16ULL * (nr - 1),
-			            "feature %u section runs past the end of the file", feat);
+		if (off > fsize || size > fsize - off) {
+			/* a file cut short: what is before the cut is still delivered */
+			defer(in, idx_off + 16ULL * (nr - 1),
+			      "feature %u section runs past the end of the file", feat);
+			break;
+		}
 		highest = feat;
 		if (feat == PS_FEAT_TRACING_DATA) {
 			have_tr = true;
@@ -433,7 +459,11 @@ static int open_file(struct ps_input *in, const unsigned char *first16, struct p
 		data_size = fsize - data_off;
 		killed = true;
 	}
-	if (data_off > fsize || data_size > fsize - data_off)
+	if (data_off <= fsize && data_size > fsize - data_off) {
+		/* cut short: deliver the attrs and every complete record, then say so */
+		killed = true;
+	}
+	if (data_off > fsize)
 		return fail(in, err, PS_ECORRUPT, PS_FH_DATA,
 		            "data section [0x%" PRIx64 ", +0x%" PRIx64
 		            "] runs past the end of the file (%" PRIu64 " bytes)",
@@ -691,6 +721,13 @@ again:
 			if (in->zd && in->zend > in->zstart)
 				return fail(in, err, PS_ETRUNC, in->zoffset,
 				            "compressed data ends inside a record");
+			if (in->deferred.code && !ps_stop) {
+				in->failed = true;
+				in->saved = in->deferred;
+				if (err)
+					*err = in->saved;
+				return -1;
+			}
 			if (in->format == PS_FORMAT_FILE && in->pos < in->limit && !ps_stop)
 				return fail(in, err, PS_ETRUNC, in->pos,
 				            "the data section is cut short");

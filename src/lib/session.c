@@ -262,6 +262,24 @@ static uint32_t attr32(const unsigned char *p, uint32_t size, unsigned int off, 
 	return off + 4 <= size ? ps_get32(p + off, swap) : 0;
 }
 
+/*
+ * A big-endian compiler packs the attr's bitfields from the top bit of the flag word, so
+ * after the byte swap each field sits mirrored: move every field back to its place, keeping
+ * the order of the bits within the field (precise_ip is two bits wide, the rest one, and
+ * bits 40 and up are one reserved field for the fields we do not name).
+ */
+uint64_t ps_attr_flags_from_big_endian(uint64_t v)
+{
+	unsigned int off, width;
+	uint64_t w = 0;
+
+	for (off = 0; off < 64; off += width) {
+		width = off == 15 ? 2 : off == 40 ? 24 : 1;
+		w |= ((v >> (64 - off - width)) & ((1ULL << width) - 1)) << off;
+	}
+	return w;
+}
+
 static void decode_attr(struct ps_attr *a, bool swap)
 {
 	const unsigned char *p = a->raw;
@@ -273,6 +291,8 @@ static void decode_attr(struct ps_attr *a, bool swap)
 	a->sample_type = attr64(p, n, PS_ATTR_SAMPLE_TYPE, swap);
 	a->read_format = attr64(p, n, PS_ATTR_READ_FORMAT, swap);
 	a->flags = attr64(p, n, PS_ATTR_FLAGS, swap);
+	if (swap != ps_host_is_big_endian()) /* written by a big-endian machine */
+		a->flags = ps_attr_flags_from_big_endian(a->flags);
 	a->wakeup = attr32(p, n, PS_ATTR_WAKEUP, swap);
 	a->bp_type = attr32(p, n, PS_ATTR_BP_TYPE, swap);
 	a->config1 = attr64(p, n, PS_ATTR_CONFIG1, swap);

@@ -95,6 +95,13 @@ int ps_session__process(struct ps_session *s, const struct ps_record *rec, const
  */
 void ps_session__process_sideband(struct ps_session *s, const struct ps_record *rec);
 
+/**
+ * ps_attr_flags_from_big_endian() - the attr flag word (offset 40) of a big-endian writer,
+ * already byte-swapped, with its bitfields moved to where a little-endian compiler puts them.
+ * Return: the flags as PS_ATTR_FLAG_* and perf_event_attr's bit numbers expect them.
+ */
+uint64_t ps_attr_flags_from_big_endian(uint64_t v);
+
 /** ps_session__swapped() - the stream's byte order is not the host's. */
 bool ps_session__swapped(const struct ps_session *s);
 

@@ -86,6 +86,46 @@ static char *gettext(struct cursor *c, uint64_t n, const char *what)
 	return t;
 }
 
+/* Format text as tracefs writes it: printable ASCII, tabs and newlines. */
+static bool plain_text(const char *t, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)t[i];
+
+		if ((ch < 0x20 || ch > 0x7e) && ch != '\n' && ch != '\t')
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Keep the printk format lines libtraceevent can take ("ADDR : \"text\""): cut at the
+ * first NUL, drop lines without a colon or with bytes that are not plain text.
+ * Return: true when something is left.
+ */
+static bool clean_printk(char *t)
+{
+	char *in = t, *out = t;
+	bool any = false;
+
+	while (*in) {
+		char *nl = strchr(in, '\n');
+		size_t len = nl ? (size_t)(nl - in) : strlen(in);
+
+		if (memchr(in, ':', len) && plain_text(in, len)) {
+			memmove(out, in, len);
+			out += len;
+			*out++ = '\n';
+			any = true;
+		}
+		in += len + (nl ? 1 : 0);
+	}
+	*out = 0;
+	return any;
+}
+
 static bool parse_formats(struct cursor *c, struct tep_handle *tep, const char *sys)
 {
 	uint32_t count, i;
@@ -105,8 +145,10 @@ static bool parse_formats(struct cursor *c, struct tep_handle *tep, const char *
 		text = gettext(c, len, "event format");
 		if (!text)
 			return false;
-		/* a format libtraceevent cannot parse is skipped, as perf does */
-		tep_parse_event(tep, text, (unsigned long)len, sys);
+		/* a format libtraceevent cannot parse is skipped, as perf does; one that is
+		 * not plain text never reaches it (libtraceevent 1.7 crashes on some) */
+		if (plain_text(text, (size_t)len))
+			tep_parse_event(tep, text, (unsigned long)len, sys);
 		free(text);
 	}
 	return true;
@@ -211,7 +253,7 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
 	text = gettext(c, u32, "printk formats");
 	if (!text)
 		return false;
-	if (u32)
+	if (u32 && clean_printk(text))
 		tep_parse_printk_formats(tep, text);
 	free(text);
 	/* saved cmdlines, from version 0.6 */
