@@ -117,3 +117,18 @@ all_inputs() {
 	[[ "$stderr" == "ptojson: <stdin>: offset 0x"* ]]
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -eq 448 ]
 }
+
+@test "ptojson: --all decodes the header records: attrs as perf evlist, build-ids as perf buildid-list" {
+	need_perf
+	local f="$DATA/cpuclock-g-sh.data"
+	"$BIN/ptojson" --all "$f" >"$BATS_TEST_TMPDIR/all.json"
+	jq -r 'select(.type == "BUILD_ID") | .build_id' "$BATS_TEST_TMPDIR/all.json" | sort >"$BATS_TEST_TMPDIR/ours"
+	perf buildid-list -i "$f" 2>/dev/null | awk '{print $1}' | sort >"$BATS_TEST_TMPDIR/perf"
+	[ -s "$BATS_TEST_TMPDIR/perf" ]
+	cmp_or_show "$BATS_TEST_TMPDIR/perf" "$BATS_TEST_TMPDIR/ours"
+	# the attr's sample_type names are perf evlist -v's
+	want=$(perf evlist -v -i "$f" 2>/dev/null | grep -o 'sample_type: [A-Z_|]*' | head -n 1 | sed 's/sample_type: //')
+	got=$(jq -r 'select(.type == "ATTR") | .attr.sample_type | join("|")' "$BATS_TEST_TMPDIR/all.json" | head -n 1)
+	[ "$want" = "$got" ]
+	[ "$(jq -s 'map(select(.type == "FEATURE" and .feature == "hostname") | .value | type) | .[0]' "$BATS_TEST_TMPDIR/all.json")" = '"string"' ]
+}

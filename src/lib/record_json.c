@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "header_json.h"
 #include "record_json.h"
 #include "sample.h"
 #include "session.h"
@@ -146,6 +147,70 @@ static int trailer(json_t *o, const struct ps_sample *id)
 	return 0;
 }
 
+/* the attr an ATTR record declared: the session's attr with the same bytes */
+static const struct ps_attr *attr_of_record(const struct ps_session *s, const struct ps_record *rec)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i) {
+		if (8u + a->raw_size <= rec->size &&
+		    memcmp(rec->data + 8, a->raw, a->raw_size) == 0)
+			return a;
+	}
+	return NULL;
+}
+
+/* perf's own records that describe the stream, decoded as pheader shows them */
+static int header_body(json_t *o, const struct ps_session *s, const struct ps_record *rec)
+{
+	bool swap = ps_session__swapped(s);
+	const struct ps_attr *a;
+	json_t *v;
+
+	switch (rec->type) {
+	case PS_RECORD_HEADER_ATTR:
+		a = attr_of_record(s, rec);
+		return a ? put(o, "attr", ps_header_json__attr(a)) : 0;
+	case PS_RECORD_HEADER_FEATURE: {
+		uint64_t feat;
+		const char *fname;
+
+		if (rec->size < 16)
+			return 0;
+		feat = ps_get64(rec->data + 8, swap);
+		fname = ps_feature_name(feat);
+		if (put(o, "feature", fname ? json_string(fname) : ps_json_u64(feat)))
+			return -1;
+		if (feat >= PS_FEAT_BITS || rec->size == 16)
+			return 0;
+		v = ps_header_json__feature(s, (unsigned int)feat);
+		return v ? put(o, "value", v) : 0;
+	}
+	case PS_RECORD_HEADER_TRACING_DATA:
+		return put(o, "formats", ps_header_json__tracepoints(s));
+	case PS_RECORD_HEADER_BUILD_ID: {
+		int r;
+
+		v = ps_header_json__build_id(rec, swap);
+		if (!v)
+			return -1;
+		r = json_object_update(o, v);
+		json_decref(v);
+		return r;
+	}
+	case PS_RECORD_EVENT_UPDATE:
+		if (rec->size < 24)
+			return 0;
+		a = ps_session__attr_by_id(s, ps_get64(rec->data + 16, swap));
+		return put(o, "update_type", ps_json_u64(ps_get64(rec->data + 8, swap))) ||
+		       put(o, "id", ps_json_u64(ps_get64(rec->data + 16, swap))) ||
+		       (a && put(o, "event", json_string(a->name)));
+	default:
+		return 0;
+	}
+}
+
 json_t *ps_record_json(const struct ps_session *s, const struct ps_record *rec)
 {
 	const char *name = ps_record_type_name(rec->type);
@@ -161,8 +226,11 @@ json_t *ps_record_json(const struct ps_session *s, const struct ps_record *rec)
 	    put(o, "size", json_integer(rec->size)) ||
 	    (rec->misc && put(o, "misc", json_integer(rec->misc))))
 		goto fail;
-	if (rec->type >= PS_RECORD_USER_START || !name)
+	if (rec->type >= PS_RECORD_USER_START || !name) {
+		if (header_body(o, s, rec))
+			goto fail;
 		return o;
+	}
 	r = ps_sample__parse_id(s, rec, &id);
 	if (r > 0) {
 		size_t n = 8 * (size_t)__builtin_popcountll(id.type);
