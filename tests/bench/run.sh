@@ -51,7 +51,26 @@ if command -v perf >/dev/null; then
 		"$(echo "$ours / $ps" | bc -l)"
 fi
 
-small=$(rss_kb "'$BIN/pcat' < '$work/big.pipe' > /dev/null")
-large=$(rss_kb "'$BIN/pcat' < '$work/huge.pipe' > /dev/null")
-printf 'pcat peak RSS: %s KiB on the stream, %s KiB on one 10x longer (ratio %.2f)\n' \
-	"$small" "$large" "$(echo "$large / $small" | bc -l)"
+samples=$("$BIN/pcount" -j "$work/big.pipe" | jq .total 2>/dev/null || echo 0)
+if command -v perf >/dev/null && [ "$samples" -gt 0 ]; then
+	for prog in "ptojson" "pcount --by comm" "pcount --by syscall"; do
+		t=$(secs "'$BIN/'$prog < '$work/big.pipe' > /dev/null")
+		printf '%-22s %8.0f samples/s; perf script %8.0f samples/s: %.2fx perf script\n' "$prog" \
+			"$(echo "$samples / $t" | bc -l)" "$(echo "$samples / $ps" | bc -l)" \
+			"$(echo "$ps / $t" | bc -l)"
+	done
+	sc=/usr/lib/perf-core/scripts/python/syscall-counts.py
+	if [ -f "$sc" ]; then
+		t1=$(secs "perf script -s $sc -i - < '$work/big.pipe'")
+		t2=$(secs "'$BIN/pcount' --by syscall < '$work/big.pipe'")
+		printf 'pcount --by syscall vs perf script -s syscall-counts.py: %.2fx faster\n' \
+			"$(echo "$t1 / $t2" | bc -l)"
+	fi
+fi
+
+for prog in pcat ptojson pcount; do
+	small=$(rss_kb "'$BIN/$prog' < '$work/big.pipe' > /dev/null")
+	large=$(rss_kb "'$BIN/$prog' < '$work/huge.pipe' > /dev/null")
+	printf '%-8s peak RSS: %s KiB on the stream, %s KiB on one 10x longer (ratio %.2f)\n' \
+		"$prog" "$small" "$large" "$(echo "$large / $small" | bc -l)"
+done
