@@ -44,6 +44,12 @@ void ps_msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void ps_caret(const char *block)
+{
+	if (block)
+		fputs(block, stderr);
+}
+
 void ps_usage_error(const char *fmt, ...)
 {
 	va_list ap;

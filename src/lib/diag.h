@@ -29,6 +29,12 @@ PS_NORETURN void ps_die(const struct ps_error *err);
 void ps_msg(const char *fmt, ...) PS_PRINTF(1, 2);
 
 /**
+ * ps_caret() - print a caret block (an expression, then a caret under the bad spot) on
+ * stderr as it is; the one exception to one-line messages.
+ */
+void ps_caret(const char *block);
+
+/**
  * ps_usage_error() - print "PROG: message" and a hint to try --help; exit 2.
  */
 PS_NORETURN void ps_usage_error(const char *fmt, ...) PS_PRINTF(1, 2);

@@ -283,7 +283,7 @@ static int synth_attrs(struct ps_input *in, const unsigned char *fh, uint64_t fs
 			            "attr ids of %" PRIu64 " bytes is not a multiple of 8",
 			            ids_size);
 		rsize = 8 + asz + ids_size;
-		if (rsize > UINT16_MAX)
+		if (ids_size > UINT16_MAX || rsize > UINT16_MAX)
 			return fail(in, err, PS_ECAP, eoff,
 			            "attr with %" PRIu64 " ids does not fit in one ATTR record",
 			            ids_size / 8);
@@ -593,6 +593,8 @@ void ps_input__close(struct ps_input *in)
 static int deliver(struct ps_input *in, struct ps_record *rec, const unsigned char *p, size_t len,
                    uint64_t off, unsigned int flags, struct ps_error *err)
 {
+	struct ps_error e = { 0 };
+
 	rec->data = p;
 	rec->len = len;
 	rec->type = ps_get32(p, in->swap);
@@ -601,9 +603,11 @@ static int deliver(struct ps_input *in, struct ps_record *rec, const unsigned ch
 	rec->offset = off;
 	rec->seq = in->seq++;
 	rec->flags = flags;
-	if (ps_session__process(in->session, rec, in->name, err) < 0) {
+	if (ps_session__process(in->session, rec, in->name, &e) < 0) {
 		in->failed = true;
-		in->saved = *err;
+		in->saved = e;
+		if (err)
+			*err = e;
 		return -1;
 	}
 	return 1;
@@ -763,7 +767,8 @@ again:
 	if (type == PS_RECORD_HEADER_TRACING_DATA || type == PS_RECORD_AUXTRACE) {
 		uint64_t extra, cap;
 
-		if (size < 16)
+		/* the payload size: u32 at 8 (TRACING_DATA, header.size 12 or 16), u64 at 8 */
+		if (size < (type == PS_RECORD_HEADER_TRACING_DATA ? 12 : 16))
 			return fail(in, err, PS_ECORRUPT, in->pos,
 			            "%s record of %u bytes is too small to hold its payload size",
 			            type_name(type, tmp, sizeof(tmp)), size);

@@ -249,12 +249,13 @@ int ps_sample__parse_id(const struct ps_session *s, const struct ps_record *rec,
 long ps_sample__read(const struct ps_sample *s, uint64_t *time_enabled, uint64_t *time_running,
                      struct ps_read_value *vals, size_t max)
 {
-	uint64_t rf = s->attr->read_format, nr = 1, i;
 	struct walker w = { s->read, s->read_len, 0, s->swap };
+	uint64_t rf, nr = 1, i;
 
 	*time_enabled = *time_running = 0;
-	if (!s->read)
+	if (!s->read || !s->attr)
 		return -1;
+	rf = s->attr->read_format;
 	if ((rf & PERF_FORMAT_GROUP) && !u64(&w, &nr))
 		return -1;
 	if (!(rf & PERF_FORMAT_GROUP)) {

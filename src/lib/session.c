@@ -221,7 +221,8 @@ static void bind_tracepoints(struct ps_session *s)
 	for (i = 0; i < s->nr_attrs; i++) {
 		struct ps_attr *a = s->attrs[i];
 
-		if (a->type != PERF_TYPE_TRACEPOINT || a->tp)
+		/* every attr again: a new TRACING_DATA frees the formats of the last one */
+		if (a->type != PERF_TYPE_TRACEPOINT)
 			continue;
 		a->tp = tep_find_event(s->tep, (int)a->config);
 		if (a->tp && !a->name_from_stream)
@@ -337,6 +338,9 @@ static int process_attr(struct ps_session *s, const struct ps_record *rec, const
 		return ps_error__set(err, PS_ECAP, name, rec->offset,
 		                     "more than %u attrs in one stream", PS_MAX_ATTRS);
 	nids = (body - asize) / 8;
+	if (nids > PS_MAX_IDS - s->nr_ids)
+		return ps_error__set(err, PS_ECAP, name, rec->offset, "more than %u event ids",
+		                     PS_MAX_IDS);
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		goto nomem;
@@ -365,18 +369,13 @@ static int process_attr(struct ps_session *s, const struct ps_record *rec, const
 		a->tp = tep_find_event(s->tep, (int)a->config);
 	if (default_name(a))
 		goto nomem_a;
+	/* the attr is in the table before any id points at it */
+	s->attrs[s->nr_attrs++] = a;
 	for (i = 0; i < nids; i++) {
 		if (add_id(s, a->ids[i], a->idx))
-			goto toomany;
+			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
 	}
-	s->attrs[s->nr_attrs++] = a;
 	return 0;
-toomany:
-	free(a->raw);
-	free(a->ids);
-	free(a->name);
-	free(a);
-	return ps_error__set(err, PS_ECAP, name, rec->offset, "more than %u event ids", PS_MAX_IDS);
 nomem_a:
 	free(a->raw);
 	free(a->ids);
@@ -647,7 +646,8 @@ bool ps_session__record_time(const struct ps_session *s, const struct ps_record 
 			return false;
 		pos = 1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
 		      !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER);
-		if (pos > words)
+		/* the whole trailer must fit, as ps_sample__parse_id() requires */
+		if (pos + !!(st & PERF_SAMPLE_TID) > words)
 			return false;
 		pos = (unsigned int)(words - pos);
 	}

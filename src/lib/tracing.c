@@ -4,9 +4,13 @@
  * header_event, ftrace and event formats, kallsyms, printk formats, saved cmdlines) with
  * every length checked, and feed libtraceevent.
  */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <traceevent/event-parse.h>
 
 #include "compat.h"
@@ -117,13 +121,41 @@ static bool clean_printk(char *t)
 		if (memchr(in, ':', len) && plain_text(in, len)) {
 			memmove(out, in, len);
 			out += len;
-			*out++ = '\n';
+			if (nl) /* never over the terminating NUL */
+				*out++ = '\n';
 			any = true;
 		}
 		in += len + (nl ? 1 : 0);
 	}
 	*out = 0;
 	return any;
+}
+
+/*
+ * The printk formats, "ADDR : FORMAT" per line.  libtraceevent 1.7's
+ * tep_parse_printk_formats() reads past its copy of the text on a last line without
+ * ": " and tep_register_print_string() reads before its copy of a format shorter than
+ * three characters, so the lines are split here and only well-formed ones handed over.
+ */
+static void register_printk(struct tep_handle *tep, char *text)
+{
+	char *line, *next = NULL;
+
+	for (line = strtok_r(text, "\n", &next); line; line = strtok_r(NULL, "\n", &next)) {
+		char *colon = strchr(line, ':'), *fmt;
+		unsigned long long addr;
+
+		if (!colon)
+			continue;
+		*colon = 0;
+		addr = strtoull(line, NULL, 16);
+		fmt = colon + 1;
+		if (*fmt == ' ')
+			fmt++;
+		if (strlen(fmt) < 3u + (*fmt == '"'))
+			continue;
+		tep_register_print_string(tep, fmt, addr);
+	}
 }
 
 static bool parse_formats(struct cursor *c, struct tep_handle *tep, const char *sys)
@@ -254,7 +286,7 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
 	if (!text)
 		return false;
 	if (u32 && clean_printk(text))
-		tep_parse_printk_formats(tep, text);
+		register_printk(tep, text);
 	free(text);
 	/* saved cmdlines, from version 0.6 */
 	if (strcmp(info->version, "0.6") >= 0 && c->len - c->pos >= 8) {
@@ -270,6 +302,45 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
 	return true;
 }
 
+/*
+ * libtraceevent's format parser dies on some hostile formats: SIGFPE when it folds a
+ * constant division by 0 ("__print_flags(REC->x & (1 / 0), ...)"), a NULL dereference
+ * for __print_flags() or __print_symbolic() of a field the format does not have.  The
+ * blob is parsed once in a child first; when the child does not exit normally, the blob
+ * is refused like one that cannot be parsed.  Returns false only when the child died.
+ */
+static bool survives(const unsigned char *blob, size_t len)
+{
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (pid < 0)
+		return true; /* cannot tell: parse it here as before */
+	if (pid == 0) {
+		struct ps_tracing_info info;
+		char why[8];
+		struct cursor c = { .p = blob, .len = len, .why = why, .whylen = sizeof(why) };
+		struct tep_handle *tep;
+
+		/* die quietly: the parent says what happened */
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		alarm(10); /* a parser that loops for ever is refused too */
+		tep = tep_alloc();
+		if (tep)
+			walk(&c, tep, &info);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) < 0) {
+		if (errno != EINTR)
+			return true;
+	}
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 struct tep_handle *ps_tracing__parse(const unsigned char *blob, size_t len,
                                      struct ps_tracing_info *info, char *why, size_t whylen)
 {
@@ -281,6 +352,10 @@ struct tep_handle *ps_tracing__parse(const unsigned char *blob, size_t len,
 		info = &dummy;
 	memset(info, 0, sizeof(*info));
 	tep_set_loglevel(TEP_LOG_NONE);
+	if (!survives(blob, len)) {
+		snprintf(why, whylen, "tracing data: libtraceevent crashes on its event formats");
+		return NULL;
+	}
 	tep = tep_alloc();
 	if (!tep) {
 		snprintf(why, whylen, "out of memory");

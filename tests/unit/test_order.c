@@ -103,7 +103,8 @@ static struct ps_session *make_session(struct env *e, uint64_t sample_type)
 	put64(&r, 1);           /* sample_period */
 	put64(&r, sample_type); /* sample_type */
 	put64(&r, 0);           /* read_format */
-	put64(&r, 1ULL << 18);  /* flags: sample_id_all */
+	/* flags: sample_id_all, where a big-endian compiler puts that bitfield */
+	put64(&r, e->swap != ps_host_is_big_endian() ? 1ULL << (63 - 18) : 1ULL << 18);
 	for (i = 48; i < 128; i += 8)
 		put64(&r, 0);
 	rec = finish(e, &r);

@@ -1,0 +1,848 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pcount - count the samples of a perf event stream by keys, optionally summing a field,
+ * once at the end or per interval (a top-style live view).  See pcount(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <traceevent/event-parse.h>
+#include <unistd.h>
+
+#include "lib/abi.h"
+#include "lib/diag.h"
+#include "lib/filter.h"
+#include "lib/input.h"
+#include "lib/opts.h"
+#include "lib/order.h"
+#include "lib/sample.h"
+#include "lib/sample_json.h"
+#include "lib/session.h"
+#include "lib/signals.h"
+#include "lib/syscalls.h"
+#include "lib/tracing.h"
+
+static const char usage_text[] =
+        "usage: pcount [-j] [-b keys] [-i seconds] [-n top] [-s field] [-w expression] [file]\n";
+
+#define IDLE_MS 100
+#define MAX_KEYS 8
+#define MAX_ROWS 200000 /* distinct rows kept; further ones are counted as "(other)" */
+#define KEY_SEP '\x1f'
+
+enum key_kind {
+	KEY_EVENT,
+	KEY_COMM,
+	KEY_PID,
+	KEY_TID,
+	KEY_CPU,
+	KEY_SYSCALL,
+	KEY_FIELD,
+};
+
+struct key {
+	enum key_kind kind;
+	char *name;      /* the key as given ("comm", "prev_state", "bytes/1024") */
+	char *field;     /* KEY_FIELD: the field name, without a system:event. prefix */
+	char *event;     /* KEY_FIELD: "system:event" when qualified, else NULL */
+	uint64_t bucket; /* KEY_FIELD: histogram bucket size, 0 for exact values */
+};
+
+struct opts {
+	struct key keys[MAX_KEYS];
+	int nkeys;
+	char *sum_event, *sum_field; /* -s */
+	const char *where;           /* -w */
+	uint64_t interval_ns;        /* -i, 0: one table at the end */
+	uint64_t top;                /* -n, 0: all */
+	bool json;                   /* -j */
+	const char *input;
+};
+
+struct row {
+	char *key; /* the key values joined by KEY_SEP */
+	uint64_t count;
+	int64_t sum;
+	struct row *next;
+};
+
+#define NBUCKETS 65536
+
+struct table {
+	struct row *buckets[NBUCKETS];
+	size_t nrows;
+	uint64_t total, other, other_sum;
+	int64_t total_sum;
+};
+
+struct ctx {
+	const struct opts *o;
+	struct ps_input *in;
+	struct ps_session *s;
+	struct ps_filter *where;
+	struct table t;
+	const char *arch;
+	char arch_buf[64];
+	bool arch_known;
+	bool enter_known, has_enter;
+	bool tty;
+	bool have_start;
+	uint64_t start, end; /* the interval being counted: [start, end) in sample time */
+	uint64_t intervals;
+	uint64_t lost;
+	struct timespec last_print;
+};
+
+static PS_NORETURN void usage(FILE *fp, int status)
+{
+	fputs(usage_text, fp);
+	if (fp == stdout) {
+		fputs("\nCount the samples of a perf event stream by keys.\n\n"
+		      "  -b, --by KEYS          comma-separated keys: event (default), comm, pid,\n"
+		      "                         tid, cpu, syscall, a tracepoint field, FIELD/SIZE\n"
+		      "  -i, --interval SEC     print a table every SEC seconds of sample time\n"
+		      "  -j, --json             JSON output (one document per table)\n"
+		      "  -n, --top N            print the N largest rows only\n"
+		      "  -s, --sum FIELD        add up FIELD, and sort by that sum\n"
+		      "  -w, --where EXPR       count only samples that match EXPR (pfilter(1))\n"
+		      "  -h, --help             show this help\n"
+		      "  -V, --version          show the version\n",
+		      fp);
+		exit(ps_finish_stdout() ? 1 : status);
+	}
+	exit(status);
+}
+
+static char *xstrdup(const char *s)
+{
+	char *r = strdup(s);
+
+	if (!r)
+		ps_usage_error("out of memory");
+	return r;
+}
+
+/* "sys:event.field" or "field" */
+static void split_field(const char *spec, char **event, char **field)
+{
+	const char *colon = strchr(spec, ':'), *dot = colon ? strchr(colon, '.') : NULL;
+
+	if (dot) {
+		*event = xstrdup(spec);
+		(*event)[dot - spec] = 0;
+		*field = xstrdup(dot + 1);
+	} else {
+		*event = NULL;
+		*field = xstrdup(spec);
+	}
+}
+
+static void parse_keys(const char *list, struct opts *o)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct key *k;
+		char *slash;
+
+		if (o->nkeys == MAX_KEYS)
+			ps_usage_error("--by: at most %d keys", MAX_KEYS);
+		k = &o->keys[o->nkeys++];
+		memset(k, 0, sizeof(*k));
+		k->name = xstrdup(tok);
+		if (strcmp(tok, "event") == 0)
+			k->kind = KEY_EVENT;
+		else if (strcmp(tok, "comm") == 0)
+			k->kind = KEY_COMM;
+		else if (strcmp(tok, "pid") == 0)
+			k->kind = KEY_PID;
+		else if (strcmp(tok, "tid") == 0)
+			k->kind = KEY_TID;
+		else if (strcmp(tok, "cpu") == 0)
+			k->kind = KEY_CPU;
+		else if (strcmp(tok, "syscall") == 0)
+			k->kind = KEY_SYSCALL;
+		else {
+			k->kind = KEY_FIELD;
+			slash = strchr(tok, '/');
+			if (slash) {
+				*slash = 0;
+				k->bucket =
+				        ps_parse_u64(slash + 1, 1, UINT64_MAX, "--by FIELD/SIZE");
+			}
+			split_field(tok, &k->event, &k->field);
+			if (!k->field[0])
+				ps_usage_error("--by: empty field name in '%s'", k->name);
+		}
+	}
+	free(copy);
+	if (!o->nkeys)
+		ps_usage_error("--by: no key given");
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "sum", required_argument, NULL, 's' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "where", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *by = "event";
+	char *end;
+	double sec;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "Vb:hi:jn:s:w:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			ps_print_version();
+		case 'b':
+			by = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'i':
+			errno = 0;
+			sec = strtod(optarg, &end);
+			if (errno || *end || !(sec >= 0.001 && sec <= 86400))
+				ps_usage_error(
+				        "--interval: '%s' is not a number of seconds in [0.001, 86400]",
+				        optarg);
+			o->interval_ns = (uint64_t)(sec * 1e9);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'n':
+			o->top = ps_parse_u64(optarg, 1, UINT64_MAX, "--top");
+			break;
+		case 's':
+			split_field(optarg, &o->sum_event, &o->sum_field);
+			break;
+		case 'w':
+			o->where = optarg;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	parse_keys(by, o);
+	if (argc - optind > 1)
+		ps_usage_error("one input at most");
+	o->input = optind < argc ? argv[optind] : "-";
+}
+
+/* ---- the table ---- */
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static int add_row(struct table *t, const char *key, int64_t sum)
+{
+	uint64_t h = hash(key) % NBUCKETS;
+	struct row *r;
+
+	t->total++;
+	t->total_sum += sum;
+	for (r = t->buckets[h]; r; r = r->next) {
+		if (strcmp(r->key, key) == 0) {
+			r->count++;
+			r->sum += sum;
+			return 0;
+		}
+	}
+	if (t->nrows >= MAX_ROWS) {
+		t->other++;
+		t->other_sum += (uint64_t)sum;
+		return 0;
+	}
+	r = malloc(sizeof(*r));
+	if (!r || !(r->key = strdup(key))) {
+		free(r);
+		return -1;
+	}
+	r->count = 1;
+	r->sum = sum;
+	r->next = t->buckets[h];
+	t->buckets[h] = r;
+	t->nrows++;
+	return 0;
+}
+
+static void clear_table(struct table *t)
+{
+	size_t b;
+
+	for (b = 0; b < NBUCKETS; b++) {
+		while (t->buckets[b]) {
+			struct row *r = t->buckets[b];
+
+			t->buckets[b] = r->next;
+			free(r->key);
+			free(r);
+		}
+	}
+	t->nrows = 0;
+	t->total = t->other = t->other_sum = 0;
+	t->total_sum = 0;
+}
+
+static bool by_sum;
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+
+	if (by_sum && x->sum != y->sum)
+		return x->sum < y->sum ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+static struct row **sorted_rows(struct table *t, bool sum)
+{
+	struct row **v = malloc((t->nrows ? t->nrows : 1) * sizeof(*v)), *r;
+	size_t b, n = 0;
+
+	if (!v)
+		return NULL;
+	for (b = 0; b < NBUCKETS; b++)
+		for (r = t->buckets[b]; r; r = r->next)
+			v[n++] = r;
+	by_sum = sum;
+	qsort(v, n, sizeof(*v), cmp_rows);
+	return v;
+}
+
+/* ---- key values of a sample ---- */
+
+static void load_arch(struct ctx *c)
+{
+	const unsigned char *p;
+	size_t len = 0;
+
+	if (c->arch_known)
+		return;
+	c->arch_known = true;
+	p = ps_session__feature(c->s, PS_FEAT_ARCH, &len);
+	if (p && len > 4) {
+		uint32_t n = ps_get32(p, ps_session__swapped(c->s));
+		size_t i;
+
+		if (n > len - 4)
+			n = (uint32_t)(len - 4);
+		for (i = 0; i < n && i + 1 < sizeof(c->arch_buf) && p[4 + i]; i++)
+			c->arch_buf[i] = (char)p[4 + i];
+		c->arch_buf[i] = 0;
+		c->arch = c->arch_buf;
+	}
+}
+
+/* Does the stream record syscall entries?  Then exits are not counted by syscall. */
+static bool stream_has_enter(const struct ps_session *s)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i) {
+		if (a->tp &&
+		    (strcmp(a->tp->system, "raw_syscalls") == 0 ||
+		     strcmp(a->tp->system, "syscalls") == 0) &&
+		    strncmp(a->tp->name, "sys_enter", 9) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The syscall a raw_syscalls or syscalls event is about, or NULL (an exit, when the
+ * stream has the entries too). */
+static const char *syscall_of(struct ctx *c, const struct ps_sample *smp, char *buf, size_t len)
+{
+	const struct ps_attr *a = smp->attr;
+	struct tep_format_field *f;
+	const char *name;
+	uint64_t id;
+
+	if (!a->tp)
+		return NULL;
+	if (!c->enter_known) {
+		c->enter_known = true;
+		c->has_enter = stream_has_enter(c->s);
+	}
+	if (strcmp(a->tp->system, "syscalls") == 0) {
+		name = a->tp->name;
+		if (strncmp(name, "sys_enter_", 10) == 0)
+			return name + 10;
+		if (strncmp(name, "sys_exit_", 9) == 0 && !c->has_enter)
+			return name + 9;
+		return NULL;
+	}
+	if (strcmp(a->tp->system, "raw_syscalls") != 0)
+		return NULL;
+	if (strcmp(a->tp->name, "sys_exit") == 0 && c->has_enter)
+		return NULL; /* each call is counted once, at its entry */
+	f = ps_tracing__field(a->tp, "id");
+	if (!f || ps_tracing__read_u64(f, smp->raw, smp->raw_size, &id))
+		return NULL;
+	load_arch(c);
+	name = ps_syscall_name(c->arch, (long)(int64_t)id);
+	if (name)
+		return name;
+	snprintf(buf, len, "%" PRId64, (int64_t)id);
+	return buf;
+}
+
+/* A tracepoint field's value as text (numbers signed as the format says); -1 if absent. */
+static int field_text(const struct ps_sample *smp, const char *event, const char *name,
+                      uint64_t bucket, char *buf, size_t len, int64_t *num)
+{
+	const struct ps_attr *a = smp->attr;
+	struct tep_format_field *f;
+	uint64_t v;
+
+	if (!a->tp || !smp->raw)
+		return -1;
+	if (event && strcmp(event, a->name) != 0)
+		return -1;
+	f = ps_tracing__field(a->tp, name);
+	if (!f)
+		return -1;
+	if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0) {
+		int64_t sv = (int64_t)v;
+
+		if (f->flags & TEP_FIELD_IS_SIGNED) {
+			if (f->size == 4)
+				sv = (int32_t)v;
+			else if (f->size == 2)
+				sv = (int16_t)v;
+			else if (f->size == 1)
+				sv = (int8_t)v;
+		}
+		if (num)
+			*num = sv;
+		if (bucket) {
+			int64_t lo = sv >= 0 ? sv / (int64_t)bucket * (int64_t)bucket :
+			                       -((-sv + (int64_t)bucket - 1) / (int64_t)bucket) *
+			                               (int64_t)bucket;
+
+			snprintf(buf, len, "%" PRId64 "-%" PRId64, lo, lo + (int64_t)bucket - 1);
+		} else if (f->flags & TEP_FIELD_IS_SIGNED) {
+			snprintf(buf, len, "%" PRId64, sv);
+		} else {
+			snprintf(buf, len, "%" PRIu64, v);
+		}
+		return 0;
+	}
+	/* a string field */
+	if ((uint64_t)f->offset + f->size <= smp->raw_size && (f->flags & TEP_FIELD_IS_STRING) &&
+	    !(f->flags & TEP_FIELD_IS_DYNAMIC) && !bucket) {
+		size_t n = (size_t)f->size < len - 1 ? (size_t)f->size : len - 1;
+		const char *src = (const char *)smp->raw + f->offset;
+		const char *nul = memchr(src, 0, n);
+
+		if (nul)
+			n = (size_t)(nul - src);
+		memcpy(buf, src, n);
+		buf[n] = 0;
+		return 0;
+	}
+	return -1;
+}
+
+/* Build the row key of a sample into @key; -1 when the sample lacks one of the keys. */
+static int sample_key(struct ctx *c, const struct ps_sample *smp, char *key, size_t len)
+{
+	size_t pos = 0;
+	int i;
+
+	for (i = 0; i < c->o->nkeys; i++) {
+		const struct key *k = &c->o->keys[i];
+		char buf[256];
+		const char *v = buf;
+
+		switch (k->kind) {
+		case KEY_EVENT:
+			v = smp->attr->name;
+			break;
+		case KEY_COMM:
+			if (!(smp->type & PERF_SAMPLE_TID))
+				return -1;
+			v = ps_session__comm(c->s, smp->tid);
+			if (!v) {
+				snprintf(buf, sizeof(buf), ":%" PRIu32, smp->pid);
+				v = buf;
+			}
+			break;
+		case KEY_PID:
+		case KEY_TID:
+			if (!(smp->type & PERF_SAMPLE_TID))
+				return -1;
+			snprintf(buf, sizeof(buf), "%" PRId32,
+			         (int32_t)(k->kind == KEY_PID ? smp->pid : smp->tid));
+			break;
+		case KEY_CPU:
+			if (!(smp->type & PERF_SAMPLE_CPU))
+				return -1;
+			snprintf(buf, sizeof(buf), "%" PRIu32, smp->cpu);
+			break;
+		case KEY_SYSCALL:
+			v = syscall_of(c, smp, buf, sizeof(buf));
+			if (!v)
+				return -1;
+			break;
+		case KEY_FIELD:
+			if (field_text(smp, k->event, k->field, k->bucket, buf, sizeof(buf), NULL))
+				return -1;
+			break;
+		}
+		if (pos + strlen(v) + 2 > len)
+			return -1;
+		if (i)
+			key[pos++] = KEY_SEP;
+		memcpy(key + pos, v, strlen(v));
+		pos += strlen(v);
+	}
+	key[pos] = 0;
+	return 0;
+}
+
+/* ---- printing ---- */
+
+static const char *column(const char *key, int idx, char *buf, size_t len)
+{
+	const char *p = key, *end;
+	int i;
+
+	for (i = 0; i < idx && p; i++) {
+		p = strchr(p, KEY_SEP);
+		if (p)
+			p++;
+	}
+	if (!p)
+		return "";
+	end = strchr(p, KEY_SEP);
+	snprintf(buf, len, "%.*s", (int)(end ? (size_t)(end - p) : strlen(p)), p);
+	return buf;
+}
+
+static void fmt_time(uint64_t t, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, t / 1000000000, t % 1000000000 / 1000);
+}
+
+static int print_text(struct ctx *c, bool final)
+{
+	const struct opts *o = c->o;
+	size_t width[MAX_KEYS], n = c->t.nrows, i, shown;
+	struct row **rows = sorted_rows(&c->t, o->sum_field != NULL);
+	char buf[256];
+	int k;
+
+	if (!rows)
+		return -1;
+	shown = o->top && o->top < n ? o->top : n;
+	for (k = 0; k < o->nkeys; k++) {
+		width[k] = strlen(o->keys[k].name);
+		for (i = 0; i < shown; i++) {
+			size_t w = strlen(column(rows[i]->key, k, buf, sizeof(buf)));
+
+			if (w > width[k])
+				width[k] = w;
+		}
+	}
+	if (o->interval_ns) {
+		char a[32], b[32];
+
+		if (c->tty)
+			fputs("\033[H\033[2J", stdout);
+		fmt_time(c->start, a, sizeof(a));
+		fmt_time(c->end, b, sizeof(b));
+		printf("%s[%s, %s) %" PRIu64 " samples%s\n", c->intervals ? "\n" : "", a, b,
+		       c->t.total, final ? " (last, partial)" : "");
+	}
+	printf("%10s", "COUNT");
+	if (o->sum_field)
+		printf(" %14s", "SUM");
+	for (k = 0; k < o->nkeys; k++)
+		printf("  %-*s", k + 1 < o->nkeys ? (int)width[k] : 0, o->keys[k].name);
+	putchar('\n');
+	for (i = 0; i < shown; i++) {
+		printf("%10" PRIu64, rows[i]->count);
+		if (o->sum_field)
+			printf(" %14" PRId64, rows[i]->sum);
+		for (k = 0; k < o->nkeys; k++)
+			printf("  %-*s", k + 1 < o->nkeys ? (int)width[k] : 0,
+			       column(rows[i]->key, k, buf, sizeof(buf)));
+		putchar('\n');
+	}
+	if (c->t.other)
+		printf("%10" PRIu64 "  (other: more than %d distinct rows)\n", c->t.other,
+		       MAX_ROWS);
+	if (c->lost)
+		printf("lost: %" PRIu64 " events (LOST records)\n", c->lost);
+	free(rows);
+	return fflush(stdout);
+}
+
+static int print_json(struct ctx *c, bool final)
+{
+	const struct opts *o = c->o;
+	struct row **rows = sorted_rows(&c->t, o->sum_field != NULL);
+	size_t n = c->t.nrows, i, shown = o->top && o->top < n ? o->top : n;
+	json_t *doc = json_object(), *arr = json_array(), *keys = json_array();
+	char buf[256];
+	int k, r;
+
+	if (!rows || !doc || !arr || !keys)
+		return -1;
+	for (k = 0; k < o->nkeys; k++)
+		json_array_append_new(keys, json_string(o->keys[k].name));
+	json_object_set_new(doc, "keys", keys);
+	if (o->interval_ns) {
+		json_object_set_new(doc, "start", ps_json_u64(c->start));
+		json_object_set_new(doc, "end", ps_json_u64(c->end));
+		json_object_set_new(doc, "partial", json_boolean(final));
+	}
+	json_object_set_new(doc, "total", ps_json_u64(c->t.total));
+	if (o->sum_field)
+		json_object_set_new(doc, "total_sum", json_integer(c->t.total_sum));
+	for (i = 0; i < shown; i++) {
+		json_t *row = json_object();
+
+		for (k = 0; k < o->nkeys; k++) {
+			const char *v = column(rows[i]->key, k, buf, sizeof(buf));
+
+			json_object_set_new(row, o->keys[k].name, ps_json_string(v, strlen(v)));
+		}
+		json_object_set_new(row, "count", ps_json_u64(rows[i]->count));
+		if (o->sum_field)
+			json_object_set_new(row, "sum", json_integer(rows[i]->sum));
+		json_array_append_new(arr, row);
+	}
+	json_object_set_new(doc, "rows", arr);
+	if (c->t.other)
+		json_object_set_new(doc, "other", ps_json_u64(c->t.other));
+	if (c->lost)
+		json_object_set_new(doc, "lost", ps_json_u64(c->lost));
+	r = json_dumpf(doc, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	free(rows);
+	if (r < 0 || putchar('\n') == EOF)
+		return -1;
+	return fflush(stdout);
+}
+
+static int print_table(struct ctx *c, bool final)
+{
+	int r = c->o->json ? print_json(c, final) : print_text(c, final);
+
+	c->intervals++;
+	clock_gettime(CLOCK_MONOTONIC, &c->last_print);
+	return r;
+}
+
+/* Close intervals until @t falls in the current one. */
+static int advance_to(struct ctx *c, uint64_t t)
+{
+	while (t >= c->end) {
+		if (print_table(c, false))
+			return -1;
+		clear_table(&c->t);
+		c->start = c->end;
+		c->end += c->o->interval_ns;
+	}
+	return 0;
+}
+
+/* The wall clock: an interval with no sample still closes after its length. */
+static int idle_tick(struct ctx *c)
+{
+	struct timespec now;
+	uint64_t ms;
+
+	if (!c->o->interval_ns || !c->have_start)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (uint64_t)(now.tv_sec - c->last_print.tv_sec) * 1000 +
+	     (uint64_t)((now.tv_nsec - c->last_print.tv_nsec) / 1000000);
+	if (ms * 1000000 < c->o->interval_ns)
+		return 0;
+	return advance_to(c, c->end);
+}
+
+/* ---- records ---- */
+
+static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+{
+	const struct opts *o = c->o;
+	struct ps_sample smp;
+	char key[1024], buf[256];
+	int64_t sum = 0;
+
+	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
+		return -1;
+	if (o->interval_ns && (smp.type & PERF_SAMPLE_TIME)) {
+		if (!c->have_start) {
+			c->have_start = true;
+			c->start = smp.time;
+			c->end = smp.time + o->interval_ns;
+		}
+		if (advance_to(c, smp.time))
+			return ps_error__set(err, PS_EPIPE, NULL, PS_NO_OFFSET, NULL);
+	}
+	if (c->where && ps_filter__match(c->where, c->s, &smp) != 1)
+		return 0;
+	if (o->sum_field && field_text(&smp, o->sum_event, o->sum_field, 0, buf, sizeof(buf), &sum))
+		return 0; /* the summed field is absent: not counted */
+	if (sample_key(c, &smp, key, sizeof(key)))
+		return 0;
+	if (add_row(&c->t, key, sum))
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	return 0;
+}
+
+static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+{
+	if (rec->type == PERF_RECORD_SAMPLE)
+		return count_sample(c, rec, err);
+	if (rec->type == PERF_RECORD_LOST && rec->size >= 24)
+		c->lost += ps_get64(rec->data + 16, ps_session__swapped(c->s));
+	return 0;
+}
+
+static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
+{
+	struct ps_record rec;
+
+	while (ps_order__pop(ord, &rec) > 0)
+		if (handle(c, &rec, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* The filter is checked against the events once the header records are in. */
+static int check_where(struct ctx *c, struct ps_error *err)
+{
+	struct ps_filter_error ferr;
+	char *caret;
+
+	if (!c->where || ps_filter__check(c->where, c->s, &ferr) == 0)
+		return 0;
+	ps_msg("--where: %s", ferr.msg);
+	caret = ps_filter_error__caret(&ferr);
+	ps_caret(caret);
+	free(caret);
+	ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, NULL);
+	err->detail[0] = 0; /* already said */
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_error err = { 0 };
+	struct ps_filter_error ferr;
+	struct ps_order *ord = NULL;
+	struct ctx *c = calloc(1, sizeof(*c));
+	bool checked = false;
+	struct ps_record rec;
+	struct opts o;
+	int r = 0;
+
+	ps_progname = "pcount";
+	ps_signals__init();
+	parse_args(argc, argv, &o);
+	if (!c)
+		ps_usage_error("out of memory");
+	c->o = &o;
+	c->tty = isatty(1);
+	if (o.where) {
+		const char *e = o.where;
+
+		c->where = ps_filter__parse(1, &e, &ferr);
+		if (!c->where) {
+			char *caret = ps_filter_error__caret(&ferr);
+
+			ps_msg("--where: %s", ferr.msg);
+			ps_caret(caret);
+			free(caret);
+			exit(2);
+		}
+	}
+	c->in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
+	if (!c->in)
+		ps_die(&err);
+	c->s = ps_input__session(c->in);
+	ps_input__set_idle(c->in, IDLE_MS);
+	clock_gettime(CLOCK_MONOTONIC, &c->last_print);
+	ord = ps_order__new(c->s, 0);
+	if (!ord) {
+		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		goto out;
+	}
+	while (!ps_stop && (r = ps_input__next(c->in, &rec, &err)) > 0) {
+		if (r == PS_INPUT_IDLE) {
+			ps_order__flush_all(ord);
+		} else {
+			if (!checked && rec.type < PS_RECORD_USER_START) {
+				checked = true;
+				if (check_where(c, &err) < 0) {
+					r = -1;
+					break;
+				}
+			}
+			if (ps_order__push(ord, &rec, &err) < 0) {
+				r = -1;
+				break;
+			}
+		}
+		if (drain(c, ord, &err) < 0 || (r == PS_INPUT_IDLE && idle_tick(c) < 0)) {
+			r = -1;
+			break;
+		}
+	}
+	if (!checked && !err.code && check_where(c, &err) < 0)
+		r = -1;
+	if (err.code != PS_EUSAGE && err.code != PS_EPIPE) {
+		struct ps_error late = { 0 };
+
+		/* every sample read is counted, even after an error further on */
+		ps_order__flush_all(ord);
+		if (drain(c, ord, err.code ? &late : &err) == 0 || err.code != PS_EPIPE)
+			if (err.code != PS_EPIPE && print_table(c, o.interval_ns != 0) < 0 &&
+			    !err.code)
+				ps_error__set(&err, PS_EPIPE, NULL, PS_NO_OFFSET, NULL);
+	}
+out:
+	ps_order__delete(ord);
+	if (ps_finish_stdout() < 0 && !err.code)
+		err.code = PS_EWRITE;
+	if (err.code && err.code != PS_EPIPE && err.detail[0])
+		ps_warn(&err);
+	ps_input__close(c->in);
+	ps_filter__delete(c->where);
+	clear_table(&c->t);
+	free(c);
+	if (err.code == PS_EUSAGE)
+		return 2;
+	return err.code && err.code != PS_EPIPE ? 1 : 0;
+}

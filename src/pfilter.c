@@ -1,0 +1,616 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pfilter - keep the samples of a perf event stream that match an expression.
+ *
+ * Header, side-band and unknown records pass through unchanged and in their order; only
+ * samples are dropped.  See pfilter(1).
+ *
+ * When the expression reads thread names (comm) or the time bounds are relative to the
+ * first sample, samples are decided in time order, through the library's time-ordered
+ * view, while records are written in their original order: a record read after an
+ * undecided sample waits in the arrival queue below until every sample before it is
+ * decided.  Otherwise each sample is decided as it is read and nothing waits.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/diag.h"
+#include "lib/filter.h"
+#include "lib/input.h"
+#include "lib/opts.h"
+#include "lib/order.h"
+#include "lib/output.h"
+#include "lib/sample.h"
+#include "lib/session.h"
+#include "lib/signals.h"
+
+static const char usage_text[] = "usage: pfilter [-cfv] [--explain] [--only-samples] "
+                                 "[--start time] [--stop time] [-i file] [-o file] "
+                                 "[expression ...]\n";
+
+/* how long an idle input may keep samples waiting for their time order */
+#define IDLE_MS 30
+/* bytes of records the arrival queue may hold before the time order is forced */
+#define QUEUE_CAP (64u << 20)
+
+enum {
+	OPT_EXPLAIN = 256,
+	OPT_ONLY_SAMPLES,
+	OPT_KEEP_SIDEBAND,
+	OPT_START,
+	OPT_STOP,
+};
+
+struct bound {
+	bool set;
+	bool relative; /* to the first sample's time */
+	uint64_t ns;
+};
+
+struct opts {
+	const char *input;  /* -i FILE; "-" is standard input */
+	const char *output; /* -o FILE; "-" is standard output */
+	bool count;         /* -c: print the number of matching samples */
+	bool force;         /* -f: write binary even to a terminal */
+	bool invert;        /* -v: keep the samples that do not match */
+	bool explain;       /* --explain: show the parsed expression and stop */
+	bool only_samples;  /* --only-samples: drop side-band records too */
+	struct bound start, stop;
+	int nexpr; /* operands, joined with "and" */
+	const char *const *expr;
+};
+
+static PS_NORETURN void usage(FILE *fp, int status)
+{
+	fputs(usage_text, fp);
+	if (fp == stdout) {
+		fputs("\nKeep the samples of a perf event stream that match an expression; header\n"
+		      "and side-band records pass unchanged.  Operands are joined with 'and'.\n\n"
+		      "  -c, --count          print the number of matching samples, not a stream\n"
+		      "      --explain        print the parsed expression and the part the kernel\n"
+		      "                       could evaluate, without reading a stream\n"
+		      "  -f, --force          write the binary stream even to a terminal\n"
+		      "  -i, --input FILE     read FILE instead of standard input\n"
+		      "      --keep-sideband  pass side-band records (the default)\n"
+		      "  -o, --output FILE    write to FILE instead of standard output\n"
+		      "      --only-samples   drop side-band records too (COMM, MMAP...)\n"
+		      "      --start TIME     drop samples before TIME (ns, 1.5s, or +100ms after\n"
+		      "                       the first sample)\n"
+		      "      --stop TIME      drop samples after TIME\n"
+		      "  -v, --invert         keep the samples that do not match\n"
+		      "  -h, --help           show this help\n"
+		      "  -V, --version        show the version\n"
+		      "\nExamples: pfilter comm=dd pid=42    pfilter 'event glob \"sched:*\" and not comm "
+		      "startswith kworker'\n",
+		      fp);
+		exit(ps_finish_stdout() ? 1 : status);
+	}
+	exit(status);
+}
+
+static void parse_bound(const char *arg, const char *what, struct bound *b)
+{
+	bool neg;
+
+	b->relative = arg[0] == '+';
+	if (arg[0] == '-' ||
+	    ps_filter__parse_number(arg + b->relative, strlen(arg + b->relative), &b->ns, &neg) ||
+	    neg || !arg[b->relative] || arg[b->relative] == '+')
+		ps_usage_error(
+		        "%s: '%s' is not a time (ns, 1.5s, 200ms, or +10ms after the first sample)",
+		        what, arg);
+	b->set = true;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "count", no_argument, NULL, 'c' },
+		{ "explain", no_argument, NULL, OPT_EXPLAIN },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "input", required_argument, NULL, 'i' },
+		{ "invert", no_argument, NULL, 'v' },
+		{ "keep-sideband", no_argument, NULL, OPT_KEEP_SIDEBAND },
+		{ "only-samples", no_argument, NULL, OPT_ONLY_SAMPLES },
+		{ "output", required_argument, NULL, 'o' },
+		{ "start", required_argument, NULL, OPT_START },
+		{ "stop", required_argument, NULL, OPT_STOP },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "Vcfhi:o:v", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			ps_print_version();
+		case 'c':
+			o->count = true;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'i':
+			o->input = optarg;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'v':
+			o->invert = true;
+			break;
+		case OPT_EXPLAIN:
+			o->explain = true;
+			break;
+		case OPT_KEEP_SIDEBAND:
+			o->only_samples = false;
+			break;
+		case OPT_ONLY_SAMPLES:
+			o->only_samples = true;
+			break;
+		case OPT_START:
+			parse_bound(optarg, "--start", &o->start);
+			break;
+		case OPT_STOP:
+			parse_bound(optarg, "--stop", &o->stop);
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	o->nexpr = argc - optind;
+	o->expr = (const char *const *)(argv + optind);
+	if (!o->nexpr && (o->invert || o->explain || (!o->start.set && !o->stop.set)))
+		ps_usage_error("an expression is needed, as in: pfilter comm=NAME");
+	if (o->start.set && o->stop.set && o->start.relative == o->stop.relative &&
+	    o->start.ns > o->stop.ns)
+		ps_usage_error("--start is after --stop");
+}
+
+/* Print a filter error: one line, then the operand and a caret under the spot. */
+static PS_NORETURN void filter_error(const struct ps_filter_error *fe)
+{
+	char *caret = ps_filter_error__caret(fe);
+
+	if (fe->text && access(fe->text, F_OK) == 0)
+		ps_msg("%s (an input file is read with -i %s)", fe->msg, fe->text);
+	else
+		ps_msg("%s", fe->msg);
+	ps_caret(caret);
+	free(caret);
+	exit(fe->text ? 2 : 1);
+}
+
+static int explain(const struct ps_filter *f)
+{
+	char *expr = ps_filter__describe(f), *kernel = NULL, *rest = NULL;
+
+	if (!expr || ps_filter__pushdown(f, &kernel, &rest)) {
+		free(expr);
+		ps_msg("out of memory");
+		return 1;
+	}
+	printf("expression: %s\n", expr);
+	printf("kernel:     %s\n", kernel[0] ? kernel : "none");
+	printf("userspace:  %s\n", rest[0] ? rest : "none");
+	free(expr);
+	free(kernel);
+	free(rest);
+	return ps_finish_stdout() ? 1 : 0;
+}
+
+/* ---- the arrival queue: records waiting for the samples before them ---- */
+
+enum state {
+	KEEP,
+	DROP,
+	PENDING,
+};
+
+struct entry {
+	unsigned char *data;
+	size_t len;
+	uint64_t seq;
+	enum state state;
+};
+
+struct queue {
+	struct entry *v;
+	size_t cap, head, n;
+	size_t bytes;
+};
+
+static struct entry *q_at(struct queue *q, size_t i)
+{
+	return &q->v[(q->head + i) % q->cap];
+}
+
+static int q_push(struct queue *q, const struct ps_record *rec, enum state st)
+{
+	struct entry *e;
+
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 1024, i;
+		struct entry *nv = malloc(cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		for (i = 0; i < q->n; i++)
+			nv[i] = *q_at(q, i);
+		free(q->v);
+		q->v = nv;
+		q->cap = cap;
+		q->head = 0;
+	}
+	e = &q->v[(q->head + q->n) % q->cap];
+	e->data = malloc(rec->len ? rec->len : 1);
+	if (!e->data)
+		return -1;
+	memcpy(e->data, rec->data, rec->len);
+	e->len = rec->len;
+	e->seq = rec->seq;
+	e->state = st;
+	q->n++;
+	q->bytes += rec->len;
+	return 0;
+}
+
+/* The queued entry of arrival number @seq, or NULL. */
+static struct entry *q_find(struct queue *q, uint64_t seq)
+{
+	size_t lo = 0, hi = q->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct entry *e = q_at(q, mid);
+
+		if (e->seq == seq)
+			return e;
+		if (e->seq < seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static void q_free(struct queue *q)
+{
+	while (q->n) {
+		free(q_at(q, 0)->data);
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+	}
+	free(q->v);
+}
+
+/* ---- the filter run ---- */
+
+struct run {
+	const struct opts *o;
+	struct ps_filter *filter;
+	struct ps_input *in;
+	struct ps_session *s;
+	struct ps_order *ord; /* NULL when samples are decided as they are read */
+	struct ps_output *out;
+	bool want_stream; /* not -c */
+	bool started;     /* the filter is checked and the output begun */
+	struct queue q;
+	uint64_t stop_seq; /* records from this arrival number on are not written */
+	bool have_first;
+	uint64_t start_ns, stop_ns;
+	unsigned long long matched;
+	struct ps_error err, oerr;
+};
+
+static void wait_hook(void *arg)
+{
+	struct run *r = arg;
+
+	if (r->out && r->started)
+		ps_output__flush_hook(r->out);
+}
+
+/* Keep @smp? Bounds first, then the expression.  -1 on error (r->err). */
+static int decide(struct run *r, const struct ps_record *rec)
+{
+	struct ps_sample smp;
+	int m;
+
+	if (ps_sample__parse(r->s, rec, &smp, ps_input__name(r->in), &r->err) < 0)
+		return -1;
+	if (r->o->start.set || r->o->stop.set) {
+		if (!(smp.type & PERF_SAMPLE_TIME))
+			return 0;
+		if (!r->have_first) {
+			r->have_first = true;
+			r->start_ns = r->o->start.ns + (r->o->start.relative ? smp.time : 0);
+			r->stop_ns = r->o->stop.ns + (r->o->stop.relative ? smp.time : 0);
+		}
+		if (r->o->start.set && smp.time < r->start_ns)
+			return 0;
+		if (r->o->stop.set && smp.time > r->stop_ns)
+			return 0;
+	}
+	m = ps_filter__match(r->filter, r->s, &smp);
+	if (m < 0)
+		return ps_error__set(&r->err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	if (m)
+		r->matched++;
+	return m;
+}
+
+/* Write (or drop) the queued records whose fate is known, in arrival order. */
+static int write_ready(struct run *r)
+{
+	while (r->q.n) {
+		struct entry *e = q_at(&r->q, 0);
+		struct ps_record rec = { .data = e->data, .len = e->len };
+
+		if (e->state == PENDING)
+			break;
+		/* after a write error the queue is emptied all the same */
+		if (e->state == KEEP && e->seq < r->stop_seq && !r->oerr.code)
+			ps_output__put(r->out, &rec, &r->oerr);
+		free(e->data);
+		r->q.bytes -= e->len;
+		r->q.head = (r->q.head + 1) % r->q.cap;
+		r->q.n--;
+	}
+	return r->oerr.code ? -1 : 0;
+}
+
+/* Decide the samples the time-ordered view releases. */
+static int drain_order(struct run *r)
+{
+	struct ps_record rec;
+	int ret = 0;
+
+	while (ps_order__pop(r->ord, &rec) > 0) {
+		struct entry *e;
+		int keep;
+
+		if (rec.type != PERF_RECORD_SAMPLE)
+			continue;
+		if (rec.seq >= r->stop_seq)
+			continue;
+		keep = decide(r, &rec);
+		if (keep < 0) {
+			r->stop_seq = rec.seq;
+			ret = -1;
+			keep = 0;
+		}
+		e = r->want_stream ? q_find(&r->q, rec.seq) : NULL;
+		if (e)
+			e->state = keep ? KEEP : DROP;
+	}
+	if (ps_order__take_overflow_notice(r->ord))
+		ps_msg("more than %u MiB of records held for time order: released early",
+		       PS_ORDER_DEFAULT_CAP >> 20);
+	return ret;
+}
+
+/*
+ * The header is read: check the expression against the stream's events and begin writing.
+ * When the input only went idle (@final false), a stream that declared no event yet or that
+ * the check refuses may still be in the middle of its header: wait for more.
+ */
+static bool start(struct run *r, bool final)
+{
+	struct ps_filter_error fe;
+
+	if (!final && ps_session__nr_attrs(r->s) == 0)
+		return false;
+	if (ps_filter__check(r->filter, r->s, &fe)) {
+		if (!final && fe.text)
+			return false;
+		ps_output__close(r->out, NULL);
+		ps_input__close(r->in);
+		filter_error(&fe);
+	}
+	r->started = true;
+	if (!r->want_stream)
+		return true;
+	if (!r->out) {
+		r->out = ps_output__open(r->o->output, r->o->force, &r->oerr);
+		if (!r->out)
+			return true;
+	}
+	if (ps_output__begin(r->out, ps_input__swapped(r->in), &r->oerr) == 0)
+		write_ready(r);
+	return true;
+}
+
+/* One record read after the header. */
+static int handle(struct run *r, const struct ps_record *rec)
+{
+	enum ps_record_class cls = ps_record_type_class(rec->type);
+	enum state st = KEEP;
+
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		if (r->ord) {
+			st = PENDING;
+		} else {
+			int keep = decide(r, rec);
+
+			if (keep < 0)
+				return -1;
+			st = keep ? KEEP : DROP;
+		}
+	} else if (r->o->only_samples && cls == PS_CLASS_SIDEBAND) {
+		st = DROP;
+	}
+	if (r->ord && cls != PS_CLASS_HEADER && ps_order__push(r->ord, rec, &r->err) < 0)
+		return -1;
+	if (r->want_stream) {
+		if (!r->q.n && st != PENDING) {
+			if (st == KEEP && ps_output__put(r->out, rec, &r->oerr) < 0)
+				return -1;
+		} else if (q_push(&r->q, rec, st) < 0) {
+			return ps_error__set(&r->err, PS_ENOMEM, NULL, PS_NO_OFFSET,
+			                     "out of memory");
+		}
+	}
+	if (r->ord) {
+		if (drain_order(r) < 0)
+			return -1;
+		if (r->q.bytes > QUEUE_CAP) {
+			ps_order__flush_all(r->ord);
+			if (drain_order(r) < 0)
+				return -1;
+		}
+	}
+	return r->want_stream ? write_ready(r) : 0;
+}
+
+/* Make everything waiting decidable and write it: at the end, or when the input idles. */
+static void release_all(struct run *r, bool end)
+{
+	if (r->ord) {
+		if (end)
+			ps_order__end(r->ord);
+		else
+			ps_order__flush_all(r->ord);
+		/* an undecodable sample stops the writing at it; r->err says where */
+		drain_order(r);
+	}
+	if (r->want_stream && r->out)
+		write_ready(r);
+}
+
+static int count_out(const struct run *r)
+{
+	FILE *fp = stdout;
+
+	if (r->o->output && strcmp(r->o->output, "-") != 0) {
+		fp = fopen(r->o->output, "w");
+		if (!fp) {
+			ps_msg("%s: cannot create: %m", r->o->output);
+			return 1;
+		}
+		fprintf(fp, "%llu\n", r->matched);
+		if (fclose(fp) != 0) {
+			ps_msg("%s: write error: %m", r->o->output);
+			return 1;
+		}
+		return ps_finish_stdout() ? 1 : 0;
+	}
+	printf("%llu\n", r->matched);
+	return ps_finish_stdout() ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_filter_error fe;
+	struct ps_error spare = { 0 };
+	struct run r = { 0 };
+	struct ps_record rec;
+	struct opts o;
+	int ret = 0, status;
+
+	ps_progname = "pfilter";
+	ps_signals__init();
+	parse_args(argc, argv, &o);
+	r.o = &o;
+	r.stop_seq = UINT64_MAX;
+	r.want_stream = !o.count;
+
+	r.filter = ps_filter__parse(o.nexpr, o.expr, &fe);
+	if (!r.filter)
+		filter_error(&fe);
+	if (o.invert && ps_filter__invert(r.filter)) {
+		ps_msg("out of memory");
+		return 1;
+	}
+	if (o.explain) {
+		status = explain(r.filter);
+		ps_filter__delete(r.filter);
+		return status;
+	}
+
+	/* standard output is checked for a terminal before anything is read */
+	if (r.want_stream && (!o.output || strcmp(o.output, "-") == 0)) {
+		r.out = ps_output__open(o.output, o.force, &r.err);
+		if (!r.out)
+			ps_die(&r.err);
+	}
+	r.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &r.err);
+	if (!r.in) {
+		ps_output__close(r.out, &spare);
+		ps_die(&r.err);
+	}
+	r.s = ps_input__session(r.in);
+	ps_input__set_wait_hook(r.in, wait_hook, &r);
+	ps_input__set_idle(r.in, IDLE_MS);
+	if (ps_filter__uses_comm(r.filter) || o.start.relative || o.stop.relative) {
+		r.ord = ps_order__new(r.s, 0);
+		if (!r.ord) {
+			ps_error__set(&r.err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+			goto out;
+		}
+	}
+
+	while (!ps_stop && (ret = ps_input__next(r.in, &rec, &r.err)) != 0) {
+		if (ret < 0)
+			break;
+		if (ret == PS_INPUT_IDLE) {
+			/* nothing comes: decide what waits, and let it out */
+			if (!r.started && !start(&r, false))
+				continue;
+			if (r.want_stream && !r.out)
+				break;
+			release_all(&r, false);
+			if (r.out && r.started && ps_output__flush(r.out, &r.oerr) < 0)
+				break;
+			continue;
+		}
+		if (!r.started) {
+			if (ps_record_type_class(rec.type) == PS_CLASS_HEADER) {
+				if (r.want_stream && q_push(&r.q, &rec, KEEP) < 0) {
+					ps_error__set(&r.err, PS_ENOMEM, NULL, PS_NO_OFFSET,
+					              "out of memory");
+					break;
+				}
+				continue;
+			}
+			start(&r, true);
+			if (r.want_stream && !r.out)
+				break;
+		}
+		if (handle(&r, &rec) < 0)
+			break;
+	}
+	/* Deliver every complete record before saying what went wrong. */
+	if (!r.started)
+		start(&r, true);
+	release_all(&r, true);
+out:
+	if (r.out)
+		ps_output__close(r.out, r.oerr.code ? &spare : &r.oerr);
+	ps_order__delete(r.ord);
+	q_free(&r.q);
+	status = r.err.code || r.oerr.code ? 1 : 0;
+	if (r.oerr.code == PS_EPIPE)
+		status = 0;
+	else if (r.oerr.code)
+		ps_warn(&r.oerr);
+	if (r.err.code && r.oerr.code != PS_EPIPE) {
+		if (!r.err.input && r.err.code != PS_ENOMEM)
+			r.err.input = ps_input__name(r.in);
+		ps_warn(&r.err);
+	}
+	/* the count of what was read, even when the input broke off */
+	if (o.count && count_out(&r))
+		status = 1;
+	ps_input__close(r.in);
+	ps_filter__delete(r.filter);
+	return status;
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# pcount: counts checked against perf's own view of the same streams.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helpers
+}
+
+all_inputs() {
+	good_pipes
+	good_files
+}
+
+# perf's counts of the samples of $1 by $2, as sorted compact JSON {key: count}
+perf_counts() {
+	if [[ "$1" == *.data ]]; then
+		PCOUNT_BY="$2" perf script -s "$TOP/tests/tools/count_by.py" -i "$1" 2>/dev/null | tail -n 1 | jq -cS .
+	else
+		PCOUNT_BY="$2" perf script -s "$TOP/tests/tools/count_by.py" -i - <"$1" 2>/dev/null | tail -n 1 | jq -cS .
+	fi
+}
+
+our_counts() {
+	"$BIN/pcount" -j --by "$2" "$1" | jq -cS "[.rows[] | {key: .$2, value: .count}] | from_entries"
+}
+
+@test "pcount: --help prints the usage on stdout and exits 0" {
+	run -0 --separate-stderr "$BIN/pcount" --help
+	[[ "$output" == "usage: pcount "* ]]
+}
+
+@test "pcount: a bad --interval is a usage error" {
+	run -2 --separate-stderr "$BIN/pcount" -i abc "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "pcount: --interval: 'abc' is not a number of seconds"* ]]
+}
+
+@test "pcount: --by comm, pid, tid, event equal perf's counts on every fixture" {
+	need_perf
+	local f k
+	for f in $(all_inputs); do
+		case "$f" in *group-read*) continue ;; esac # perf adds derived member samples
+		for k in comm pid tid event; do
+			[ "$(our_counts "$f" "$k")" = "$(perf_counts "$f" "$k")" ] ||
+				{ echo "$f --by $k: $(our_counts "$f" "$k") != $(perf_counts "$f" "$k")"; return 1; }
+		done
+	done
+}
+
+@test "pcount: --by comm equals perf script -F comm | sort | uniq -c" {
+	need_perf
+	local f
+	for f in $(good_pipes); do
+		case "$f" in *group-read* | *oddcomm*) continue ;; esac # derived samples; comms with newlines
+		perf script -G -F comm -i - <"$f" 2>/dev/null | sed 's/^ *//; s/ *$//' | sort | uniq -c |
+			awk '{c=$1; $1=""; sub(/^ /, ""); print c, $0}' | sort >"$BATS_TEST_TMPDIR/perf"
+		"$BIN/pcount" -j --by comm "$f" | jq -r '.rows[] | "\(.count) \(.comm)"' | sort >"$BATS_TEST_TMPDIR/ours"
+		diff "$BATS_TEST_TMPDIR/perf" "$BATS_TEST_TMPDIR/ours" || { echo "$f"; return 1; }
+	done
+}
+
+@test "pcount: --by cpu equals perf's counts where the samples carry the CPU" {
+	need_perf
+	local f
+	for f in $(good_pipes); do
+		perf script -F cpu -i - <"$f" >/dev/null 2>&1 || continue # no PERF_SAMPLE_CPU
+		case "$f" in *group-read*) continue ;; esac
+		[ "$(our_counts "$f" cpu)" = "$(perf_counts "$f" cpu)" ]
+	done
+}
+
+@test "pcount: syscall counts agree with perf's syscall-counts script, by number and by name" {
+	need_perf
+	local script=/usr/lib/perf-core/scripts/python/syscall-counts.py
+	[ -f "$script" ] || script=/usr/libexec/perf-core/scripts/python/syscall-counts.py
+	[ -f "$script" ] || skip "perf's syscall-counts script is not installed"
+	local f="$DATA/rawsys-dd.pipe"
+	perf script -s "$script" -i - <"$f" 2>/dev/null | awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {print $1, $2}' | sort >"$BATS_TEST_TMPDIR/perf"
+	[ -s "$BATS_TEST_TMPDIR/perf" ]
+	"$BIN/pcount" -j --by raw_syscalls:sys_enter.id "$f" | jq -r '.rows[] | "\(.["raw_syscalls:sys_enter.id"]) \(.count)"' | sort >"$BATS_TEST_TMPDIR/ours"
+	diff "$BATS_TEST_TMPDIR/perf" "$BATS_TEST_TMPDIR/ours"
+	# names: each row's name is the one <sys/syscall.h> gives its number, per the C compiler
+	"$BIN/pcount" -j --by syscall,raw_syscalls:sys_enter.id "$f" |
+		jq -r '.rows[] | "\(.syscall) \(.["raw_syscalls:sys_enter.id"]) \(.count)"' >"$BATS_TEST_TMPDIR/named"
+	while read -r name nr count; do
+		[ "$(printf '#include <sys/syscall.h>\nSYS_%s\n' "$name" | cc -E -P - | tail -n 1)" = "$nr" ] ||
+			{ echo "$name is not $nr"; return 1; }
+	done <"$BATS_TEST_TMPDIR/named"
+	# and --by syscall counts each call once (entries), as syscall-counts does
+	[ "$("$BIN/pcount" -j --by syscall "$f" | jq .total)" -eq "$(awk '{s += $2} END {print s}' "$BATS_TEST_TMPDIR/perf")" ]
+}
+
+@test "pcount: --sum adds a field and sorts by the sum; --top keeps the largest rows" {
+	local f="$DATA/sched-switch-wakeup-a.pipe"
+	run -0 bash -c "'$BIN/pcount' -j --by prev_state --sum prev_prio '$f'"
+	local total
+	total=$(echo "$output" | jq '[.rows[].sum] | add')
+	[ "$total" -eq "$(echo "$output" | jq .total_sum)" ]
+	# the sums are sorted in decreasing order
+	[ "$(echo "$output" | jq '[.rows[].sum] == ([.rows[].sum] | sort | reverse)')" = true ]
+	run -0 bash -c "'$BIN/pcount' -j --top 2 --by comm '$f' | jq '.rows | length'"
+	[ "$output" -eq 2 ]
+}
+
+@test "pcount: FIELD/SIZE makes histogram buckets" {
+	local f="$DATA/rawsys-dd.pipe"
+	run -0 bash -c "'$BIN/pcount' -j --by raw_syscalls:sys_enter.id/100 '$f' | jq -r '.rows[] | .[\"raw_syscalls:sys_enter.id/100\"]' | sort"
+	[ "${lines[*]}" = "0-99 100-199 200-299 300-399" ]
+	# every entry falls in one bucket
+	[ "$("$BIN/pcount" -j --by raw_syscalls:sys_enter.id/100 "$f" | jq '[.rows[].count] | add')" -eq 448 ]
+}
+
+@test "pcount: --interval prints one table per interval of sample time, the same on every replay" {
+	local f="$DATA/sched-switch-wakeup-a.pipe"
+	"$BIN/pcount" -j -i 0.05 "$f" >"$BATS_TEST_TMPDIR/a"
+	"$BIN/pcount" -j -i 0.05 <"$f" >"$BATS_TEST_TMPDIR/b"
+	cmp_or_show "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	# ~0.2 s of samples: 4 or 5 intervals, the last one partial, totals add up
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/a")" -ge 4 ]
+	[ "$(tail -n 1 "$BATS_TEST_TMPDIR/a" | jq .partial)" = true ]
+	[ "$(jq -s '[.[].total] | add' "$BATS_TEST_TMPDIR/a")" -eq "$("$BIN/pcount" -j "$f" | jq .total)" ]
+}
+
+@test "pcount: an idle interval still prints when no sample arrives" {
+	local f="$DATA/rawsys-dd.pipe"
+	{ cat "$f"; sleep 3; } | "$BIN/pcount" -j -i 1 >"$BATS_TEST_TMPDIR/out" &
+	local pid=$!
+	sleep 2.5
+	# the data spans 1 ms: the first interval closes by the wall clock, and an empty one too
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -ge 2 ]
+	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/out" | jq .total)" -eq 0 ]
+	wait "$pid"
+}
+
+@test "pcount: SIGINT prints the last interval and exits 0" {
+	local f="$DATA/rawsys-dd.pipe"
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	"$BIN/pcount" -j -i 10 <"$BATS_TEST_TMPDIR/fifo" >"$BATS_TEST_TMPDIR/out" &
+	local pid=$!
+	exec 5>"$BATS_TEST_TMPDIR/fifo"
+	cat "$f" >&5
+	sleep 0.5
+	kill -INT "$pid"
+	local st=0
+	wait "$pid" || st=$?
+	exec 5>&-
+	[ "$st" -eq 0 ]
+	[ "$(jq .total "$BATS_TEST_TMPDIR/out")" -eq 896 ]
+	[ "$(jq .partial "$BATS_TEST_TMPDIR/out")" = true ]
+}
+
+@test "pcount: --where counts the matching samples only; a bad expression is exit 2 with a caret" {
+	local f="$DATA/rawsys-dd.pipe"
+	# write() entries and exits of dd: the filter agrees with the id key
+	[ "$("$BIN/pcount" -j -w 'id = 1' "$f" | jq .total)" -eq \
+		"$("$BIN/pcount" -j --by id "$f" | jq '.rows[] | select(.id == "1") | .count')" ]
+	run -2 --separate-stderr "$BIN/pcount" -w 'comm = (dd' "$f"
+	[ "${stderr_lines[0]}" = "pcount: --where: a value is expected here, not '('" ]
+	[ "${stderr_lines[1]}" = "comm = (dd" ]
+	[ "${stderr_lines[2]}" = "       ^" ]
+	run -2 --separate-stderr "$BIN/pcount" -w 'bogus = 1' "$f"
+	[[ "${stderr_lines[0]}" == "pcount: --where: unknown field 'bogus'; the fields of this stream are: "* ]]
+}
