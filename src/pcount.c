@@ -33,6 +33,7 @@ static const char usage_text[] =
 
 #define IDLE_MS 100
 #define MAX_KEYS 8
+#define MAX_SUMS 8
 #define MAX_ROWS 200000 /* distinct rows kept; further ones are counted as "(other)" */
 #define KEY_SEP '\x1f'
 
@@ -43,6 +44,7 @@ enum key_kind {
 	KEY_TID,
 	KEY_CPU,
 	KEY_SYSCALL,
+	KEY_ERRNO,
 	KEY_FIELD,
 };
 
@@ -57,18 +59,23 @@ struct key {
 struct opts {
 	struct key keys[MAX_KEYS];
 	int nkeys;
-	char *sum_event, *sum_field; /* -s */
-	const char *where;           /* -w */
-	uint64_t interval_ns;        /* -i, 0: one table at the end */
-	uint64_t top;                /* -n, 0: all */
-	bool json;                   /* -j */
+	struct sum {
+		char *name;  /* the column's title: NAME= of the spec, or the spec */
+		char *event; /* "system:event" when qualified, else NULL */
+		char *field; /* NULL: count the samples of @event */
+	} sums[MAX_SUMS];    /* -s */
+	int nsums;
+	const char *where;    /* -w */
+	uint64_t interval_ns; /* -i, 0: one table at the end */
+	uint64_t top;         /* -n, 0: all */
+	bool json;            /* -j */
 	const char *input;
 };
 
 struct row {
 	char *key; /* the key values joined by KEY_SEP */
 	uint64_t count;
-	int64_t sum;
+	int64_t sum[MAX_SUMS];
 	struct row *next;
 };
 
@@ -77,8 +84,8 @@ struct row {
 struct table {
 	struct row *buckets[NBUCKETS];
 	size_t nrows;
-	uint64_t total, other, other_sum;
-	int64_t total_sum;
+	uint64_t total, other;
+	int64_t total_sum[MAX_SUMS];
 };
 
 struct ctx {
@@ -105,11 +112,13 @@ static PS_NORETURN void usage(FILE *fp, int status)
 	if (fp == stdout) {
 		fputs("\nCount the samples of a perf event stream by keys.\n\n"
 		      "  -b, --by KEYS          comma-separated keys: event (default), comm, pid,\n"
-		      "                         tid, cpu, syscall, a tracepoint field, FIELD/SIZE\n"
+		      "                         tid, cpu, syscall, errno, a tracepoint field,\n"
+		      "                         FIELD/SIZE\n"
 		      "  -i, --interval SEC     print a table every SEC seconds of sample time\n"
 		      "  -j, --json             JSON output (one document per table)\n"
 		      "  -n, --top N            print the N largest rows only\n"
-		      "  -s, --sum FIELD        add up FIELD, and sort by that sum\n"
+		      "  -s, --sum [NAME=]FIELD add up FIELD (or count EVENT) in a column;\n"
+		      "                         repeatable; rows sort by the first sum\n"
 		      "  -w, --where EXPR       count only samples that match EXPR (pfilter(1))\n"
 		      "  -h, --help             show this help\n"
 		      "  -V, --version          show the version\n",
@@ -168,6 +177,8 @@ static void parse_keys(const char *list, struct opts *o)
 			k->kind = KEY_CPU;
 		else if (strcmp(tok, "syscall") == 0)
 			k->kind = KEY_SYSCALL;
+		else if (strcmp(tok, "errno") == 0)
+			k->kind = KEY_ERRNO;
 		else {
 			k->kind = KEY_FIELD;
 			slash = strchr(tok, '/');
@@ -184,6 +195,28 @@ static void parse_keys(const char *list, struct opts *o)
 	free(copy);
 	if (!o->nkeys)
 		ps_usage_error("--by: no key given");
+}
+
+/* [NAME=]FIELD, [NAME=]system:event.FIELD, or [NAME=]system:event (a count) */
+static void parse_sum(const char *arg, struct opts *o)
+{
+	const char *eq = strchr(arg, '='), *spec = eq ? eq + 1 : arg;
+	struct sum *sm;
+
+	if (o->nsums == MAX_SUMS)
+		ps_usage_error("--sum: at most %d", MAX_SUMS);
+	sm = &o->sums[o->nsums++];
+	sm->name = xstrdup(arg);
+	if (eq)
+		sm->name[eq - arg] = 0;
+	if (!spec[0] || !sm->name[0])
+		ps_usage_error("--sum: '%s' names no field", arg);
+	if (strchr(spec, ':') && !strchr(spec, '.')) {
+		sm->event = xstrdup(spec);
+		sm->field = NULL;
+	} else {
+		split_field(spec, &sm->event, &sm->field);
+	}
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -230,7 +263,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->top = ps_parse_u64(optarg, 1, UINT64_MAX, "--top");
 			break;
 		case 's':
-			split_field(optarg, &o->sum_event, &o->sum_field);
+			parse_sum(optarg, o);
 			break;
 		case 'w':
 			o->where = optarg;
@@ -256,23 +289,25 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
-static int add_row(struct table *t, const char *key, int64_t sum)
+static int add_row(struct table *t, const char *key, const int64_t *sum, int nsums)
 {
 	uint64_t h = hash(key) % NBUCKETS;
 	struct row *r;
+	int i;
 
 	t->total++;
-	t->total_sum += sum;
+	for (i = 0; i < nsums; i++)
+		t->total_sum[i] += sum[i];
 	for (r = t->buckets[h]; r; r = r->next) {
 		if (strcmp(r->key, key) == 0) {
 			r->count++;
-			r->sum += sum;
+			for (i = 0; i < nsums; i++)
+				r->sum[i] += sum[i];
 			return 0;
 		}
 	}
 	if (t->nrows >= MAX_ROWS) {
 		t->other++;
-		t->other_sum += (uint64_t)sum;
 		return 0;
 	}
 	r = malloc(sizeof(*r));
@@ -281,7 +316,9 @@ static int add_row(struct table *t, const char *key, int64_t sum)
 		return -1;
 	}
 	r->count = 1;
-	r->sum = sum;
+	memset(r->sum, 0, sizeof(r->sum));
+	for (i = 0; i < nsums; i++)
+		r->sum[i] = sum[i];
 	r->next = t->buckets[h];
 	t->buckets[h] = r;
 	t->nrows++;
@@ -302,8 +339,8 @@ static void clear_table(struct table *t)
 		}
 	}
 	t->nrows = 0;
-	t->total = t->other = t->other_sum = 0;
-	t->total_sum = 0;
+	t->total = t->other = 0;
+	memset(t->total_sum, 0, sizeof(t->total_sum));
 }
 
 static bool by_sum;
@@ -312,8 +349,8 @@ static int cmp_rows(const void *a, const void *b)
 {
 	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
 
-	if (by_sum && x->sum != y->sum)
-		return x->sum < y->sum ? 1 : -1;
+	if (by_sum && x->sum[0] != y->sum[0])
+		return x->sum[0] < y->sum[0] ? 1 : -1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(x->key, y->key);
@@ -386,8 +423,14 @@ static const char *syscall_of(struct ctx *c, const struct ps_sample *smp, char *
 	if (!a->tp)
 		return NULL;
 	if (!c->enter_known) {
+		int i;
+
 		c->enter_known = true;
 		c->has_enter = stream_has_enter(c->s);
+		/* errno is a property of the exit: then the exits are the calls counted */
+		for (i = 0; i < c->o->nkeys; i++)
+			if (c->o->keys[i].kind == KEY_ERRNO)
+				c->has_enter = false;
 	}
 	if (strcmp(a->tp->system, "syscalls") == 0) {
 		name = a->tp->name;
@@ -510,6 +553,21 @@ static int sample_key(struct ctx *c, const struct ps_sample *smp, char *key, siz
 			if (!v)
 				return -1;
 			break;
+		case KEY_ERRNO: {
+			int64_t ret;
+			const char *name;
+
+			/* a syscall exit's negative return value, by name */
+			if (field_text(smp, NULL, "ret", 0, buf, sizeof(buf), &ret) || ret >= 0 ||
+			    ret < -4095)
+				return -1;
+			name = strerrorname_np((int)-ret);
+			if (name)
+				v = name;
+			else
+				snprintf(buf, sizeof(buf), "%" PRId64, -ret);
+			break;
+		}
 		case KEY_FIELD:
 			if (field_text(smp, k->event, k->field, k->bucket, buf, sizeof(buf), NULL))
 				return -1;
@@ -554,9 +612,9 @@ static int print_text(struct ctx *c, bool final)
 {
 	const struct opts *o = c->o;
 	size_t width[MAX_KEYS], n = c->t.nrows, i, shown;
-	struct row **rows = sorted_rows(&c->t, o->sum_field != NULL);
+	struct row **rows = sorted_rows(&c->t, o->nsums > 0);
 	char buf[256];
-	int k;
+	int k, j;
 
 	if (!rows)
 		return -1;
@@ -581,15 +639,15 @@ static int print_text(struct ctx *c, bool final)
 		       c->t.total, final ? " (last, partial)" : "");
 	}
 	printf("%10s", "COUNT");
-	if (o->sum_field)
-		printf(" %14s", "SUM");
+	for (j = 0; j < o->nsums; j++)
+		printf(" %14s", o->sums[j].name);
 	for (k = 0; k < o->nkeys; k++)
 		printf("  %-*s", k + 1 < o->nkeys ? (int)width[k] : 0, o->keys[k].name);
 	putchar('\n');
 	for (i = 0; i < shown; i++) {
 		printf("%10" PRIu64, rows[i]->count);
-		if (o->sum_field)
-			printf(" %14" PRId64, rows[i]->sum);
+		for (j = 0; j < o->nsums; j++)
+			printf(" %14" PRId64, rows[i]->sum[j]);
 		for (k = 0; k < o->nkeys; k++)
 			printf("  %-*s", k + 1 < o->nkeys ? (int)width[k] : 0,
 			       column(rows[i]->key, k, buf, sizeof(buf)));
@@ -607,11 +665,11 @@ static int print_text(struct ctx *c, bool final)
 static int print_json(struct ctx *c, bool final)
 {
 	const struct opts *o = c->o;
-	struct row **rows = sorted_rows(&c->t, o->sum_field != NULL);
+	struct row **rows = sorted_rows(&c->t, o->nsums > 0);
 	size_t n = c->t.nrows, i, shown = o->top && o->top < n ? o->top : n;
 	json_t *doc = json_object(), *arr = json_array(), *keys = json_array();
 	char buf[256];
-	int k, r;
+	int k, r, j;
 
 	if (!rows || !doc || !arr || !keys)
 		return -1;
@@ -624,8 +682,14 @@ static int print_json(struct ctx *c, bool final)
 		json_object_set_new(doc, "partial", json_boolean(final));
 	}
 	json_object_set_new(doc, "total", ps_json_u64(c->t.total));
-	if (o->sum_field)
-		json_object_set_new(doc, "total_sum", json_integer(c->t.total_sum));
+	if (o->nsums) {
+		json_t *ts = json_object();
+
+		for (j = 0; j < o->nsums; j++)
+			json_object_set_new(ts, o->sums[j].name, json_integer(c->t.total_sum[j]));
+		json_object_set_new(doc, "total_sum", json_integer(c->t.total_sum[0]));
+		json_object_set_new(doc, "total_sums", ts);
+	}
 	for (i = 0; i < shown; i++) {
 		json_t *row = json_object();
 
@@ -635,8 +699,10 @@ static int print_json(struct ctx *c, bool final)
 			json_object_set_new(row, o->keys[k].name, ps_json_string(v, strlen(v)));
 		}
 		json_object_set_new(row, "count", ps_json_u64(rows[i]->count));
-		if (o->sum_field)
-			json_object_set_new(row, "sum", json_integer(rows[i]->sum));
+		if (o->nsums)
+			json_object_set_new(row, "sum", json_integer(rows[i]->sum[0]));
+		for (j = 0; j < o->nsums; j++)
+			json_object_set_new(row, o->sums[j].name, json_integer(rows[i]->sum[j]));
 		json_array_append_new(arr, row);
 	}
 	json_object_set_new(doc, "rows", arr);
@@ -697,7 +763,9 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 	const struct opts *o = c->o;
 	struct ps_sample smp;
 	char key[1024], buf[256];
-	int64_t sum = 0;
+	int64_t sum[MAX_SUMS] = { 0 };
+	bool any = false;
+	int j;
 
 	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
 		return -1;
@@ -712,11 +780,23 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 	}
 	if (c->where && ps_filter__match(c->where, c->s, &smp) != 1)
 		return 0;
-	if (o->sum_field && field_text(&smp, o->sum_event, o->sum_field, 0, buf, sizeof(buf), &sum))
-		return 0; /* the summed field is absent: not counted */
+	for (j = 0; j < o->nsums; j++) {
+		const struct sum *sm = &o->sums[j];
+
+		if (!sm->field) {
+			if (strcmp(sm->event, smp.attr->name) == 0) {
+				sum[j] = 1;
+				any = true;
+			}
+		} else if (!field_text(&smp, sm->event, sm->field, 0, buf, sizeof(buf), &sum[j])) {
+			any = true;
+		}
+	}
+	if (o->nsums && !any)
+		return 0; /* none of the summed fields is there: not counted */
 	if (sample_key(c, &smp, key, sizeof(key)))
 		return 0;
-	if (add_row(&c->t, key, sum))
+	if (add_row(&c->t, key, sum, o->nsums))
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	return 0;
 }
