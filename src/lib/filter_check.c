@@ -19,6 +19,7 @@
 #include "session.h"
 #include "syscalls.h"
 #include "tracing.h"
+#include "text.h"
 
 /* ---- reading the formats ---- */
 
@@ -305,34 +306,6 @@ static void list_events(const struct ps_session *s, struct fsbuf *b)
 	}
 }
 
-/* Levenshtein distance, for "did you mean"; names longer than 63 bytes are not compared. */
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t row[64], prev, tmp;
-
-	if (la > 63 || lb > 63)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			size_t best = prev + (a[i - 1] != b[j - 1]);
-
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			tmp = row[j];
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 /* The closest name of the comma-separated @list, or NULL when none is close. */
 static char *closest(const char *name, const char *list, char *buf, size_t len)
 {
@@ -349,7 +322,7 @@ static char *closest(const char *name, const char *list, char *buf, size_t len)
 		if (n < sizeof(cand)) {
 			memcpy(cand, p, n);
 			cand[n] = 0;
-			d = distance(name, cand);
+			d = ps_edit_distance(name, cand);
 			if (d <= limit && d < best) {
 				best = d;
 				snprintf(buf, len, "%s", cand);

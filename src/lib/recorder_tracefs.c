@@ -17,6 +17,7 @@
 
 #include "recorder_int.h"
 #include "xalloc.h"
+#include "text.h"
 
 #define MAX_EVENTS_FILE (16u << 20)
 #define MAX_FORMAT (1u << 20)
@@ -158,32 +159,6 @@ static int load_available(const char *root, char **buf, char ***names, size_t *n
 	return 0;
 }
 
-static size_t distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j, prev, tmp, best;
-	size_t row[256];
-
-	if (lb >= ARRAY_SIZE(row) || la >= 256)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		prev = row[0];
-		row[0] = i;
-		for (j = 1; j <= lb; j++) {
-			tmp = row[j];
-			best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = tmp;
-		}
-	}
-	return row[lb];
-}
-
 struct cand {
 	const char *name;
 	size_t score;
@@ -192,11 +167,11 @@ struct cand {
 static void consider(struct cand *best, size_t nbest, const char *spec, const char *name)
 {
 	const char *colon = strchr(name, ':');
-	size_t s = distance(spec, name), i, j;
+	size_t s = ps_edit_distance(spec, name), i, j;
 
 	/* "sched_switch" for "sched:sched_switch": the system was left out */
 	if (colon && !strchr(spec, ':')) {
-		size_t t = distance(spec, colon + 1);
+		size_t t = ps_edit_distance(spec, colon + 1);
 
 		if (t != SIZE_MAX && t + 1 < s)
 			s = t + 1;
