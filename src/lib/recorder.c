@@ -148,7 +148,6 @@ static int add_software(struct ps_recorder *r, const char *spec, struct ps_error
 
 static int add_one(struct ps_recorder *r, const char *spec, struct ps_error *err)
 {
-	char sugg[200];
 	int n;
 
 	if (!*spec)
@@ -158,13 +157,7 @@ static int add_one(struct ps_recorder *r, const char *spec, struct ps_error *err
 		return n;
 	if (strchr(spec, ':'))
 		return rec_tracefs__add(r, spec, err);
-	if (rec_tracefs__suggest(r, spec, sugg, sizeof(sugg)) > 0)
-		return ps_error__set(
-		        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
-		        "unknown event '%s'; did you mean %s? ('precord -l' lists the events)",
-		        spec, sugg);
-	return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
-	                     "unknown event '%s' ('precord -l' lists the events)", spec);
+	return rec_tracefs__unknown(r, spec, err);
 }
 
 int ps_recorder__add_event(struct ps_recorder *r, const char *spec, struct ps_error *err)

@@ -176,6 +176,10 @@ int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *e
  */
 int rec_tracefs__suggest(struct ps_recorder *r, const char *spec, char *out, size_t outlen);
 
+/* rec_tracefs__unknown() - the usage error for an event that does not exist, with the
+ * closest names when there are some.  Return: -1. */
+int rec_tracefs__unknown(struct ps_recorder *r, const char *spec, struct ps_error *err);
+
 /**
  * rec_tracefs__blob() - append the TRACING_DATA blob of the recorder's tracepoints to @b,
  * padded to 8 bytes.  Return: 0, or -1 with @err filled.

@@ -224,7 +224,7 @@ int rec_tracefs__suggest(struct ps_recorder *r, const char *spec, char *out, siz
 	return n;
 }
 
-static int unknown(struct ps_recorder *r, const char *spec, struct ps_error *err)
+int rec_tracefs__unknown(struct ps_recorder *r, const char *spec, struct ps_error *err)
 {
 	char sugg[200];
 
@@ -246,7 +246,7 @@ int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *e
 
 	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(sys) ||
 	    strchr(spec, '/'))
-		return unknown(r, spec, err);
+		return rec_tracefs__unknown(r, spec, err);
 	if (rec_tracefs__init(r, err) < 0)
 		return -1;
 	memcpy(sys, spec, (size_t)(colon - spec));
@@ -263,7 +263,7 @@ int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *e
 				        err, PS_ESYS, NULL, PS_NO_OFFSET,
 				        "cannot read %s: permission denied; tracepoints need root",
 				        path);
-			return unknown(r, spec, err);
+			return rec_tracefs__unknown(r, spec, err);
 		}
 		return add_tp(r, sys, name, err) < 0 ? -1 : 1;
 	}
