@@ -162,3 +162,13 @@ our_counts() {
 	run -2 --separate-stderr "$BIN/pcount" -w 'bogus = 1' "$f"
 	[[ "${stderr_lines[0]}" == "pcount: --where: unknown field 'bogus'; the fields of this stream are: "* ]]
 }
+
+@test "pcount: on a terminal each interval clears the screen and redraws" {
+	command -v script >/dev/null || skip "script(1) not installed"
+	local f="$DATA/sched-switch-wakeup-a.pipe"
+	script -qec "'$BIN/pcount' -i 0.05 '$f'" /dev/null >"$BATS_TEST_TMPDIR/tty"
+	# one clear-screen per interval table
+	[ "$(grep -o $'\e\\[H\e\\[2J' "$BATS_TEST_TMPDIR/tty" | wc -l)" -eq "$("$BIN/pcount" -j -i 0.05 "$f" | wc -l)" ]
+	# and none when the output is not a terminal
+	[ "$("$BIN/pcount" -i 0.05 "$f" | grep -c $'\e\\[2J')" -eq 0 ]
+}

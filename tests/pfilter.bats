@@ -298,7 +298,7 @@ unknown16() {
 		tail -c +$((c + 1)) "$f" | head -c "$n"
 		tail -c +$((d + 1)) "$f"
 	} >"$t/moved.pipe"
-	! cmp -s "$f" "$t/moved.pipe"
+	run -1 cmp -s "$f" "$t/moved.pipe"
 	perf script -i - --comms dd <"$t/moved.pipe" >"$t/a.txt" 2>/dev/null
 	"$BIN/pfilter" comm=dd <"$t/moved.pipe" | perf script -i - >"$t/b.txt" 2>/dev/null
 	[ "$(wc -l <"$t/a.txt")" -eq 896 ]
