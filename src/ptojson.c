@@ -195,6 +195,8 @@ struct ctx {
 	struct ps_session *s;
 	struct ps_json_clock clock;
 	FILE *out;
+	char *buf; /* the line being written */
+	size_t cap;
 	unsigned long long lines;
 };
 
@@ -206,9 +208,9 @@ static void flush_out(void *arg)
 /* Write one released record; 0, or -1 with @err set. */
 static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
 {
+	size_t flags = (c->o->pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER, n;
 	struct ps_sample smp;
 	json_t *obj;
-	int r;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		const char *comm = NULL;
@@ -229,10 +231,24 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	if (c->o->fields)
 		keep_fields(obj, c->o->fields);
-	r = json_dumpf(obj, c->out,
-	               (c->o->pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER);
+	/* one fwrite per object: json_dumpf writes piece by piece, a third of the time */
+	n = json_dumpb(obj, c->buf, c->cap, flags);
+	if (n > c->cap) {
+		char *nb = realloc(c->buf, n + 1);
+
+		if (!nb) {
+			json_decref(obj);
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		}
+		c->buf = nb;
+		c->cap = n + 1;
+		n = json_dumpb(obj, c->buf, c->cap, flags);
+	}
 	json_decref(obj);
-	if (r < 0 || fputc('\n', c->out) == EOF) {
+	if (n == 0)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	c->buf[n++] = '\n';
+	if (fwrite(c->buf, 1, n, c->out) != n) {
 		if (errno == EPIPE)
 			return ps_error__set(err, PS_EPIPE, NULL, PS_NO_OFFSET, NULL);
 		return ps_error__sys(err, PS_EWRITE, "<stdout>", "write error");
@@ -317,6 +333,7 @@ int main(int argc, char **argv)
 		r = -1;
 out:
 	ps_order__delete(ord);
+	free(c.buf);
 	if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE; /* already reported */
 	if (err.code == PS_EPIPE) {
