@@ -102,7 +102,7 @@ struct ctx {
 	bool have_start;
 	uint64_t start, end; /* the interval being counted: [start, end) in sample time */
 	uint64_t intervals;
-	uint64_t lost;
+	uint64_t lost, lost_chunks, lost_samples;
 	struct timespec last_print;
 };
 
@@ -805,8 +805,13 @@ static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *e
 {
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return count_sample(c, rec, err);
+	/* LOST records give what a ring dropped; LOST_SAMPLES, written at the end, every
+	 * sample an event lost, those included: the larger sum is what was lost */
 	if (rec->type == PERF_RECORD_LOST && rec->size >= 24)
-		c->lost += ps_get64(rec->data + 16, ps_session__swapped(c->s));
+		c->lost_chunks += ps_get64(rec->data + 16, ps_session__swapped(c->s));
+	else if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16)
+		c->lost_samples += ps_get64(rec->data + 8, ps_session__swapped(c->s));
+	c->lost = c->lost_chunks > c->lost_samples ? c->lost_chunks : c->lost_samples;
 	return 0;
 }
 

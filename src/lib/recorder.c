@@ -217,7 +217,14 @@ int ps_recorder__set_filter(struct ps_recorder *r, const char *expr, struct ps_e
 
 static int event_open(struct perf_event_attr *attr, pid_t pid, int cpu)
 {
-	return (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	int fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0 && errno == EINVAL && (attr->read_format & PERF_FORMAT_LOST)) {
+		/* kernels before 6.0 do not count lost samples per event */
+		attr->read_format &= ~(uint64_t)PERF_FORMAT_LOST;
+		fd = (int)syscall(SYS_perf_event_open, attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	return fd;
 }
 
 static bool pid_alive(pid_t pid)
@@ -425,7 +432,7 @@ static void build_attr(struct ps_recorder *r, struct rec_event *e, bool first, s
 		a->freq = 1;
 		a->sample_freq = c->freq ? c->freq : PS_RECORDER_DEFAULT_FREQ;
 	}
-	a->read_format = PERF_FORMAT_ID;
+	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	a->disabled = 1;
 	a->inherit = !c->system_wide;
 	a->enable_on_exec = c->workload && !c->system_wide;
@@ -681,6 +688,16 @@ bool ps_recorder__targets_gone(const struct ps_recorder *r)
 	return !pid_alive(r->cfg.pid ? r->cfg.pid : r->cfg.tid);
 }
 
+/*
+ * The lost count: LOST records report what the kernel could not write into a ring when it
+ * could write again; LOST_SAMPLES (from the events' own counts, at the end) report every
+ * lost sample, those included.  The larger of the two is what was lost.
+ */
+static void update_lost(struct ps_recorder *r)
+{
+	r->st.lost = r->lost_samples > r->lost_in_records ? r->lost_samples : r->lost_in_records;
+}
+
 /* ---- draining ---- */
 
 static void sample_ips(struct ps_recorder *r, const unsigned char *rec, uint16_t size)
@@ -782,18 +799,61 @@ static int handle(struct ps_recorder *r, const unsigned char *rec, uint16_t size
 		break;
 	case PERF_RECORD_LOST:
 		if (size >= 24) {
-			r->st.lost += ps_get64(rec + 16, false);
+			r->lost_in_records += ps_get64(rec + 16, false);
 			r->st.lost_records++;
+			update_lost(r);
 		}
 		break;
 	case PERF_RECORD_LOST_SAMPLES:
-		if (size >= 16)
-			r->st.lost += ps_get64(rec + 8, false);
+		if (size >= 16) {
+			r->lost_samples += ps_get64(rec + 8, false);
+			update_lost(r);
+		}
 		break;
 	default:
 		break;
 	}
 	return ps_output__write(out, rec, size, err) < 0 ? -1 : 1;
+}
+
+/*
+ * A ring that overflowed just before its task went quiet never gets the LOST record the
+ * kernel writes with the next event; the event's own count (read_format LOST) still has
+ * it.  Write one LOST_SAMPLES record per instance that lost samples, as perf record does.
+ */
+static int write_lost_samples(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
+{
+	unsigned char body[8 + 64];
+	size_t i, k;
+
+	for (i = 0; i < r->nr_ev; i++) {
+		struct rec_event *e = &r->ev[i];
+
+		if (!(e->attr.read_format & PERF_FORMAT_LOST))
+			continue;
+		for (k = 0; k < e->nr_inst; k++) {
+			uint64_t v[4] = { 0 }; /* value, id, lost */
+			unsigned char *t = body + 8;
+			size_t pos = 8; /* TID */
+
+			if (e->inst[k].fd < 0 || read(e->inst[k].fd, v, sizeof(v)) < 24 || !v[2])
+				continue;
+			ps_put64(body, v[2], false);
+			rec_synth__trailer(r, t, 0, 0);
+			if (r->sample_type & PERF_SAMPLE_TIME)
+				pos += 8;
+			if (r->sample_type & PERF_SAMPLE_ID)
+				ps_put64(t + pos, v[1], false);
+			else if (r->sample_type & PERF_SAMPLE_IDENTIFIER)
+				ps_put64(t + r->trailer_size - 8, v[1], false);
+			if (rec_put_record(out, PERF_RECORD_LOST_SAMPLES, 0, body,
+			                   8 + r->trailer_size, err) < 0)
+				return -1;
+			r->lost_samples += v[2];
+		}
+	}
+	update_lost(r);
+	return 0;
 }
 
 /* Return: records written from this ring, or -1 on an output error */
@@ -856,6 +916,8 @@ long ps_recorder__drain(struct ps_recorder *r, struct ps_output *out, struct ps_
 
 int ps_recorder__finish(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
 {
+	if (write_lost_samples(r, out, err) < 0)
+		return -1;
 	if (r->bids && rec_bids__write(r->bids, out, err) < 0)
 		return -1;
 	return ps_output__flush(out, err);

@@ -82,6 +82,8 @@ struct ps_recorder {
 	struct rec_self *self; /* NULL when the pipeline is not left out */
 	struct rec_bids *bids;
 	struct ps_recorder_stats st;
+	uint64_t lost_in_records;          /* sum of the LOST records' counts */
+	uint64_t lost_samples;             /* sum of the LOST_SAMPLES records' counts */
 	uint64_t kernel_start, kernel_end; /* _text, _etext; 0 when unknown */
 	bool opened;
 };
