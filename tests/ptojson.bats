@@ -132,3 +132,18 @@ all_inputs() {
 	[ "$want" = "$got" ]
 	[ "$(jq -s 'map(select(.type == "FEATURE" and .feature == "hostname") | .value | type) | .[0]' "$BATS_TEST_TMPDIR/all.json")" = '"string"' ]
 }
+
+@test "ptojson: --time-format iso turns the stream's clock data into wall-clock UTC time" {
+	need_perf
+	perf record -q -k mono -o "$BATS_TEST_TMPDIR/k.data" -e cpu-clock -- \
+		sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' >/dev/null 2>&1 ||
+		skip "perf record -k mono failed here"
+	local before after t
+	before=$(date -u +%s)
+	t=$("$BIN/ptojson" -t iso -F time "$BATS_TEST_TMPDIR/k.data" | head -n 1 | jq -r .time)
+	after=$(date -u +%s)
+	[[ "$t" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z$ ]]
+	# recorded within the last minute, by this machine's clock
+	t=$(date -u -d "${t%.*}Z" +%s)
+	[ "$t" -ge $((before - 60)) ] && [ "$t" -le "$after" ]
+}
