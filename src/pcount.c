@@ -842,6 +842,22 @@ static int check_where(struct ctx *c, struct ps_error *err)
 	return -1;
 }
 
+static void free_opts(struct opts *o)
+{
+	int i;
+
+	for (i = 0; i < o->nkeys; i++) {
+		free(o->keys[i].name);
+		free(o->keys[i].field);
+		free(o->keys[i].event);
+	}
+	for (i = 0; i < o->nsums; i++) {
+		free(o->sums[i].name);
+		free(o->sums[i].field);
+		free(o->sums[i].event);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 };
@@ -927,6 +943,7 @@ out:
 	ps_filter__delete(c->where);
 	clear_table(&c->t);
 	free(c);
+	free_opts(&o);
 	if (err.code == PS_EUSAGE)
 		return 2;
 	return err.code && err.code != PS_EPIPE ? 1 : 0;

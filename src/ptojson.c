@@ -233,7 +233,7 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 		keep_fields(obj, c->o->fields);
 	/* one fwrite per object: json_dumpf writes piece by piece, a third of the time */
 	n = json_dumpb(obj, c->buf, c->cap, flags);
-	if (n > c->cap) {
+	if (n >= c->cap) { /* room for the newline too */
 		char *nb = realloc(c->buf, n + 1);
 
 		if (!nb) {

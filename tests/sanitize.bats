@@ -1,0 +1,52 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The programs built under ASan/UBSan (make check builds them) over every fixture and
+# over damaged copies: no memory error, no leak, no undefined behaviour, ever.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helpers
+	SAN="$TOP/build/san/bin"
+	[ -x "$SAN/pcat" ] || skip "sanitized programs not built (make check builds them)"
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1
+}
+
+# run a sanitized program; only statuses 0, 1 and 2 with no sanitizer report pass
+clean_run() {
+	local st=0
+	"$@" >/dev/null 2>"$BATS_TEST_TMPDIR/err" || st=$?
+	if [ "$st" -gt 2 ] || grep -q 'Sanitizer\|runtime error' "$BATS_TEST_TMPDIR/err"; then
+		echo "$* -> $st"
+		head -n 20 "$BATS_TEST_TMPDIR/err"
+		return 1
+	fi
+}
+
+inputs() {
+	good_pipes
+	good_files
+	[ -d "$FIXTURES" ] && ls "$FIXTURES"/BAD-*
+}
+
+@test "sanitize: every program on every fixture" {
+	local f
+	for f in $(inputs); do
+		clean_run "$SAN/pcat" "$f"
+		clean_run "$SAN/pheader" --all --json "$f"
+		clean_run "$SAN/ptojson" --all "$f"
+		clean_run "$SAN/pcount" -j -i 0.01 --by comm,syscall,errno --sum ret -w 'pid > 1' "$f"
+		clean_run "$SAN/pfilter" -i "$f" 'comm = dd or pid > 10'
+	done
+}
+
+@test "sanitize: damaged copies of a fixture, cut at every 997th byte" {
+	local f="$DATA/rawsys-dd.pipe" size n
+	size=$(stat -c %s "$f")
+	for ((n = 17; n < size; n += 997)); do
+		head -c "$n" "$f" >"$BATS_TEST_TMPDIR/cut"
+		clean_run "$SAN/ptojson" --all "$BATS_TEST_TMPDIR/cut"
+		clean_run "$SAN/pheader" --all "$BATS_TEST_TMPDIR/cut"
+		clean_run "$SAN/pcount" "$BATS_TEST_TMPDIR/cut"
+	done
+}
