@@ -375,24 +375,10 @@ static struct row **sorted_rows(struct table *t, bool sum)
 
 static void load_arch(struct ctx *c)
 {
-	const unsigned char *p;
-	size_t len = 0;
-
 	if (c->arch_known)
 		return;
 	c->arch_known = true;
-	p = ps_session__feature(c->s, PS_FEAT_ARCH, &len);
-	if (p && len > 4) {
-		uint32_t n = ps_get32(p, ps_session__swapped(c->s));
-		size_t i;
-
-		if (n > len - 4)
-			n = (uint32_t)(len - 4);
-		for (i = 0; i < n && i + 1 < sizeof(c->arch_buf) && p[4 + i]; i++)
-			c->arch_buf[i] = (char)p[4 + i];
-		c->arch_buf[i] = 0;
-		c->arch = c->arch_buf;
-	}
+	c->arch = ps_session__feature_string(c->s, PS_FEAT_ARCH, c->arch_buf, sizeof(c->arch_buf));
 }
 
 /* Does the stream record syscall entries?  Then exits are not counted by syscall. */

@@ -160,32 +160,12 @@ static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbin
 		b->kind = BK_ABSENT;
 }
 
-/* The architecture the stream was recorded on, from its arch feature. */
-static void read_arch(struct ps_filter *f, const struct ps_session *s)
-{
-	const unsigned char *p;
-	size_t len;
-	uint32_t n;
-
-	f->arch[0] = 0;
-	p = ps_session__feature(s, PS_FEAT_ARCH, &len);
-	if (!p || len < 4)
-		return;
-	n = ps_get32(p, ps_session__swapped(s));
-	if (n > len - 4)
-		n = (uint32_t)(len - 4);
-	if (n >= sizeof(f->arch))
-		n = sizeof(f->arch) - 1;
-	memcpy(f->arch, p + 4, n);
-	f->arch[n] = 0;
-	f->arch[strnlen(f->arch, n)] = 0;
-}
-
 int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 {
 	size_t n = ps_session__nr_attrs(s), i, k;
 
-	read_arch(f, s);
+	/* the architecture the stream was recorded on names its syscalls */
+	ps_session__feature_string(s, PS_FEAT_ARCH, f->arch, sizeof(f->arch));
 	for (i = 0; i < f->nconds; i++) {
 		struct fcond *c = f->conds[i];
 

@@ -551,6 +551,29 @@ const unsigned char *ps_session__feature(const struct ps_session *s, unsigned in
 	return s->features[feat].data;
 }
 
+const char *ps_session__feature_string(const struct ps_session *s, unsigned int feat, char *buf,
+                                       size_t len)
+{
+	const unsigned char *p;
+	size_t plen = 0, n;
+
+	if (!len)
+		return NULL;
+	buf[0] = 0;
+	p = ps_session__feature(s, feat, &plen);
+	if (!p || plen < 4)
+		return NULL;
+	n = ps_get32(p, s->swap);
+	if (n > plen - 4)
+		n = plen - 4;
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(buf, p + 4, n);
+	buf[n] = 0;
+	buf[strnlen(buf, n)] = 0;
+	return buf;
+}
+
 struct tep_handle *ps_session__tep(const struct ps_session *s)
 {
 	return s->tep;

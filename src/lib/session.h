@@ -140,6 +140,14 @@ bool ps_session__record_time(const struct ps_session *s, const struct ps_record 
 const unsigned char *ps_session__feature(const struct ps_session *s, unsigned int feat,
                                          size_t *len);
 
+/**
+ * ps_session__feature_string() - a string feature (hostname, arch, version...): its u32
+ * length and text, bounded by the payload and by @len, copied into @buf up to its NUL.
+ * Return: @buf, or NULL when the stream did not give the feature (@buf is then "").
+ */
+const char *ps_session__feature_string(const struct ps_session *s, unsigned int feat, char *buf,
+                                       size_t len);
+
 /** ps_session__tep() - the libtraceevent handle once TRACING_DATA was read, else NULL. */
 struct tep_handle *ps_session__tep(const struct ps_session *s);
 
