@@ -24,55 +24,10 @@
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/xalloc.h"
+#include "build.h"
 #include "unit.h"
 
 /* ---- building streams ---- */
-
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-	bool swap;
-};
-
-static unsigned char *grow(struct buf *b, size_t n)
-{
-	unsigned char *r;
-
-	if (b->len + n > b->cap) {
-		size_t c = b->cap ? b->cap : 4096;
-
-		while (c < b->len + n)
-			c *= 2;
-		b->p = realloc(b->p, c);
-		if (!b->p)
-			abort();
-		b->cap = c;
-	}
-	r = b->p + b->len;
-	memset(r, 0, n);
-	b->len += n;
-	return r;
-}
-
-static void put_bytes(struct buf *b, const void *d, size_t n)
-{
-	memcpy(grow(b, n), d, n);
-}
-
-static void put16(struct buf *b, uint16_t v)
-{
-	ps_put16(grow(b, 2), v, b->swap);
-}
-
-static void put32(struct buf *b, uint32_t v)
-{
-	ps_put32(grow(b, 4), v, b->swap);
-}
-
-static void put64(struct buf *b, uint64_t v)
-{
-	ps_put64(grow(b, 8), v, b->swap);
-}
 
 /* The u64 word that puts u32 @a then u32 @b in the stream's byte order (TID, CPU). */
 static uint64_t pair(uint32_t a, uint32_t b, bool swap)
