@@ -25,20 +25,17 @@ struct opts {
 	char **inputs; /* operands; none means standard input */
 };
 
+static const char help_text[] =
+        "\nPass a perf event stream through, turn perf.data files into a stream,\n"
+        "and concatenate the pieces of one recording.\n\n"
+        "  -f, --force        write the binary stream even to a terminal\n"
+        "  -o, --output FILE  write to FILE instead of standard output\n"
+        "  -h, --help         show this help\n"
+        "  -V, --version      show the version\n";
+
 static PS_NORETURN void usage(FILE *fp, int status)
 {
-	fputs(usage_text, fp);
-	if (fp == stdout) {
-		fputs("\nPass a perf event stream through, turn perf.data files into a stream,\n"
-		      "and concatenate the pieces of one recording.\n\n"
-		      "  -f, --force        write the binary stream even to a terminal\n"
-		      "  -o, --output FILE  write to FILE instead of standard output\n"
-		      "  -h, --help         show this help\n"
-		      "  -V, --version      show the version\n",
-		      fp);
-		exit(ps_finish_stdout() ? 1 : status);
-	}
-	exit(status);
+	ps_usage(fp, status, usage_text, help_text);
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)

@@ -106,26 +106,23 @@ struct ctx {
 	struct timespec last_print;
 };
 
+static const char help_text[] =
+        "\nCount the samples of a perf event stream by keys.\n\n"
+        "  -b, --by KEYS          comma-separated keys: event (default), comm, pid,\n"
+        "                         tid, cpu, syscall, errno, a tracepoint field,\n"
+        "                         FIELD/SIZE\n"
+        "  -i, --interval SEC     print a table every SEC seconds of sample time\n"
+        "  -j, --json             JSON output (one document per table)\n"
+        "  -n, --top N            print the N largest rows only\n"
+        "  -s, --sum [NAME=]FIELD add up FIELD (or count EVENT) in a column;\n"
+        "                         repeatable; rows sort by the first sum\n"
+        "  -w, --where EXPR       count only samples that match EXPR (pfilter(1))\n"
+        "  -h, --help             show this help\n"
+        "  -V, --version          show the version\n";
+
 static PS_NORETURN void usage(FILE *fp, int status)
 {
-	fputs(usage_text, fp);
-	if (fp == stdout) {
-		fputs("\nCount the samples of a perf event stream by keys.\n\n"
-		      "  -b, --by KEYS          comma-separated keys: event (default), comm, pid,\n"
-		      "                         tid, cpu, syscall, errno, a tracepoint field,\n"
-		      "                         FIELD/SIZE\n"
-		      "  -i, --interval SEC     print a table every SEC seconds of sample time\n"
-		      "  -j, --json             JSON output (one document per table)\n"
-		      "  -n, --top N            print the N largest rows only\n"
-		      "  -s, --sum [NAME=]FIELD add up FIELD (or count EVENT) in a column;\n"
-		      "                         repeatable; rows sort by the first sum\n"
-		      "  -w, --where EXPR       count only samples that match EXPR (pfilter(1))\n"
-		      "  -h, --help             show this help\n"
-		      "  -V, --version          show the version\n",
-		      fp);
-		exit(ps_finish_stdout() ? 1 : status);
-	}
-	exit(status);
+	ps_usage(fp, status, usage_text, help_text);
 }
 
 static char *xstrdup(const char *s)

@@ -64,32 +64,29 @@ struct opts {
 	const char *const *expr;
 };
 
+static const char help_text[] =
+        "\nKeep the samples of a perf event stream that match an expression; header\n"
+        "and side-band records pass unchanged.  Operands are joined with 'and'.\n\n"
+        "  -c, --count          print the number of matching samples, not a stream\n"
+        "      --explain        print the parsed expression and the part the kernel\n"
+        "                       could evaluate, without reading a stream\n"
+        "  -f, --force          write the binary stream even to a terminal\n"
+        "  -i, --input FILE     read FILE instead of standard input\n"
+        "      --keep-sideband  pass side-band records (the default)\n"
+        "  -o, --output FILE    write to FILE instead of standard output\n"
+        "      --only-samples   drop side-band records too (COMM, MMAP...)\n"
+        "      --start TIME     drop samples before TIME (ns, 1.5s, or +100ms after\n"
+        "                       the first sample)\n"
+        "      --stop TIME      drop samples after TIME\n"
+        "  -v, --invert         keep the samples that do not match\n"
+        "  -h, --help           show this help\n"
+        "  -V, --version        show the version\n"
+        "\nExamples: pfilter comm=dd pid=42    pfilter 'event glob \"sched:*\" and not comm "
+        "startswith kworker'\n";
+
 static PS_NORETURN void usage(FILE *fp, int status)
 {
-	fputs(usage_text, fp);
-	if (fp == stdout) {
-		fputs("\nKeep the samples of a perf event stream that match an expression; header\n"
-		      "and side-band records pass unchanged.  Operands are joined with 'and'.\n\n"
-		      "  -c, --count          print the number of matching samples, not a stream\n"
-		      "      --explain        print the parsed expression and the part the kernel\n"
-		      "                       could evaluate, without reading a stream\n"
-		      "  -f, --force          write the binary stream even to a terminal\n"
-		      "  -i, --input FILE     read FILE instead of standard input\n"
-		      "      --keep-sideband  pass side-band records (the default)\n"
-		      "  -o, --output FILE    write to FILE instead of standard output\n"
-		      "      --only-samples   drop side-band records too (COMM, MMAP...)\n"
-		      "      --start TIME     drop samples before TIME (ns, 1.5s, or +100ms after\n"
-		      "                       the first sample)\n"
-		      "      --stop TIME      drop samples after TIME\n"
-		      "  -v, --invert         keep the samples that do not match\n"
-		      "  -h, --help           show this help\n"
-		      "  -V, --version        show the version\n"
-		      "\nExamples: pfilter comm=dd pid=42    pfilter 'event glob \"sched:*\" and not comm "
-		      "startswith kworker'\n",
-		      fp);
-		exit(ps_finish_stdout() ? 1 : status);
-	}
-	exit(status);
+	ps_usage(fp, status, usage_text, help_text);
 }
 
 static void parse_bound(const char *arg, const char *what, struct bound *b)

@@ -49,22 +49,19 @@ struct state {
 	bool to_end; /* the whole input was read */
 };
 
+static const char help_text[] =
+        "\nShow what the header records of a perf event stream say: events, features,\n"
+        "tracepoint formats, build-ids.  Reads up to the first sample unless --all.\n\n"
+        "  -a, --all      read to the end: late build-ids and features, record counts\n"
+        "  -d, --dump     print the header as text (the default)\n"
+        "  -j, --json     print one JSON document instead\n"
+        "      --stats    read to the end and print only the record counts\n"
+        "  -h, --help     show this help\n"
+        "  -V, --version  show the version\n";
+
 static PS_NORETURN void usage(FILE *fp, int status)
 {
-	fputs(usage_text, fp);
-	if (fp == stdout) {
-		fputs("\nShow what the header records of a perf event stream say: events, features,\n"
-		      "tracepoint formats, build-ids.  Reads up to the first sample unless --all.\n\n"
-		      "  -a, --all      read to the end: late build-ids and features, record counts\n"
-		      "  -d, --dump     print the header as text (the default)\n"
-		      "  -j, --json     print one JSON document instead\n"
-		      "      --stats    read to the end and print only the record counts\n"
-		      "  -h, --help     show this help\n"
-		      "  -V, --version  show the version\n",
-		      fp);
-		exit(ps_finish_stdout() ? 1 : status);
-	}
-	exit(status);
+	ps_usage(fp, status, usage_text, help_text);
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)

@@ -60,35 +60,32 @@ struct workload {
 	int status;
 };
 
+static const char help_text[] =
+        "\nRecord kernel events into a perf pipe stream that perf script and perf report\n"
+        "read.  With a command, record it (and its children) while it runs.\n\n"
+        "  -a, --all-cpus         record every task on every CPU\n"
+        "  -C, --cpu CPUS         record every task on these CPUs (0-3,6)\n"
+        "  -c, --count PERIOD     sample every PERIOD events\n"
+        "  -e, --event EVENT      event to record (repeatable): cpu-clock, page-faults,\n"
+        "                         sched:sched_switch, 'syscalls:sys_enter_*'...\n"
+        "      --filter EXPR      kernel filter for the tracepoints of the -e before it\n"
+        "  -F, --freq HZ          sample software events HZ times a second (4000)\n"
+        "  -f, --force            write the binary stream even to a terminal\n"
+        "  -g                     record call chains\n"
+        "  -l, --list             list the events that can be recorded\n"
+        "  -m, --mmap-pages PAGES ring size per CPU, a power of two (128)\n"
+        "  -o, --output FILE      write to FILE instead of standard output\n"
+        "  -p, --pid PID          record this process (and the children it starts)\n"
+        "  -q, --quiet            no summary line at the end\n"
+        "  -t, --tid TID          record this thread (and the children it starts)\n"
+        "      --duration SECONDS stop after SECONDS\n"
+        "      --no-exclude-self  also record precord's own pipeline (-a, -C)\n"
+        "  -h, --help             show this help\n"
+        "  -V, --version          show the version\n";
+
 static PS_NORETURN void usage(FILE *fp, int status)
 {
-	fputs(usage_text, fp);
-	if (fp == stdout) {
-		fputs("\nRecord kernel events into a perf pipe stream that perf script and perf report\n"
-		      "read.  With a command, record it (and its children) while it runs.\n\n"
-		      "  -a, --all-cpus         record every task on every CPU\n"
-		      "  -C, --cpu CPUS         record every task on these CPUs (0-3,6)\n"
-		      "  -c, --count PERIOD     sample every PERIOD events\n"
-		      "  -e, --event EVENT      event to record (repeatable): cpu-clock, page-faults,\n"
-		      "                         sched:sched_switch, 'syscalls:sys_enter_*'...\n"
-		      "      --filter EXPR      kernel filter for the tracepoints of the -e before it\n"
-		      "  -F, --freq HZ          sample software events HZ times a second (4000)\n"
-		      "  -f, --force            write the binary stream even to a terminal\n"
-		      "  -g                     record call chains\n"
-		      "  -l, --list             list the events that can be recorded\n"
-		      "  -m, --mmap-pages PAGES ring size per CPU, a power of two (128)\n"
-		      "  -o, --output FILE      write to FILE instead of standard output\n"
-		      "  -p, --pid PID          record this process (and the children it starts)\n"
-		      "  -q, --quiet            no summary line at the end\n"
-		      "  -t, --tid TID          record this thread (and the children it starts)\n"
-		      "      --duration SECONDS stop after SECONDS\n"
-		      "      --no-exclude-self  also record precord's own pipeline (-a, -C)\n"
-		      "  -h, --help             show this help\n"
-		      "  -V, --version          show the version\n",
-		      fp);
-		exit(ps_finish_stdout() ? 1 : status);
-	}
-	exit(status);
+	ps_usage(fp, status, usage_text, help_text);
 }
 
 static double parse_seconds(const char *arg)

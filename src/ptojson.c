@@ -72,23 +72,20 @@ static const char *const known_fields[] = {
 	"sample_id",
 };
 
+static const char help_text[] =
+        "\nWrite a perf event stream as JSON Lines: one object per sample, in time\n"
+        "order, tracepoint fields decoded and typed.\n\n"
+        "  -a, --all               every record, each with its \"type\"\n"
+        "  -F, --fields LIST       keep only these keys (comma separated)\n"
+        "  -o, --output FILE       write to FILE instead of standard output\n"
+        "  -p, --pretty            indent the objects, for people\n"
+        "  -t, --time-format FMT   time as ns (default), s or iso\n"
+        "  -h, --help              show this help\n"
+        "  -V, --version           show the version\n";
+
 static PS_NORETURN void usage(FILE *fp, int status)
 {
-	fputs(usage_text, fp);
-	if (fp == stdout) {
-		fputs("\nWrite a perf event stream as JSON Lines: one object per sample, in time\n"
-		      "order, tracepoint fields decoded and typed.\n\n"
-		      "  -a, --all               every record, each with its \"type\"\n"
-		      "  -F, --fields LIST       keep only these keys (comma separated)\n"
-		      "  -o, --output FILE       write to FILE instead of standard output\n"
-		      "  -p, --pretty            indent the objects, for people\n"
-		      "  -t, --time-format FMT   time as ns (default), s or iso\n"
-		      "  -h, --help              show this help\n"
-		      "  -V, --version           show the version\n",
-		      fp);
-		exit(ps_finish_stdout() ? 1 : status);
-	}
-	exit(status);
+	ps_usage(fp, status, usage_text, help_text);
 }
 
 static void check_fields(const char *list)

@@ -27,6 +27,16 @@ uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *w
 	return v;
 }
 
+void ps_usage(FILE *fp, int status, const char *usage_line, const char *help)
+{
+	fputs(usage_line, fp);
+	if (fp == stdout) {
+		fputs(help, fp);
+		exit(ps_finish_stdout() ? 1 : status);
+	}
+	exit(status);
+}
+
 void ps_print_version(void)
 {
 	printf("%s (pstream) %s\n", ps_progname, PS_VERSION);
