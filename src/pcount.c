@@ -454,16 +454,10 @@ static int field_text(const struct ps_sample *smp, const char *event, const char
 	if (!f)
 		return -1;
 	if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0) {
-		int64_t sv = (int64_t)v;
+		int64_t sv = f->flags & TEP_FIELD_IS_SIGNED ?
+		                     ps_sign_extend(v, (unsigned int)f->size) :
+		                     (int64_t)v;
 
-		if (f->flags & TEP_FIELD_IS_SIGNED) {
-			if (f->size == 4)
-				sv = (int32_t)v;
-			else if (f->size == 2)
-				sv = (int16_t)v;
-			else if (f->size == 1)
-				sv = (int8_t)v;
-		}
 		if (num)
 			*num = sv;
 		if (bucket) {

@@ -68,6 +68,21 @@ static inline void ps_put64(void *p, uint64_t v, bool swap)
 	memcpy(p, &v, sizeof(v));
 }
 
+/* @v read from a signed field of @size bytes (1, 2, 4 or 8), as a signed 64-bit value */
+static inline int64_t ps_sign_extend(uint64_t v, unsigned int size)
+{
+	switch (size) {
+	case 1:
+		return (int8_t)v;
+	case 2:
+		return (int16_t)v;
+	case 4:
+		return (int32_t)v;
+	default:
+		return (int64_t)v;
+	}
+}
+
 static inline bool ps_host_is_big_endian(void)
 {
 	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;

@@ -218,20 +218,16 @@ static bool raw_num(const struct ps_sample *smp, uint32_t off, uint32_t size, bo
 	p = smp->raw + off;
 	switch (size) {
 	case 1:
-		*v = sgn ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
+		*v = sgn ? (uint64_t)ps_sign_extend(p[0], 1) : p[0];
 		return true;
-	case 2: {
-		uint16_t x = ps_get16(p, smp->swap);
-
-		*v = sgn ? (uint64_t)(int64_t)(int16_t)x : x;
+	case 2:
+		*v = ps_get16(p, smp->swap);
+		*v = sgn ? (uint64_t)ps_sign_extend(*v, 2) : *v;
 		return true;
-	}
-	case 4: {
-		uint32_t x = ps_get32(p, smp->swap);
-
-		*v = sgn ? (uint64_t)(int64_t)(int32_t)x : x;
+	case 4:
+		*v = ps_get32(p, smp->swap);
+		*v = sgn ? (uint64_t)ps_sign_extend(*v, 4) : *v;
 		return true;
-	}
 	case 8:
 		*v = ps_get64(p, smp->swap);
 		return true;

@@ -148,18 +148,8 @@ static json_t *number(struct tep_event *ev, const struct tep_format_field *f,
 
 	if (f->flags & TEP_FIELD_IS_POINTER)
 		return ps_json_hex(v);
-	if (f->flags & TEP_FIELD_IS_SIGNED) {
-		switch (size) {
-		case 1:
-			return json_integer((int8_t)v);
-		case 2:
-			return json_integer((int16_t)v);
-		case 4:
-			return json_integer((int32_t)v);
-		default:
-			return json_integer((json_int_t)(int64_t)v);
-		}
-	}
+	if (f->flags & TEP_FIELD_IS_SIGNED)
+		return json_integer(ps_sign_extend(v, size));
 	return ps_json_u64(v);
 }
 
