@@ -16,54 +16,28 @@
 #include <unistd.h>
 
 #include "lib/abi.h"
+#include "lib/duration.h"
 #include "lib/diag.h"
 #include "lib/filter.h"
 #include "lib/input.h"
+#include "lib/key.h"
 #include "lib/opts.h"
 #include "lib/order.h"
 #include "lib/sample.h"
 #include "lib/sample_json.h"
 #include "lib/session.h"
 #include "lib/signals.h"
-#include "lib/syscalls.h"
-#include "lib/tracing.h"
 
 static const char usage_text[] =
-        "usage: pcount [-j] [-b keys] [-i seconds] [-n top] [-s field] [-w expression] [file]\n";
+        "usage: pcount [-j] [-b keys] [-i duration] [-n top] [-s field] [-w expression] [file]\n";
 
 #define IDLE_MS 100
-#define MAX_KEYS 8
 #define MAX_SUMS 8
 #define MAX_ROWS 200000 /* distinct rows kept; further ones are counted as "(other)" */
-#define KEY_SEP '\x1f'
-
-enum key_kind {
-	KEY_EVENT,
-	KEY_COMM,
-	KEY_PID,
-	KEY_TID,
-	KEY_CPU,
-	KEY_SYSCALL,
-	KEY_ERRNO,
-	KEY_FIELD,
-};
-
-struct key {
-	enum key_kind kind;
-	char *name;      /* the key as given ("comm", "prev_state", "bytes/1024") */
-	char *field;     /* KEY_FIELD: the field name, without a system:event. prefix */
-	char *event;     /* KEY_FIELD: "system:event" when qualified, else NULL */
-	uint64_t bucket; /* KEY_FIELD: histogram bucket size, 0 for exact values */
-};
 
 struct opts {
-	struct key keys[MAX_KEYS];
-	int nkeys;
-	struct sum {
-		char *name;  /* the column's title: NAME= of the spec, or the spec */
-		char *event; /* "system:event" when qualified, else NULL */
-		char *field; /* NULL: count the samples of @event */
-	} sums[MAX_SUMS];    /* -s */
+	struct ps_key *keys;               /* -b */
+	struct ps_key_sum *sums[MAX_SUMS]; /* -s */
 	int nsums;
 	const char *where;    /* -w */
 	uint64_t interval_ns; /* -i, 0: one table at the end */
@@ -94,10 +68,6 @@ struct ctx {
 	struct ps_session *s;
 	struct ps_filter *where;
 	struct table t;
-	const char *arch;
-	char arch_buf[64];
-	bool arch_known;
-	bool enter_known, has_enter;
 	bool tty;
 	bool have_start;
 	uint64_t start, end; /* the interval being counted: [start, end) in sample time */
@@ -110,8 +80,9 @@ static const char help_text[] =
         "\nCount the samples of a perf event stream by keys.\n\n"
         "  -b, --by KEYS          comma-separated keys: event (default), comm, pid,\n"
         "                         tid, cpu, syscall, errno, a tracepoint field,\n"
-        "                         FIELD/SIZE\n"
-        "  -i, --interval SEC     print a table every SEC seconds of sample time\n"
+        "                         FIELD/SIZE; checked against the stream\n"
+        "  -i, --interval TIME    print a table every TIME of sample time\n"
+        "                         (5, 5s, 500ms, 2m; 1ms to 24h)\n"
         "  -j, --json             JSON output (one document per table)\n"
         "  -n, --top N            print the N largest rows only\n"
         "  -s, --sum [NAME=]FIELD add up FIELD (or count EVENT) in a column;\n"
@@ -125,95 +96,26 @@ static PS_NORETURN void usage(FILE *fp, int status)
 	ps_usage(fp, status, usage_text, help_text);
 }
 
-static char *xstrdup(const char *s)
-{
-	char *r = strdup(s);
-
-	if (!r)
-		ps_usage_error("out of memory");
-	return r;
-}
-
-/* "sys:event.field" or "field" */
-static void split_field(const char *spec, char **event, char **field)
-{
-	const char *colon = strchr(spec, ':'), *dot = colon ? strchr(colon, '.') : NULL;
-
-	if (dot) {
-		*event = xstrdup(spec);
-		(*event)[dot - spec] = 0;
-		*field = xstrdup(dot + 1);
-	} else {
-		*event = NULL;
-		*field = xstrdup(spec);
-	}
-}
-
 static void parse_keys(const char *list, struct opts *o)
 {
-	char *copy = xstrdup(list), *tok, *save = NULL;
+	struct ps_error err = { 0 };
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		struct key *k;
-		char *slash;
-
-		if (o->nkeys == MAX_KEYS)
-			ps_usage_error("--by: at most %d keys", MAX_KEYS);
-		k = &o->keys[o->nkeys++];
-		memset(k, 0, sizeof(*k));
-		k->name = xstrdup(tok);
-		if (strcmp(tok, "event") == 0)
-			k->kind = KEY_EVENT;
-		else if (strcmp(tok, "comm") == 0)
-			k->kind = KEY_COMM;
-		else if (strcmp(tok, "pid") == 0)
-			k->kind = KEY_PID;
-		else if (strcmp(tok, "tid") == 0)
-			k->kind = KEY_TID;
-		else if (strcmp(tok, "cpu") == 0)
-			k->kind = KEY_CPU;
-		else if (strcmp(tok, "syscall") == 0)
-			k->kind = KEY_SYSCALL;
-		else if (strcmp(tok, "errno") == 0)
-			k->kind = KEY_ERRNO;
-		else {
-			k->kind = KEY_FIELD;
-			slash = strchr(tok, '/');
-			if (slash) {
-				*slash = 0;
-				k->bucket =
-				        ps_parse_u64(slash + 1, 1, UINT64_MAX, "--by FIELD/SIZE");
-			}
-			split_field(tok, &k->event, &k->field);
-			if (!k->field[0])
-				ps_usage_error("--by: empty field name in '%s'", k->name);
-		}
-	}
-	free(copy);
-	if (!o->nkeys)
-		ps_usage_error("--by: no key given");
+	o->keys = ps_key__parse(list, &err);
+	if (!o->keys)
+		ps_usage_error("--by: %s", err.detail);
 }
 
 /* [NAME=]FIELD, [NAME=]system:event.FIELD, or [NAME=]system:event (a count) */
 static void parse_sum(const char *arg, struct opts *o)
 {
-	const char *eq = strchr(arg, '='), *spec = eq ? eq + 1 : arg;
-	struct sum *sm;
+	struct ps_error err = { 0 };
 
 	if (o->nsums == MAX_SUMS)
 		ps_usage_error("--sum: at most %d", MAX_SUMS);
-	sm = &o->sums[o->nsums++];
-	sm->name = xstrdup(arg);
-	if (eq)
-		sm->name[eq - arg] = 0;
-	if (!spec[0] || !sm->name[0])
-		ps_usage_error("--sum: '%s' names no field", arg);
-	if (strchr(spec, ':') && !strchr(spec, '.')) {
-		sm->event = xstrdup(spec);
-		sm->field = NULL;
-	} else {
-		split_field(spec, &sm->event, &sm->field);
-	}
+	o->sums[o->nsums] = ps_key_sum__parse(arg, &err);
+	if (!o->sums[o->nsums])
+		ps_usage_error("--sum: %s", err.detail);
+	o->nsums++;
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -230,8 +132,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *by = "event";
-	char *end;
-	double sec;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -245,13 +145,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout, 0);
 		case 'i':
-			errno = 0;
-			sec = strtod(optarg, &end);
-			if (errno || *end || !(sec >= 0.001 && sec <= 86400))
-				ps_usage_error(
-				        "--interval: '%s' is not a number of seconds in [0.001, 86400]",
-				        optarg);
-			o->interval_ns = (uint64_t)(sec * 1e9);
+			o->interval_ns = ps_parse_duration(optarg, PS_NS_PER_SEC / 1000,
+			                                   86400 * PS_NS_PER_SEC, "--interval");
 			break;
 		case 'j':
 			o->json = true;
@@ -368,217 +263,7 @@ static struct row **sorted_rows(struct table *t, bool sum)
 	return v;
 }
 
-/* ---- key values of a sample ---- */
-
-static void load_arch(struct ctx *c)
-{
-	if (c->arch_known)
-		return;
-	c->arch_known = true;
-	c->arch = ps_session__feature_string(c->s, PS_FEAT_ARCH, c->arch_buf, sizeof(c->arch_buf));
-}
-
-/* Does the stream record syscall entries?  Then exits are not counted by syscall. */
-static bool stream_has_enter(const struct ps_session *s)
-{
-	const struct ps_attr *a;
-	size_t i;
-
-	ps_session__for_each_attr(s, a, i) {
-		if (a->tp &&
-		    (strcmp(a->tp->system, "raw_syscalls") == 0 ||
-		     strcmp(a->tp->system, "syscalls") == 0) &&
-		    strncmp(a->tp->name, "sys_enter", 9) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* The syscall a raw_syscalls or syscalls event is about, or NULL (an exit, when the
- * stream has the entries too). */
-static const char *syscall_of(struct ctx *c, const struct ps_sample *smp, char *buf, size_t len)
-{
-	const struct ps_attr *a = smp->attr;
-	struct tep_format_field *f;
-	const char *name;
-	uint64_t id;
-
-	if (!a->tp)
-		return NULL;
-	if (!c->enter_known) {
-		int i;
-
-		c->enter_known = true;
-		c->has_enter = stream_has_enter(c->s);
-		/* errno is a property of the exit: then the exits are the calls counted */
-		for (i = 0; i < c->o->nkeys; i++)
-			if (c->o->keys[i].kind == KEY_ERRNO)
-				c->has_enter = false;
-	}
-	if (strcmp(a->tp->system, "syscalls") == 0) {
-		name = a->tp->name;
-		if (strncmp(name, "sys_enter_", 10) == 0)
-			return name + 10;
-		if (strncmp(name, "sys_exit_", 9) == 0 && !c->has_enter)
-			return name + 9;
-		return NULL;
-	}
-	if (strcmp(a->tp->system, "raw_syscalls") != 0)
-		return NULL;
-	if (strcmp(a->tp->name, "sys_exit") == 0 && c->has_enter)
-		return NULL; /* each call is counted once, at its entry */
-	f = ps_tracing__field(a->tp, "id");
-	if (!f || ps_tracing__read_u64(f, smp->raw, smp->raw_size, &id))
-		return NULL;
-	load_arch(c);
-	name = ps_syscall_name(c->arch, (long)(int64_t)id);
-	if (name)
-		return name;
-	snprintf(buf, len, "%" PRId64, (int64_t)id);
-	return buf;
-}
-
-/* A tracepoint field's value as text (numbers signed as the format says); -1 if absent. */
-static int field_text(const struct ps_sample *smp, const char *event, const char *name,
-                      uint64_t bucket, char *buf, size_t len, int64_t *num)
-{
-	const struct ps_attr *a = smp->attr;
-	struct tep_format_field *f;
-	uint64_t v;
-
-	if (!a->tp || !smp->raw)
-		return -1;
-	if (event && strcmp(event, a->name) != 0)
-		return -1;
-	f = ps_tracing__field(a->tp, name);
-	if (!f)
-		return -1;
-	if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0) {
-		int64_t sv = f->flags & TEP_FIELD_IS_SIGNED ?
-		                     ps_sign_extend(v, (unsigned int)f->size) :
-		                     (int64_t)v;
-
-		if (num)
-			*num = sv;
-		if (bucket) {
-			int64_t lo = sv >= 0 ? sv / (int64_t)bucket * (int64_t)bucket :
-			                       -((-sv + (int64_t)bucket - 1) / (int64_t)bucket) *
-			                               (int64_t)bucket;
-
-			snprintf(buf, len, "%" PRId64 "-%" PRId64, lo, lo + (int64_t)bucket - 1);
-		} else if (f->flags & TEP_FIELD_IS_SIGNED) {
-			snprintf(buf, len, "%" PRId64, sv);
-		} else {
-			snprintf(buf, len, "%" PRIu64, v);
-		}
-		return 0;
-	}
-	/* a string field */
-	if ((uint64_t)f->offset + f->size <= smp->raw_size && (f->flags & TEP_FIELD_IS_STRING) &&
-	    !(f->flags & TEP_FIELD_IS_DYNAMIC) && !bucket) {
-		size_t n = (size_t)f->size < len - 1 ? (size_t)f->size : len - 1;
-		const char *src = (const char *)smp->raw + f->offset;
-		const char *nul = memchr(src, 0, n);
-
-		if (nul)
-			n = (size_t)(nul - src);
-		memcpy(buf, src, n);
-		buf[n] = 0;
-		return 0;
-	}
-	return -1;
-}
-
-/* Build the row key of a sample into @key; -1 when the sample lacks one of the keys. */
-static int sample_key(struct ctx *c, const struct ps_sample *smp, char *key, size_t len)
-{
-	size_t pos = 0;
-	int i;
-
-	for (i = 0; i < c->o->nkeys; i++) {
-		const struct key *k = &c->o->keys[i];
-		char buf[256];
-		const char *v = buf;
-
-		switch (k->kind) {
-		case KEY_EVENT:
-			v = smp->attr->name;
-			break;
-		case KEY_COMM:
-			if (!(smp->type & PERF_SAMPLE_TID))
-				return -1;
-			v = ps_session__comm(c->s, smp->tid);
-			if (!v) {
-				snprintf(buf, sizeof(buf), ":%" PRIu32, smp->pid);
-				v = buf;
-			}
-			break;
-		case KEY_PID:
-		case KEY_TID:
-			if (!(smp->type & PERF_SAMPLE_TID))
-				return -1;
-			snprintf(buf, sizeof(buf), "%" PRId32,
-			         (int32_t)(k->kind == KEY_PID ? smp->pid : smp->tid));
-			break;
-		case KEY_CPU:
-			if (!(smp->type & PERF_SAMPLE_CPU))
-				return -1;
-			snprintf(buf, sizeof(buf), "%" PRIu32, smp->cpu);
-			break;
-		case KEY_SYSCALL:
-			v = syscall_of(c, smp, buf, sizeof(buf));
-			if (!v)
-				return -1;
-			break;
-		case KEY_ERRNO: {
-			int64_t ret;
-			const char *name;
-
-			/* a syscall exit's negative return value, by name */
-			if (field_text(smp, NULL, "ret", 0, buf, sizeof(buf), &ret) || ret >= 0 ||
-			    ret < -4095)
-				return -1;
-			name = strerrorname_np((int)-ret);
-			if (name)
-				v = name;
-			else
-				snprintf(buf, sizeof(buf), "%" PRId64, -ret);
-			break;
-		}
-		case KEY_FIELD:
-			if (field_text(smp, k->event, k->field, k->bucket, buf, sizeof(buf), NULL))
-				return -1;
-			break;
-		}
-		if (pos + strlen(v) + 2 > len)
-			return -1;
-		if (i)
-			key[pos++] = KEY_SEP;
-		memcpy(key + pos, v, strlen(v));
-		pos += strlen(v);
-	}
-	key[pos] = 0;
-	return 0;
-}
-
 /* ---- printing ---- */
-
-static const char *column(const char *key, int idx, char *buf, size_t len)
-{
-	const char *p = key, *end;
-	int i;
-
-	for (i = 0; i < idx && p; i++) {
-		p = strchr(p, KEY_SEP);
-		if (p)
-			p++;
-	}
-	if (!p)
-		return "";
-	end = strchr(p, KEY_SEP);
-	snprintf(buf, len, "%.*s", (int)(end ? (size_t)(end - p) : strlen(p)), p);
-	return buf;
-}
 
 static void fmt_time(uint64_t t, char *buf, size_t len)
 {
@@ -588,7 +273,8 @@ static void fmt_time(uint64_t t, char *buf, size_t len)
 static int print_text(struct ctx *c, bool final)
 {
 	const struct opts *o = c->o;
-	size_t width[MAX_KEYS], n = c->t.nrows, i, shown;
+	size_t width[PS_KEY_MAX], n = c->t.nrows, i, shown;
+	int nkeys = (int)ps_key__nr(o->keys);
 	struct row **rows = sorted_rows(&c->t, o->nsums > 0);
 	char buf[256];
 	int k, j;
@@ -596,10 +282,11 @@ static int print_text(struct ctx *c, bool final)
 	if (!rows)
 		return -1;
 	shown = o->top && o->top < n ? o->top : n;
-	for (k = 0; k < o->nkeys; k++) {
-		width[k] = strlen(o->keys[k].name);
+	for (k = 0; k < nkeys; k++) {
+		width[k] = strlen(ps_key__name(o->keys, (size_t)k));
 		for (i = 0; i < shown; i++) {
-			size_t w = strlen(column(rows[i]->key, k, buf, sizeof(buf)));
+			size_t w =
+			        strlen(ps_key__column(rows[i]->key, (size_t)k, buf, sizeof(buf)));
 
 			if (w > width[k])
 				width[k] = w;
@@ -617,17 +304,18 @@ static int print_text(struct ctx *c, bool final)
 	}
 	printf("%10s", "COUNT");
 	for (j = 0; j < o->nsums; j++)
-		printf(" %14s", o->sums[j].name);
-	for (k = 0; k < o->nkeys; k++)
-		printf("  %-*s", k + 1 < o->nkeys ? (int)width[k] : 0, o->keys[k].name);
+		printf(" %14s", ps_key_sum__name(o->sums[j]));
+	for (k = 0; k < nkeys; k++)
+		printf("  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
+		       ps_key__name(o->keys, (size_t)k));
 	putchar('\n');
 	for (i = 0; i < shown; i++) {
 		printf("%10" PRIu64, rows[i]->count);
 		for (j = 0; j < o->nsums; j++)
 			printf(" %14" PRId64, rows[i]->sum[j]);
-		for (k = 0; k < o->nkeys; k++)
-			printf("  %-*s", k + 1 < o->nkeys ? (int)width[k] : 0,
-			       column(rows[i]->key, k, buf, sizeof(buf)));
+		for (k = 0; k < nkeys; k++)
+			printf("  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
+			       ps_key__column(rows[i]->key, (size_t)k, buf, sizeof(buf)));
 		putchar('\n');
 	}
 	if (c->t.other)
@@ -645,13 +333,14 @@ static int print_json(struct ctx *c, bool final)
 	struct row **rows = sorted_rows(&c->t, o->nsums > 0);
 	size_t n = c->t.nrows, i, shown = o->top && o->top < n ? o->top : n;
 	json_t *doc = json_object(), *arr = json_array(), *keys = json_array();
+	int nkeys = (int)ps_key__nr(o->keys);
 	char buf[256];
 	int k, r, j;
 
 	if (!rows || !doc || !arr || !keys)
 		return -1;
-	for (k = 0; k < o->nkeys; k++)
-		json_array_append_new(keys, json_string(o->keys[k].name));
+	for (k = 0; k < nkeys; k++)
+		json_array_append_new(keys, json_string(ps_key__name(o->keys, (size_t)k)));
 	json_object_set_new(doc, "keys", keys);
 	if (o->interval_ns) {
 		json_object_set_new(doc, "start", ps_json_u64(c->start));
@@ -663,23 +352,26 @@ static int print_json(struct ctx *c, bool final)
 		json_t *ts = json_object();
 
 		for (j = 0; j < o->nsums; j++)
-			json_object_set_new(ts, o->sums[j].name, json_integer(c->t.total_sum[j]));
+			json_object_set_new(ts, ps_key_sum__name(o->sums[j]),
+			                    json_integer(c->t.total_sum[j]));
 		json_object_set_new(doc, "total_sum", json_integer(c->t.total_sum[0]));
 		json_object_set_new(doc, "total_sums", ts);
 	}
 	for (i = 0; i < shown; i++) {
 		json_t *row = json_object();
 
-		for (k = 0; k < o->nkeys; k++) {
-			const char *v = column(rows[i]->key, k, buf, sizeof(buf));
+		for (k = 0; k < nkeys; k++) {
+			const char *v = ps_key__column(rows[i]->key, (size_t)k, buf, sizeof(buf));
 
-			json_object_set_new(row, o->keys[k].name, ps_json_string(v, strlen(v)));
+			json_object_set_new(row, ps_key__name(o->keys, (size_t)k),
+			                    ps_json_string(v, strlen(v)));
 		}
 		json_object_set_new(row, "count", ps_json_u64(rows[i]->count));
 		if (o->nsums)
 			json_object_set_new(row, "sum", json_integer(rows[i]->sum[0]));
 		for (j = 0; j < o->nsums; j++)
-			json_object_set_new(row, o->sums[j].name, json_integer(rows[i]->sum[j]));
+			json_object_set_new(row, ps_key_sum__name(o->sums[j]),
+			                    json_integer(rows[i]->sum[j]));
 		json_array_append_new(arr, row);
 	}
 	json_object_set_new(doc, "rows", arr);
@@ -739,7 +431,7 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 {
 	const struct opts *o = c->o;
 	struct ps_sample smp;
-	char key[1024], buf[256];
+	char key[1024];
 	int64_t sum[MAX_SUMS] = { 0 };
 	bool any = false;
 	int j;
@@ -757,21 +449,12 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 	}
 	if (c->where && ps_filter__match(c->where, c->s, &smp) != 1)
 		return 0;
-	for (j = 0; j < o->nsums; j++) {
-		const struct sum *sm = &o->sums[j];
-
-		if (!sm->field) {
-			if (strcmp(sm->event, smp.attr->name) == 0) {
-				sum[j] = 1;
-				any = true;
-			}
-		} else if (!field_text(&smp, sm->event, sm->field, 0, buf, sizeof(buf), &sum[j])) {
+	for (j = 0; j < o->nsums; j++)
+		if (ps_key_sum__value(o->sums[j], &smp, &sum[j]))
 			any = true;
-		}
-	}
 	if (o->nsums && !any)
 		return 0; /* none of the summed fields is there: not counted */
-	if (sample_key(c, &smp, key, sizeof(key)))
+	if (ps_key__text(o->keys, c->s, &smp, key, sizeof(key)) < 0)
 		return 0;
 	if (add_row(&c->t, key, sum, o->nsums))
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -802,12 +485,26 @@ static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 	return 0;
 }
 
-/* The filter is checked against the events once the header records are in. */
-static int check_where(struct ctx *c, struct ps_error *err)
+/* The keys, sums and filter are checked against the events once the header records are
+ * in: an unknown name is a usage error. */
+static int check_names(struct ctx *c, struct ps_error *err)
 {
 	struct ps_filter_error ferr;
 	char *caret;
+	int j;
 
+	if (ps_key__check(c->o->keys, c->s, err)) {
+		ps_msg("--by: %s", err->detail);
+		err->detail[0] = 0; /* already said */
+		return -1;
+	}
+	for (j = 0; j < c->o->nsums; j++) {
+		if (ps_key_sum__check(c->o->sums[j], c->s, err)) {
+			ps_msg("--sum: %s", err->detail);
+			err->detail[0] = 0;
+			return -1;
+		}
+	}
 	if (!c->where || ps_filter__check(c->where, c->s, &ferr) == 0)
 		return 0;
 	ps_msg("--where: %s", ferr.msg);
@@ -823,16 +520,9 @@ static void free_opts(struct opts *o)
 {
 	int i;
 
-	for (i = 0; i < o->nkeys; i++) {
-		free(o->keys[i].name);
-		free(o->keys[i].field);
-		free(o->keys[i].event);
-	}
-	for (i = 0; i < o->nsums; i++) {
-		free(o->sums[i].name);
-		free(o->sums[i].field);
-		free(o->sums[i].event);
-	}
+	ps_key__delete(o->keys);
+	for (i = 0; i < o->nsums; i++)
+		ps_key_sum__delete(o->sums[i]);
 }
 
 int main(int argc, char **argv)
@@ -883,7 +573,7 @@ int main(int argc, char **argv)
 		} else {
 			if (!checked && rec.type < PS_RECORD_USER_START) {
 				checked = true;
-				if (check_where(c, &err) < 0) {
+				if (check_names(c, &err) < 0) {
 					r = -1;
 					break;
 				}
@@ -898,7 +588,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (!checked && !err.code && check_where(c, &err) < 0)
+	if (!checked && !err.code && check_names(c, &err) < 0)
 		r = -1;
 	if (err.code != PS_EUSAGE && err.code != PS_EPIPE) {
 		struct ps_error late = { 0 };

@@ -36,6 +36,50 @@ our_counts() {
 	[[ "$stderr" == "pcount: --interval: 'abc' is not a number of seconds"* ]]
 }
 
+@test "pcount: --interval takes durations; out of range says the range" {
+	run -2 --separate-stderr "$BIN/pcount" -i 86400000 "$DATA/rawsys-dd.pipe"
+	[ "${stderr_lines[0]}" = "pcount: --interval: '86400000' is out of range: from 1ms to 24h" ]
+	run -2 --separate-stderr "$BIN/pcount" -i 0.0001 "$DATA/rawsys-dd.pipe"
+	[[ "${stderr_lines[0]}" == *"out of range: from 1ms to 24h" ]]
+	"$BIN/pcount" -j -i 50ms "$DATA/sched-switch-wakeup-a.pipe" >"$BATS_TEST_TMPDIR/ms"
+	"$BIN/pcount" -j -i 0.05 "$DATA/sched-switch-wakeup-a.pipe" >"$BATS_TEST_TMPDIR/s"
+	cmp_or_show "$BATS_TEST_TMPDIR/ms" "$BATS_TEST_TMPDIR/s"
+	[ "$(head -n 1 "$BATS_TEST_TMPDIR/ms" | jq '.end - .start')" -eq 50000000 ]
+}
+
+@test "pcount: unknown keys, events and sums of non-numbers are exit 2 with the names that exist" {
+	local f="$DATA/rawsys-dd.pipe" s="$DATA/sched-switch-wakeup-a.pipe"
+	run -2 --separate-stderr "$BIN/pcount" --by sycall "$f"
+	[ -z "$output" ]
+	[[ "$stderr" == "pcount: --by: unknown key 'sycall' (did you mean syscall?); the keys of this stream are: event, comm, pid, tid, cpu, syscall, errno, id, args, ret, common_type"* ]]
+	run -2 --separate-stderr "$BIN/pcount" -b bogus "$s"
+	[[ "$stderr" == "pcount: --by: unknown key 'bogus'; the keys of this stream are: event, comm, pid, tid, cpu, prev_comm, "* ]]
+	# issue 9: a field no event has is refused as pfilter refuses it
+	run -2 --separate-stderr "$BIN/pcount" --by nosuchfield "$s"
+	[[ "$stderr" == *"unknown key 'nosuchfield'; the keys of this stream are: "*"prev_state"* ]]
+	run -2 --separate-stderr "$BIN/pcount" --sum bogus "$s"
+	[[ "$stderr" == "pcount: --sum: unknown field 'bogus'; the numeric fields of this stream are: prev_pid, "* ]]
+	run -2 --separate-stderr "$BIN/pcount" -s prev_comm "$s"
+	[ "$stderr" = "pcount: --sum: 'prev_comm' is a string (in sched:sched_switch), and only numbers can be summed or cut into buckets" ]
+	run -2 --separate-stderr "$BIN/pcount" -s n=sched:sched_wakup "$s"
+	[[ "$stderr" == "pcount: --sum: no event sched:sched_wakup in this stream (did you mean sched:sched_wakeup?); its events are: sched:sched_switch, sched:sched_wakeup"* ]]
+	run -2 --separate-stderr "$BIN/pcount" -b raw_syscalls:sys_exitt.ret "$f"
+	[[ "$stderr" == "pcount: --by: no event raw_syscalls:sys_exitt in this stream (did you mean raw_syscalls:sys_exit?)"* ]]
+	run -2 --separate-stderr "$BIN/pcount" -b raw_syscalls:sys_exit.rett "$f"
+	[[ "$stderr" == "pcount: --by: raw_syscalls:sys_exit has no field 'rett' (did you mean ret?); its fields are: id, ret, common_type"* ]]
+	run -2 --separate-stderr "$BIN/pcount" -b syscall "$s"
+	[[ "$stderr" == "pcount: --by: no key syscall: no event of this stream is a syscall event"* ]]
+	run -2 --separate-stderr "$BIN/pcount" -b prev_comm/10 "$s"
+	[[ "$stderr" == "pcount: --by: 'prev_comm/10' is a string (in sched:sched_switch)"* ]]
+	run -2 --separate-stderr "$BIN/pcount" -b 'id/0' "$f"
+	[[ "$stderr" == "pcount: --by: '0' in 'id/0' is not a bucket size"* ]]
+	# a live stream: the names are checked when the header arrives
+	run -2 --separate-stderr bash -c "{ sleep 0.5; cat '$f'; } | '$BIN/pcount' -i 1 --by sycall"
+	[[ "$stderr" == "pcount: --by: unknown key 'sycall' (did you mean syscall?)"* ]]
+	# the names that exist still work, string fields too (perf script prints the same names)
+	run -0 "$BIN/pcount" -j -b next_comm "$s"
+}
+
 @test "pcount: --by comm, pid, tid, event equal perf's counts on every fixture" {
 	need_perf
 	local f k

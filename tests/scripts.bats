@@ -30,6 +30,12 @@ need_recording() {
 	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls; do
 		[[ "$list" == *"$s "* ]]
 		[ -x "$BIN/$s" ]
+		if [ "$s" = rwtop ]; then
+			# rwtop needs syscalls:*_read/_write: pcount names what this stream lacks
+			run -2 --separate-stderr "$BIN/$s" --report <"$DATA/rawsys-dd.pipe"
+			[[ "$stderr" == "pcount: --sum: no event syscalls:sys_exit_read in this stream"* ]]
+			continue
+		fi
 		run -0 "$BIN/$s" --report <"$DATA/rawsys-dd.pipe"
 	done
 }

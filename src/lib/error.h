@@ -53,7 +53,7 @@ struct ps_error {
 	bool has_offset;
 	uint64_t offset;
 	const char *input;
-	char detail[256];
+	char detail[1024];
 };
 
 /**

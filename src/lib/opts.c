@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * opts.c - number parsing, --version, checked close of stdout.
+ * opts.c - number and duration parsing, --version, checked close of stdout.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "duration.h"
 #include "opts.h"
 
 uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *what)
@@ -25,6 +26,16 @@ uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *w
 		ps_usage_error("%s: %s is out of range [%llu, %llu]", what, arg,
 		               (unsigned long long)min, (unsigned long long)max);
 	return v;
+}
+
+uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, const char *what)
+{
+	struct ps_error err = { 0 };
+	uint64_t ns;
+
+	if (ps_duration__parse(arg ? arg : "", min_ns, max_ns, &ns, &err))
+		ps_usage_error("%s: %s", what, err.detail);
+	return ns;
 }
 
 void ps_usage(FILE *fp, int status, const char *usage_line, const char *help)

@@ -20,6 +20,14 @@
 uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *what);
 
 /**
+ * ps_parse_duration() - parse a duration ("5", "5s", "500ms", "2m": duration.h) in
+ * [@min_ns, @max_ns]; exit 2 with "WHAT: ..." otherwise.
+ * @what: the option's name for the message
+ * Return: the value in nanoseconds.
+ */
+uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, const char *what);
+
+/**
  * ps_usage() - print @usage_line on @fp and exit with @status; on stdout (--help) add
  * @help and exit 1 instead when stdout cannot be written.
  */

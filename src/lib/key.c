@@ -1,0 +1,885 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * key.c - the key language: parse a key list, check it against a stream, turn a sample
+ * into its key text; and the summed fields of pcount --sum.
+ *
+ * Each key kind is a row of one table (its name, the sample bits it needs, how to read its
+ * value, whether a stream can answer it), so a new kind is one function and one row.  A
+ * tracepoint field, the kind without a fixed name, comes last.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include <traceevent/event-parse.h>
+
+#include "abi.h"
+#include "compat.h"
+#include "key.h"
+#include "sample.h"
+#include "session.h"
+#include "syscalls.h"
+#include "text.h"
+#include "tracing.h"
+
+struct key_kind;
+
+struct key {
+	const struct key_kind *kind;
+	char *name;      /* the key as given ("comm", "prev_state", "bytes/1024") */
+	char *field;     /* a field key: the field name, without a system:event. prefix */
+	char *event;     /* a field key: "system:event" when qualified, else NULL */
+	uint64_t bucket; /* a field key: histogram bucket size, 0 for exact values */
+};
+
+struct ps_key {
+	struct key keys[PS_KEY_MAX];
+	size_t n;
+	bool has_errno;
+	/* learnt from the stream, on first use */
+	bool arch_known;
+	const char *arch;
+	char arch_buf[64];
+	bool enter_known, has_enter;
+};
+
+struct ps_key_sum {
+	char *name;  /* the column's title: NAME= of the spec, or the spec */
+	char *event; /* "system:event" when qualified, else NULL */
+	char *field; /* NULL: count the samples of @event */
+};
+
+/*
+ * One kind of key.  @value puts the key's value in @buf (or points *@out at a string that
+ * lives as long as the sample) and returns 0, or -1 when the sample has none.  @available
+ * says whether some event of the stream can have it (NULL: an event whose sample_type
+ * carries @need).
+ */
+struct key_kind {
+	const char *name;
+	uint64_t need;
+	int (*value)(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+	             const struct ps_sample *smp, char *buf, size_t len, const char **out);
+	bool (*available)(const struct ps_session *s);
+	const char *absent; /* why no event has it, for the message */
+};
+
+/* ---- reading tracepoint fields ---- */
+
+static bool field_is_number(const struct tep_format_field *f)
+{
+	return !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) &&
+	       (f->size == 1 || f->size == 2 || f->size == 4 || f->size == 8) && f->offset >= 0;
+}
+
+static bool field_is_text(const struct tep_format_field *f)
+{
+	if (f->flags & TEP_FIELD_IS_DYNAMIC)
+		return f->size == 4 && f->type && strstr(f->type, "char");
+	return (f->flags & TEP_FIELD_IS_STRING) != 0;
+}
+
+/* A string field's text into @buf; -1 when it does not fit the raw data. */
+static int string_field(const struct ps_sample *smp, const struct tep_format_field *f, char *buf,
+                        size_t len)
+{
+	uint64_t off = (uint64_t)f->offset, size = (uint64_t)f->size;
+	const char *src, *nul;
+	size_t n;
+
+	if (f->offset < 0 || f->size < 0 || off + size > smp->raw_size)
+		return -1;
+	if (f->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t loc;
+
+		if (f->size != 4)
+			return -1;
+		loc = ps_get32(smp->raw + off, smp->swap);
+		size = loc >> 16;
+		off = (loc & 0xffff) + ((f->flags & TEP_FIELD_IS_RELATIVE) ? off + 4 : 0);
+		if (off + size > smp->raw_size)
+			return -1;
+	}
+	src = (const char *)smp->raw + off;
+	n = size < len - 1 ? (size_t)size : len - 1;
+	nul = memchr(src, 0, n);
+	if (nul)
+		n = (size_t)(nul - src);
+	memcpy(buf, src, n);
+	buf[n] = 0;
+	return 0;
+}
+
+/* A tracepoint field's value as text (numbers signed as the format says); -1 if absent. */
+static int field_text(const struct ps_sample *smp, const char *event, const char *name,
+                      uint64_t bucket, char *buf, size_t len, int64_t *num)
+{
+	const struct ps_attr *a = smp->attr;
+	struct tep_format_field *f;
+	uint64_t v;
+
+	if (!a->tp || !smp->raw)
+		return -1;
+	if (event && strcmp(event, a->name) != 0)
+		return -1;
+	f = ps_tracing__field(a->tp, name);
+	if (!f)
+		return -1;
+	if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0) {
+		int64_t sv = f->flags & TEP_FIELD_IS_SIGNED ?
+		                     ps_sign_extend(v, (unsigned int)f->size) :
+		                     (int64_t)v;
+
+		if (num)
+			*num = sv;
+		if (!buf)
+			return 0;
+		if (bucket) {
+			int64_t lo = sv >= 0 ? sv / (int64_t)bucket * (int64_t)bucket :
+			                       -((-sv + (int64_t)bucket - 1) / (int64_t)bucket) *
+			                               (int64_t)bucket;
+
+			snprintf(buf, len, "%" PRId64 "-%" PRId64, lo, lo + (int64_t)bucket - 1);
+		} else if (f->flags & TEP_FIELD_IS_SIGNED) {
+			snprintf(buf, len, "%" PRId64, sv);
+		} else {
+			snprintf(buf, len, "%" PRIu64, v);
+		}
+		return 0;
+	}
+	if (num || bucket || !buf || !field_is_text(f))
+		return -1;
+	return string_field(smp, f, buf, len);
+}
+
+/* ---- the kinds ---- */
+
+static int value_event(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                       const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)ks, (void)k, (void)s, (void)buf, (void)len;
+	*out = smp->attr->name;
+	return 0;
+}
+
+static int value_comm(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                      const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)ks, (void)k;
+	*out = ps_session__comm(s, smp->tid);
+	if (!*out)
+		snprintf(buf, len, ":%" PRIu32, smp->pid);
+	return 0;
+}
+
+static int value_pid(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                     const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)ks, (void)k, (void)s, (void)out;
+	snprintf(buf, len, "%" PRId32, (int32_t)smp->pid);
+	return 0;
+}
+
+static int value_tid(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                     const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)ks, (void)k, (void)s, (void)out;
+	snprintf(buf, len, "%" PRId32, (int32_t)smp->tid);
+	return 0;
+}
+
+static int value_cpu(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                     const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)ks, (void)k, (void)s, (void)out;
+	snprintf(buf, len, "%" PRIu32, smp->cpu);
+	return 0;
+}
+
+static bool is_syscall_tp(const struct tep_event *tp)
+{
+	if (!tp || !tp->system || !tp->name)
+		return false;
+	if (strcmp(tp->system, "raw_syscalls") == 0)
+		return strcmp(tp->name, "sys_enter") == 0 || strcmp(tp->name, "sys_exit") == 0;
+	return strcmp(tp->system, "syscalls") == 0 &&
+	       (strncmp(tp->name, "sys_enter_", 10) == 0 || strncmp(tp->name, "sys_exit_", 9) == 0);
+}
+
+/* Does the stream record syscall entries?  Then exits are not counted by syscall. */
+static bool stream_has_enter(const struct ps_session *s)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i) {
+		if (a->tp &&
+		    (strcmp(a->tp->system, "raw_syscalls") == 0 ||
+		     strcmp(a->tp->system, "syscalls") == 0) &&
+		    strncmp(a->tp->name, "sys_enter", 9) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The syscall a raw_syscalls or syscalls event is about; none for an exit when the
+ * stream has the entries too (each call is counted once, at its entry). */
+static int value_syscall(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                         const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	const struct ps_attr *a = smp->attr;
+	struct tep_format_field *f;
+	const char *name;
+	uint64_t id;
+
+	(void)k;
+	if (!a->tp)
+		return -1;
+	if (!ks->enter_known) {
+		ks->enter_known = true;
+		/* errno is a property of the exit: then the exits are the calls counted */
+		ks->has_enter = stream_has_enter(s) && !ks->has_errno;
+	}
+	if (strcmp(a->tp->system, "syscalls") == 0) {
+		name = a->tp->name;
+		if (strncmp(name, "sys_enter_", 10) == 0)
+			*out = name + 10;
+		else if (strncmp(name, "sys_exit_", 9) == 0 && !ks->has_enter)
+			*out = name + 9;
+		return *out ? 0 : -1;
+	}
+	if (strcmp(a->tp->system, "raw_syscalls") != 0)
+		return -1;
+	if (strcmp(a->tp->name, "sys_exit") == 0 && ks->has_enter)
+		return -1;
+	f = ps_tracing__field(a->tp, "id");
+	if (!f || ps_tracing__read_u64(f, smp->raw, smp->raw_size, &id))
+		return -1;
+	if (!ks->arch_known) {
+		ks->arch_known = true;
+		ks->arch = ps_session__feature_string(s, PS_FEAT_ARCH, ks->arch_buf,
+		                                      sizeof(ks->arch_buf));
+	}
+	name = ps_syscall_name(ks->arch, (long)(int64_t)id);
+	if (name)
+		*out = name;
+	else
+		snprintf(buf, len, "%" PRId64, (int64_t)id);
+	return 0;
+}
+
+/* A syscall exit's negative return value, by name. */
+static int value_errno(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                       const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	int64_t ret;
+
+	(void)ks, (void)k, (void)s;
+	if (field_text(smp, NULL, "ret", 0, NULL, 0, &ret) || ret >= 0 || ret < -4095)
+		return -1;
+	*out = strerrorname_np((int)-ret);
+	if (!*out)
+		snprintf(buf, len, "%" PRId64, -ret);
+	return 0;
+}
+
+static int value_field(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                       const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)ks, (void)s, (void)out;
+	return field_text(smp, k->event, k->field, k->bucket, buf, len, NULL);
+}
+
+static bool has_syscall_event(const struct ps_session *s)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i)
+		if (is_syscall_tp(a->tp))
+			return true;
+	return false;
+}
+
+static bool has_ret_field(const struct ps_session *s)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i) {
+		struct tep_format_field *f = a->tp ? ps_tracing__field(a->tp, "ret") : NULL;
+
+		if (f && field_is_number(f))
+			return true;
+	}
+	return false;
+}
+
+static const struct key_kind kinds[] = {
+	{ "event", 0, value_event, NULL, NULL },
+	{ "comm", PERF_SAMPLE_TID, value_comm, NULL, "no event of this stream records the thread" },
+	{ "pid", PERF_SAMPLE_TID, value_pid, NULL, "no event of this stream records the thread" },
+	{ "tid", PERF_SAMPLE_TID, value_tid, NULL, "no event of this stream records the thread" },
+	{ "cpu", PERF_SAMPLE_CPU, value_cpu, NULL, "no event of this stream records the cpu" },
+	{ "syscall", 0, value_syscall, has_syscall_event,
+	  "no event of this stream is a syscall event (raw_syscalls:* or syscalls:*)" },
+	{ "errno", 0, value_errno, has_ret_field,
+	  "no event of this stream has a return value (raw_syscalls:sys_exit, syscalls:sys_exit_*)" },
+};
+
+static const struct key_kind field_kind = { NULL, 0, value_field, NULL, NULL };
+
+/* ---- parsing ---- */
+
+static char *dup_n(const char *s, size_t n, struct ps_error *err)
+{
+	char *r = malloc(n + 1);
+
+	if (!r) {
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		return NULL;
+	}
+	memcpy(r, s, n);
+	r[n] = 0;
+	return r;
+}
+
+/* "sys:event.field" or "field" */
+static int split_field(const char *spec, char **event, char **field, struct ps_error *err)
+{
+	const char *colon = strchr(spec, ':'), *dot = colon ? strchr(colon, '.') : NULL;
+
+	*event = NULL;
+	if (dot) {
+		*event = dup_n(spec, (size_t)(dot - spec), err);
+		*field = dup_n(dot + 1, strlen(dot + 1), err);
+	} else {
+		*field = dup_n(spec, strlen(spec), err);
+	}
+	return *field && (!dot || *event) ? 0 : -1;
+}
+
+static int parse_bucket(const char *s, const char *key, uint64_t *out, struct ps_error *err)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	for (p = s; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			break;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == s || *p || !v || v > INT64_MAX)
+		return ps_error__set(
+		        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+		        "'%s' in '%s' is not a bucket size (a whole number from 1 to %" PRId64 ")",
+		        s, key, INT64_MAX);
+	*out = v;
+	return 0;
+}
+
+static int parse_one(struct ps_key *ks, const char *tok, struct ps_error *err)
+{
+	struct key *k = &ks->keys[ks->n++];
+	char *slash, *spec;
+	size_t i;
+
+	k->name = dup_n(tok, strlen(tok), err);
+	if (!k->name)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (strcmp(tok, kinds[i].name) == 0) {
+			k->kind = &kinds[i];
+			if (strcmp(tok, "errno") == 0)
+				ks->has_errno = true;
+			return 0;
+		}
+	}
+	k->kind = &field_kind;
+	spec = dup_n(tok, strlen(tok), err);
+	if (!spec)
+		return -1;
+	slash = strchr(spec, '/');
+	if (slash) {
+		*slash = 0;
+		if (parse_bucket(slash + 1, tok, &k->bucket, err)) {
+			free(spec);
+			return -1;
+		}
+	}
+	if (split_field(spec, &k->event, &k->field, err)) {
+		free(spec);
+		return -1;
+	}
+	free(spec);
+	if (!k->field[0])
+		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "empty field name in '%s'",
+		                     tok);
+	return 0;
+}
+
+struct ps_key *ps_key__parse(const char *list, struct ps_error *err)
+{
+	struct ps_key *ks = calloc(1, sizeof(*ks));
+	const char *p = list, *end;
+
+	if (!ks) {
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		return NULL;
+	}
+	for (; *p; p = *end ? end + 1 : end) {
+		char tok[512];
+		size_t n;
+
+		end = strchr(p, ',');
+		if (!end)
+			end = p + strlen(p);
+		n = (size_t)(end - p);
+		if (!n)
+			continue; /* "a,,b" */
+		if (ks->n == PS_KEY_MAX) {
+			ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "at most %d keys",
+			              PS_KEY_MAX);
+			goto fail;
+		}
+		if (n >= sizeof(tok)) {
+			ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+			              "key '%.40s...' is too long", p);
+			goto fail;
+		}
+		memcpy(tok, p, n);
+		tok[n] = 0;
+		if (parse_one(ks, tok, err))
+			goto fail;
+	}
+	if (!ks->n) {
+		ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "no key given");
+		goto fail;
+	}
+	return ks;
+fail:
+	ps_key__delete(ks);
+	return NULL;
+}
+
+void ps_key__delete(struct ps_key *ks)
+{
+	size_t i;
+
+	if (!ks)
+		return;
+	for (i = 0; i < ks->n; i++) {
+		free(ks->keys[i].name);
+		free(ks->keys[i].field);
+		free(ks->keys[i].event);
+	}
+	free(ks);
+}
+
+size_t ps_key__nr(const struct ps_key *ks)
+{
+	return ks->n;
+}
+
+const char *ps_key__name(const struct ps_key *ks, size_t i)
+{
+	return i < ks->n ? ks->keys[i].name : NULL;
+}
+
+/* ---- key text ---- */
+
+int ps_key__text(struct ps_key *ks, const struct ps_session *s, const struct ps_sample *smp,
+                 char *key, size_t len)
+{
+	size_t pos = 0, i;
+
+	if (!len)
+		return -1;
+	for (i = 0; i < ks->n; i++) {
+		const struct key *k = &ks->keys[i];
+		char buf[PS_KEY_VALUE_MAX];
+		const char *v = NULL;
+		size_t n;
+
+		if ((smp->type & k->kind->need) != k->kind->need)
+			return -1;
+		if (k->kind->value(ks, k, s, smp, buf, sizeof(buf), &v))
+			return -1;
+		if (!v)
+			v = buf;
+		n = strlen(v);
+		if (pos + n + 2 > len)
+			return -1;
+		if (i)
+			key[pos++] = PS_KEY_SEP;
+		memcpy(key + pos, v, n);
+		pos += n;
+	}
+	key[pos] = 0;
+	return (int)pos;
+}
+
+const char *ps_key__column(const char *key, size_t idx, char *buf, size_t len)
+{
+	const char *p = key, *end;
+	size_t i;
+
+	for (i = 0; i < idx && p; i++) {
+		p = strchr(p, PS_KEY_SEP);
+		if (p)
+			p++;
+	}
+	if (!p) {
+		if (len)
+			buf[0] = 0;
+		return buf;
+	}
+	end = strchr(p, PS_KEY_SEP);
+	snprintf(buf, len, "%.*s", (int)(end ? (size_t)(end - p) : strlen(p)), p);
+	return buf;
+}
+
+/* ---- checking ---- */
+
+/* A list of names (not owned), without repeats. */
+struct names {
+	const char **v;
+	size_t n, cap;
+	bool oom;
+};
+
+static void names_add(struct names *l, const char *name)
+{
+	size_t i;
+
+	if (!name || l->oom)
+		return;
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], name) == 0)
+			return;
+	if (l->n + 1 >= l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 32;
+		const char **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v) {
+			l->oom = true;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = name;
+	l->v[l->n] = NULL;
+}
+
+const char *ps_key__suggest(const char *name, const char *const *names)
+{
+	size_t best = SIZE_MAX, limit = strlen(name) < 5 ? 1 : 2;
+	const char *pick = NULL;
+
+	for (; names && *names; names++) {
+		size_t d = ps_edit_distance(name, *names);
+
+		if (d <= limit && d < best) {
+			best = d;
+			pick = *names;
+		}
+	}
+	return pick;
+}
+
+/* "HEAD (did you mean X?); WHAT: a, b, c", cut at a whole name with ", ..." to fit. */
+static int fail_list(struct ps_error *err, const char *head, const char *name, const char *what,
+                     struct names *l)
+{
+	const char *guess = name ? ps_key__suggest(name, l->v) : NULL;
+	char *d = err->detail;
+	size_t room = sizeof(err->detail), pos, i;
+	int n;
+
+	if (l->oom)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "%s", head);
+	pos = strlen(d);
+	if (guess) {
+		n = snprintf(d + pos, room - pos, " (did you mean %s?)", guess);
+		pos = n > 0 && (size_t)n < room - pos ? pos + (size_t)n : pos;
+	}
+	n = snprintf(d + pos, room - pos, "; %s:", what);
+	if (n < 0 || (size_t)n >= room - pos)
+		return -1;
+	pos += (size_t)n;
+	if (!l->n && pos + 6 < room)
+		memcpy(d + pos, " none", 6);
+	for (i = 0; i < l->n; i++) {
+		size_t len = strlen(l->v[i]);
+
+		/* leave room for ", ..." */
+		if (pos + len + 3 + 5 >= room) {
+			snprintf(d + pos, room - pos, "%s", i ? ", ..." : " ...");
+			break;
+		}
+		pos += (size_t)snprintf(d + pos, room - pos, "%s%s", i ? ", " : " ", l->v[i]);
+	}
+	return -1;
+}
+
+static bool attr_has(const struct ps_session *s, uint64_t need)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i)
+		if ((a->sample_type & need) == need)
+			return true;
+	return false;
+}
+
+static bool kind_available(const struct key_kind *kk, const struct ps_session *s)
+{
+	if (kk->available)
+		return kk->available(s);
+	return attr_has(s, kk->need);
+}
+
+/* The keys this stream can answer: the kinds, then each event's fields, common_* last;
+ * with @number, its numeric fields only. */
+static void stream_keys(const struct ps_session *s, const char *event, bool number, struct names *l)
+{
+	const struct ps_attr *a;
+	size_t i;
+	int pass;
+
+	if (!event && !number)
+		for (i = 0; i < ARRAY_SIZE(kinds); i++)
+			if (kind_available(&kinds[i], s))
+				names_add(l, kinds[i].name);
+	for (pass = 0; pass < 2; pass++) {
+		ps_session__for_each_attr(s, a, i) {
+			const struct tep_format_field *f;
+
+			if (!a->tp || (event && strcmp(event, a->name) != 0))
+				continue;
+			f = pass ? a->tp->format.common_fields : a->tp->format.fields;
+			for (; f; f = f->next)
+				if (!number || field_is_number(f))
+					names_add(l, f->name);
+		}
+	}
+}
+
+static void stream_events(const struct ps_session *s, bool tp_only, struct names *l)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i)
+		if (!tp_only || a->tp)
+			names_add(l, a->name);
+}
+
+static bool event_exists(const struct ps_session *s, const char *event, bool tp_only)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i)
+		if ((!tp_only || a->tp) && a->name && strcmp(a->name, event) == 0)
+			return true;
+	return false;
+}
+
+static int unknown_event(const struct ps_session *s, const char *event, bool tp_only,
+                         struct ps_error *err)
+{
+	struct names l = { 0 };
+	char head[300];
+	int r;
+
+	stream_events(s, tp_only, &l);
+	snprintf(head, sizeof(head), "no event %s in this stream", event);
+	r = fail_list(err, head, event, tp_only ? "its tracepoints are" : "its events are", &l);
+	free(l.v);
+	return r;
+}
+
+static int unknown_key(const struct ps_session *s, const char *what, const char *name,
+                       const char *event, bool number, struct ps_error *err)
+{
+	struct names l = { 0 };
+	char head[400];
+	const char *why = ps_session__tracing_error(s);
+	int r;
+
+	stream_keys(s, event, number, &l);
+	if (event)
+		snprintf(head, sizeof(head), "%s has no field '%s'", event, name);
+	else
+		snprintf(head, sizeof(head), "unknown %s '%s'", what, name);
+	if (why) {
+		size_t n = strlen(head);
+
+		snprintf(head + n, sizeof(head) - n,
+		         " (the stream's tracepoint formats could not be read: %s)", why);
+	}
+	r = fail_list(err, head, name,
+	              event ? (number ? "its numeric fields are" : "its fields are") :
+	                      (number ? "the numeric fields of this stream are" :
+	                                "the keys of this stream are"),
+	              &l);
+	free(l.v);
+	return r;
+}
+
+/*
+ * Find @field in the events (of @event when given): *any set when some event has it, the
+ * first one's description in @first; return whether some event has it as @want wants it
+ * (a number, or a number or text).
+ */
+static bool find_field(const struct ps_session *s, const char *event, const char *field,
+                       bool number, bool *any, const struct tep_format_field **first,
+                       const struct ps_attr **first_attr)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	*any = false;
+	ps_session__for_each_attr(s, a, i) {
+		struct tep_format_field *f;
+
+		if (!a->tp || (event && strcmp(event, a->name) != 0))
+			continue;
+		f = ps_tracing__field(a->tp, field);
+		if (!f)
+			continue;
+		if (!*any) {
+			*first = f;
+			*first_attr = a;
+		}
+		*any = true;
+		if (field_is_number(f) || (!number && field_is_text(f)))
+			return true;
+	}
+	return false;
+}
+
+static const char *field_type(const struct tep_format_field *f)
+{
+	if (field_is_text(f))
+		return "a string";
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC))
+		return "an array";
+	return "not a number of 1, 2, 4 or 8 bytes";
+}
+
+static int check_field(const struct ps_session *s, const char *what, const char *name,
+                       const char *event, const char *field, bool number, struct ps_error *err)
+{
+	const struct tep_format_field *f = NULL;
+	const struct ps_attr *fa = NULL;
+	bool any;
+
+	if (event && !event_exists(s, event, true))
+		return unknown_event(s, event, true, err);
+	if (find_field(s, event, field, number, &any, &f, &fa))
+		return 0;
+	if (!any)
+		return unknown_key(s, what, field, event, number && strcmp(what, "field") == 0,
+		                   err);
+	return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "'%s' is %s (in %s)%s", name,
+	                     field_type(f), fa->name,
+	                     number ? ", and only numbers can be summed or cut into buckets" : "");
+}
+
+int ps_key__check(struct ps_key *ks, const struct ps_session *s, struct ps_error *err)
+{
+	size_t i;
+
+	ks->arch_known = false;
+	ks->enter_known = false;
+	if (ps_session__nr_attrs(s) == 0)
+		return 0;
+	for (i = 0; i < ks->n; i++) {
+		const struct key *k = &ks->keys[i];
+
+		if (k->kind == &field_kind) {
+			if (check_field(s, "key", k->name, k->event, k->field, k->bucket != 0, err))
+				return -1;
+		} else if (!kind_available(k->kind, s)) {
+			return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "no key %s: %s",
+			                     k->name, k->kind->absent);
+		}
+	}
+	return 0;
+}
+
+/* ---- sums ---- */
+
+struct ps_key_sum *ps_key_sum__parse(const char *arg, struct ps_error *err)
+{
+	const char *eq = strchr(arg, '='), *spec = eq ? eq + 1 : arg;
+	struct ps_key_sum *sm = calloc(1, sizeof(*sm));
+
+	if (!sm) {
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		return NULL;
+	}
+	sm->name = dup_n(arg, eq ? (size_t)(eq - arg) : strlen(arg), err);
+	if (!sm->name)
+		goto fail;
+	if (!spec[0] || !sm->name[0]) {
+		ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "'%s' names no field", arg);
+		goto fail;
+	}
+	if (strchr(spec, ':') && !strchr(spec, '.')) {
+		sm->event = dup_n(spec, strlen(spec), err);
+		if (!sm->event)
+			goto fail;
+	} else if (split_field(spec, &sm->event, &sm->field, err)) {
+		goto fail;
+	} else if (!sm->field[0]) {
+		ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "'%s' names no field", arg);
+		goto fail;
+	}
+	return sm;
+fail:
+	ps_key_sum__delete(sm);
+	return NULL;
+}
+
+void ps_key_sum__delete(struct ps_key_sum *sm)
+{
+	if (!sm)
+		return;
+	free(sm->name);
+	free(sm->event);
+	free(sm->field);
+	free(sm);
+}
+
+const char *ps_key_sum__name(const struct ps_key_sum *sm)
+{
+	return sm->name;
+}
+
+int ps_key_sum__check(const struct ps_key_sum *sm, const struct ps_session *s, struct ps_error *err)
+{
+	if (ps_session__nr_attrs(s) == 0)
+		return 0;
+	if (!sm->field)
+		return event_exists(s, sm->event, false) ? 0 :
+		                                           unknown_event(s, sm->event, false, err);
+	return check_field(s, "field", sm->field, sm->event, sm->field, true, err);
+}
+
+bool ps_key_sum__value(const struct ps_key_sum *sm, const struct ps_sample *smp, int64_t *val)
+{
+	if (!sm->field) {
+		if (strcmp(sm->event, smp->attr->name) != 0)
+			return false;
+		*val = 1;
+		return true;
+	}
+	return field_text(smp, sm->event, sm->field, 0, NULL, 0, val) == 0;
+}

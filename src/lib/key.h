@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * key.h - the key language of pcount --by and psplit --by, and the field sums of
+ * pcount --sum.
+ *
+ * A key list is a comma-separated list of keys.  Each key is a property of a sample
+ * (event, comm, pid, tid, cpu, syscall, errno), a tracepoint field (FIELD, or
+ * system:event.FIELD for one event's), or a numeric field cut into buckets (FIELD/SIZE).
+ * A sample's key text is its keys' values joined by PS_KEY_SEP; a sample that lacks one
+ * of the keys has none.  Names are checked against a stream once its header records are
+ * in (ps_key__check), so a misspelt key is an error with the names that exist.
+ */
+#ifndef PS_KEY_H
+#define PS_KEY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct ps_session;
+struct ps_sample;
+
+#define PS_KEY_MAX 8         /* keys in one list */
+#define PS_KEY_SEP '\x1f'    /* between the values of a key text */
+#define PS_KEY_VALUE_MAX 256 /* bytes of one value, with its NUL */
+
+/* A parsed key list; opaque. */
+struct ps_key;
+
+/**
+ * ps_key__parse() - parse a comma-separated key list ("comm,pid", "syscall",
+ * "sched:sched_switch.prev_state", "bytes/1024").
+ * @list: the list as the user wrote it; not kept
+ * @err: on failure, PS_EUSAGE (a bad list) or PS_ENOMEM, with a detail that does not name
+ *       the option (the main adds "--by: ")
+ * Return: a new key list (free with ps_key__delete()), or NULL.
+ */
+struct ps_key *ps_key__parse(const char *list, struct ps_error *err);
+
+/**
+ * ps_key__delete() - free a key list; NULL is allowed.
+ */
+void ps_key__delete(struct ps_key *k);
+
+/**
+ * ps_key__nr() - the number of keys in @k (1 to PS_KEY_MAX).
+ */
+size_t ps_key__nr(const struct ps_key *k);
+
+/**
+ * ps_key__name() - the key @i as the user wrote it ("comm", "prev_state/10"); owned by
+ * @k, valid until ps_key__delete().
+ */
+const char *ps_key__name(const struct ps_key *k, size_t i);
+
+/**
+ * ps_key__check() - check every key against the events of a stream.
+ * @k: the key list
+ * @s: the stream's session, its header records applied; a session without attrs passes
+ *     (nothing to check against yet: call again once the header has arrived)
+ * @err: on failure, PS_EUSAGE with what is wrong, a "did you mean" where a known name is
+ *       near, and the names that exist (cut with "..." when long)
+ *
+ * An unknown key, a system:event that is not in the stream, a property no event carries
+ * (cpu without PERF_SAMPLE_CPU, syscall without a syscall event), and buckets of a field
+ * that is not a number are errors.  Also resets what @k learnt of an earlier stream.
+ * Return: 0, or -1.
+ */
+int ps_key__check(struct ps_key *k, const struct ps_session *s, struct ps_error *err);
+
+/**
+ * ps_key__text() - the key text of a sample: its keys' values joined by PS_KEY_SEP.
+ * @k: the key list (caches what it learns of @s: use one list with one stream)
+ * @s: the session @smp was parsed with
+ * @smp: the sample
+ * @buf, @len: where the text goes, NUL-terminated
+ *
+ * Values: event name; thread name (":PID" when unknown); pid, tid, cpu in decimal; the
+ * syscall's name (number when unnamed; an exit has none when the stream records the
+ * entries too, unless an errno key is asked for); errno's name for a syscall exit that
+ * failed; a field's value (signed as its format says; strings up to their NUL); a bucket
+ * as "LO-HI".
+ * Return: the length of the text, or -1 when the sample lacks a key or the text does not
+ * fit in @len.
+ */
+int ps_key__text(struct ps_key *k, const struct ps_session *s, const struct ps_sample *smp,
+                 char *buf, size_t len);
+
+/**
+ * ps_key__column() - value @idx of a key text made by ps_key__text().
+ * @text: the key text
+ * @buf, @len: where the value goes (cut to fit), NUL-terminated
+ * Return: @buf ("" when @text has fewer values).
+ */
+const char *ps_key__column(const char *text, size_t idx, char *buf, size_t len);
+
+/**
+ * ps_key__suggest() - the name of @names nearest to @name for a "did you mean", or NULL.
+ * @names: NULL-terminated array of candidates
+ * Return: one of @names (not copied), or NULL when none is near enough.
+ */
+const char *ps_key__suggest(const char *name, const char *const *names);
+
+/* One summed column of pcount --sum; opaque. */
+struct ps_key_sum;
+
+/**
+ * ps_key_sum__parse() - parse "[NAME=]FIELD", "[NAME=]system:event.FIELD" (add up a
+ * numeric field) or "[NAME=]system:event" (count that event's samples).
+ * @err: on failure, PS_EUSAGE or PS_ENOMEM, without the option's name
+ * Return: a new sum (free with ps_key_sum__delete()), or NULL.
+ */
+struct ps_key_sum *ps_key_sum__parse(const char *spec, struct ps_error *err);
+
+/**
+ * ps_key_sum__delete() - free a sum; NULL is allowed.
+ */
+void ps_key_sum__delete(struct ps_key_sum *sm);
+
+/**
+ * ps_key_sum__name() - the column's title: NAME, or the spec; owned by @sm.
+ */
+const char *ps_key_sum__name(const struct ps_key_sum *sm);
+
+/**
+ * ps_key_sum__check() - check a sum against the events of a stream: the event must
+ * exist, and the field be a number in at least one event that has it.
+ * @err: PS_EUSAGE with the names that exist and a "did you mean"
+ * Return: 0 (also for a session without attrs yet), or -1.
+ */
+int ps_key_sum__check(const struct ps_key_sum *sm, const struct ps_session *s,
+                      struct ps_error *err);
+
+/**
+ * ps_key_sum__value() - what a sample adds to the sum.
+ * @val: set to the field's value (signed as its format says), or 1 for an event count
+ * Return: true when the sample has it, false when the sum does not apply to the sample.
+ */
+bool ps_key_sum__value(const struct ps_key_sum *sm, const struct ps_sample *smp, int64_t *val);
+
+#endif
