@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pflame - draw a perf event stream's call chains (or folded stack lines) as one
+ * self-contained interactive SVG flame graph, once, per interval of sample time, or as
+ * the difference of two profiles.  See pflame(1).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/diag.h"
+#include "lib/flame.h"
+#include "lib/input.h"
+#include "lib/opts.h"
+#include "lib/order.h"
+#include "lib/sample.h"
+#include "lib/session.h"
+#include "lib/signals.h"
+
+static const char usage_text[] =
+        "usage: pflame [-df] [--icicle] [-b key] [-c palette] [-H px] [-i seconds] [-m px] "
+        "[-o file] [-t title] [-w px] [file ...]\n";
+
+static const char help_text[] =
+        "\nDraw the call chains of a perf event stream as an interactive SVG flame graph.\n\n"
+        "  -o, --output FILE      write the SVG to FILE (default: standard output);\n"
+        "                         with -i, %n in FILE is the interval's number\n"
+        "  -f, --folded           the inputs are folded stack lines ('a;b;c COUNT')\n"
+        "  -i, --interval SEC     one graph per SEC seconds of sample time (needs -o)\n"
+        "  -d, --diff             two inputs, BEFORE and AFTER: draw AFTER, coloured by\n"
+        "                         the change of each frame's share (red grew, blue shrank)\n"
+        "  -b, --by comm|pid      root the stacks at the comm (default) or at comm-pid\n"
+        "  -t, --title TEXT       the graph's title\n"
+        "  -w, --width PX         the image's width (default 1200)\n"
+        "  -H, --height PX        the height of one frame (default 16)\n"
+        "  -m, --minwidth PX      leave out frames narrower than PX (default 0.1)\n"
+        "  -c, --colors PALETTE   hot (default), cool, mem, gray\n"
+        "      --icicle           roots at the top, stacks growing downwards\n"
+        "  -h, --help             show this help\n"
+        "  -V, --version          show the version\n";
+
+#define IDLE_MS 100
+
+struct opts {
+	const char *output;
+	bool folded, diff, by_pid;
+	uint64_t interval_ns;
+	struct ps_flame_style style;
+	const char *inputs[2];
+	int ninputs;
+};
+
+struct ctx {
+	const struct opts *o;
+	struct ps_flame *tree;
+	struct ps_input *in;
+	struct ps_session *s;
+	const char **names;
+	size_t *lens;
+	enum ps_frame_kind *kinds;
+	char *buf; /* the names of one stack, one after the other */
+	size_t buf_cap;
+	bool have_start;
+	uint64_t start, end, intervals;
+	struct timespec last_write;
+};
+
+static PS_NORETURN void usage(FILE *fp, int status)
+{
+	ps_usage(fp, status, usage_text, help_text);
+}
+
+static double parse_double(const char *arg, double min, double max, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v >= min && v <= max))
+		ps_usage_error("%s: '%s' is not a number in [%g, %g]", what, arg, min, max);
+	return v;
+}
+
+/* FILE with %n: only %n and %% are allowed */
+static void check_pattern(const char *p, bool interval)
+{
+	bool n = false;
+
+	for (; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == 'n')
+			n = true;
+		else if (p[1] != '%')
+			ps_usage_error("--output: only %%n and %%%% may follow a %% in '%s'", p);
+		p++;
+	}
+	if (interval && !n)
+		ps_usage_error("--interval: the output name needs %%n (one file per interval)");
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	enum {
+		OPT_ICICLE = 256
+	};
+	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
+		{ "colors", required_argument, NULL, 'c' },
+		{ "colours", required_argument, NULL, 'c' },
+		{ "diff", no_argument, NULL, 'd' },
+		{ "folded", no_argument, NULL, 'f' },
+		{ "height", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "icicle", no_argument, NULL, OPT_ICICLE },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "minwidth", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "width", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, pal;
+
+	memset(o, 0, sizeof(*o));
+	o->style.width = 1200;
+	o->style.height = 16;
+	o->style.minwidth = 0.1;
+	while ((c = getopt_long(argc, argv, "VH:b:c:dfhi:m:o:t:w:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			ps_print_version();
+		case 'H':
+			o->style.height = (unsigned int)ps_parse_u64(optarg, 4, 200, "--height");
+			break;
+		case 'b':
+			if (strcmp(optarg, "pid") == 0)
+				o->by_pid = true;
+			else if (strcmp(optarg, "comm") != 0)
+				ps_usage_error("--by: '%s' is neither comm nor pid", optarg);
+			break;
+		case 'c':
+			pal = ps_flame_palette__parse(optarg);
+			if (pal < 0)
+				ps_usage_error("--colors: '%s' is not one of hot, cool, mem, gray",
+				               optarg);
+			o->style.palette = (enum ps_flame_palette)pal;
+			break;
+		case 'd':
+			o->diff = true;
+			break;
+		case 'f':
+			o->folded = true;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'i':
+			o->interval_ns =
+			        (uint64_t)(parse_double(optarg, 0.001, 86400, "--interval") * 1e9);
+			break;
+		case 'm':
+			o->style.minwidth = parse_double(optarg, 0, 1e6, "--minwidth");
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 't':
+			o->style.title = optarg;
+			break;
+		case 'w':
+			o->style.width =
+			        (unsigned int)ps_parse_u64(optarg, 100, 1000000, "--width");
+			break;
+		case OPT_ICICLE:
+			o->style.icicle = true;
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	o->ninputs = argc - optind;
+	if (o->diff) {
+		if (o->ninputs != 2)
+			ps_usage_error("--diff: two inputs, BEFORE and AFTER");
+		if (o->interval_ns)
+			ps_usage_error("--diff and --interval do not go together");
+	} else if (o->ninputs > 1) {
+		ps_usage_error("one input at most (two with --diff)");
+	}
+	o->inputs[0] = o->ninputs > 0 ? argv[optind] : "-";
+	o->inputs[1] = o->ninputs > 1 ? argv[optind + 1] : NULL;
+	if (o->diff && strcmp(o->inputs[0], "-") == 0 && strcmp(o->inputs[1], "-") == 0)
+		ps_usage_error("--diff: standard input can be only one of the two inputs");
+	if (o->folded && o->by_pid)
+		ps_usage_error("--by pid needs a stream: folded lines have no pids");
+	if (o->interval_ns) {
+		if (o->folded)
+			ps_usage_error("--interval needs a stream: folded lines have no times");
+		if (!o->output || strcmp(o->output, "-") == 0)
+			ps_usage_error(
+			        "--interval writes one file per interval: give -o 'NAME-%%n.svg'");
+	}
+	if (o->output && strcmp(o->output, "-") != 0)
+		check_pattern(o->output, o->interval_ns != 0);
+}
+
+/* ---- output ---- */
+
+static char *expand(const char *pattern, uint64_t n)
+{
+	size_t cap = strlen(pattern) + 32, len = 0;
+	char *r = malloc(cap);
+	const char *p;
+
+	if (!r)
+		return NULL;
+	for (p = pattern; *p; p++) {
+		if (*p == '%' && p[1] == 'n') {
+			len += (size_t)snprintf(r + len, cap - len, "%" PRIu64, n);
+			p++;
+		} else if (*p == '%' && p[1] == '%') {
+			r[len++] = '%';
+			p++;
+		} else {
+			r[len++] = *p;
+		}
+	}
+	r[len] = 0;
+	return r;
+}
+
+/*
+ * Write the graph of @tree to -o (interval @n's name) or stdout.  A file is written
+ * under a temporary name and renamed: whoever watches the name sees a complete graph.
+ */
+static int write_graph(const struct opts *o, const struct ps_flame *tree,
+                       const struct ps_flame *before, uint64_t n, const char *subtitle,
+                       struct ps_error *err)
+{
+	struct ps_flame_style st = o->style;
+	char *name, *tmp;
+	FILE *fp;
+	int rc;
+
+	st.before = before;
+	st.subtitle = subtitle;
+	if (!o->output || strcmp(o->output, "-") == 0)
+		return ps_flame__write_svg(tree, &st, stdout, "<stdout>", err);
+	name = expand(o->output, n);
+	tmp = name ? malloc(strlen(name) + 32) : NULL;
+	if (!tmp) {
+		free(name);
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "output name");
+	}
+	sprintf(tmp, "%s.tmp%ld", name, (long)getpid());
+	fp = fopen(tmp, "w");
+	if (!fp) {
+		rc = ps_error__sys(err, PS_EWRITE, o->output, "%s", name);
+		goto out;
+	}
+	rc = ps_flame__write_svg(tree, &st, fp, o->output, err);
+	if (fclose(fp) && !rc)
+		rc = ps_error__sys(err, PS_EWRITE, o->output, "%s", name);
+	if (!rc && rename(tmp, name))
+		rc = ps_error__sys(err, PS_EWRITE, o->output, "rename to %s", name);
+	if (rc)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(name);
+	return rc;
+}
+
+/* ---- folded input ---- */
+
+static int read_folded(const char *path, struct ps_flame *tree, struct ps_error *err)
+{
+	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	int rc;
+
+	if (!fp)
+		return ps_error__sys(err, PS_ESYS, path, "open");
+	rc = ps_flame__read_folded(tree, fp, name, err);
+	if (fp != stdin)
+		fclose(fp);
+	return rc;
+}
+
+/* ---- stream input ---- */
+
+static int reserve_buf(struct ctx *c, size_t need)
+{
+	char *q;
+
+	if (need <= c->buf_cap)
+		return 0;
+	q = realloc(c->buf, need * 2);
+	if (!q)
+		return -1;
+	c->buf = q;
+	c->buf_cap = need * 2;
+	return 0;
+}
+
+/* append a frame name to the stack being built; names point into c->buf after it is done */
+static int push_frame(struct ctx *c, size_t *n, size_t *used, const char *s, size_t len,
+                      enum ps_frame_kind kind)
+{
+	if (*n >= PS_FLAME_MAX_DEPTH)
+		return 0;
+	if (reserve_buf(c, *used + len))
+		return -1;
+	memcpy(c->buf + *used, s, len);
+	c->lens[*n] = len;
+	c->kinds[*n] = kind;
+	c->names[*n] = (const char *)(uintptr_t)*used; /* an offset until the end */
+	(*n)++;
+	*used += len;
+	return 0;
+}
+
+/*
+ * One sample's stack, as perf's stackcollapse folds it: the comm (spaces as '_'), then
+ * the frames from the outermost caller to the sample's own function.
+ */
+static int fold_sample(struct ctx *c, const struct ps_sample *smp, size_t *np)
+{
+	const char *comm = ps_session__comm(c->s, smp->tid);
+	char root[64 + 24], ipbuf[24];
+	size_t n = 0, used = 0, i, len;
+	enum ps_frame_kind kind = PS_FRAME_USER;
+	uint64_t k;
+
+	if (!comm)
+		comm = "[unknown]";
+	len = (size_t)snprintf(root, sizeof(root), "%.63s", comm);
+	for (i = 0; i < len; i++)
+		if (root[i] == ' ')
+			root[i] = '_';
+	if (c->o->by_pid)
+		len += (size_t)snprintf(root + len, sizeof(root) - len, "-%" PRIu32, smp->pid);
+	if (push_frame(c, &n, &used, root, len, PS_FRAME_ROOT))
+		return -1;
+	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->nr_callchain) {
+		/* the callchain is innermost first; kinds come from the context markers */
+		size_t first = n, j;
+
+		for (k = 0; k < smp->nr_callchain; k++) {
+			uint64_t ip = ps_sample__u64(smp, smp->callchain, k);
+
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+				kind = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PS_FRAME_KERNEL :
+				                                             PS_FRAME_USER;
+				continue;
+			}
+			len = (size_t)snprintf(ipbuf, sizeof(ipbuf), "0x%" PRIx64, ip);
+			if (push_frame(c, &n, &used, ipbuf, len, kind))
+				return -1;
+		}
+		/* reverse to outermost first */
+		for (i = first, j = n - 1; i < j; i++, j--) {
+			const char *tn = c->names[i];
+			size_t tl = c->lens[i];
+			enum ps_frame_kind tk = c->kinds[i];
+
+			c->names[i] = c->names[j];
+			c->lens[i] = c->lens[j];
+			c->kinds[i] = c->kinds[j];
+			c->names[j] = tn;
+			c->lens[j] = tl;
+			c->kinds[j] = tk;
+		}
+	} else if (smp->type & PERF_SAMPLE_IP) {
+		len = (size_t)snprintf(ipbuf, sizeof(ipbuf), "0x%" PRIx64, smp->ip);
+		if (push_frame(c, &n, &used, ipbuf, len, PS_FRAME_UNKNOWN))
+			return -1;
+	}
+	for (i = 0; i < n; i++)
+		c->names[i] = c->buf + (uintptr_t)c->names[i];
+	*np = n;
+	return 0;
+}
+
+static int close_interval(struct ctx *c, bool final, struct ps_error *err)
+{
+	char sub[96];
+
+	snprintf(sub, sizeof(sub), "interval %" PRIu64 ": %.3f s of sample time%s",
+	         c->intervals + 1, (double)c->o->interval_ns / 1e9,
+	         final ? " (last, partial)" : "");
+	if (write_graph(c->o, c->tree, NULL, c->intervals + 1, sub, err))
+		return -1;
+	c->intervals++;
+	clock_gettime(CLOCK_MONOTONIC, &c->last_write);
+	ps_flame__reset(c->tree);
+	return 0;
+}
+
+static int advance_to(struct ctx *c, uint64_t t, struct ps_error *err)
+{
+	while (t >= c->end) {
+		if (close_interval(c, false, err))
+			return -1;
+		c->start = c->end;
+		c->end += c->o->interval_ns;
+	}
+	return 0;
+}
+
+/* an interval with no sample still closes after its length of wall-clock time */
+static int idle_tick(struct ctx *c, struct ps_error *err)
+{
+	struct timespec now;
+	uint64_t ms;
+
+	if (!c->o->interval_ns || !c->have_start)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (uint64_t)(now.tv_sec - c->last_write.tv_sec) * 1000 +
+	     (uint64_t)((now.tv_nsec - c->last_write.tv_nsec) / 1000000);
+	if (ms * 1000000 < c->o->interval_ns)
+		return 0;
+	return advance_to(c, c->end, err);
+}
+
+static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+{
+	struct ps_sample smp;
+	size_t n;
+
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
+		return -1;
+	if (c->o->interval_ns && (smp.type & PERF_SAMPLE_TIME)) {
+		if (!c->have_start) {
+			c->have_start = true;
+			c->start = smp.time;
+			c->end = smp.time + c->o->interval_ns;
+		}
+		if (advance_to(c, smp.time, err))
+			return -1;
+	}
+	if (fold_sample(c, &smp, &n))
+		return ps_error__set(err, PS_ENOMEM, ps_input__name(c->in), PS_NO_OFFSET,
+		                     "stack buffer");
+	if (ps_flame__add(c->tree, c->names, c->lens, c->kinds, n, 1, err)) {
+		err->input = ps_input__name(c->in);
+		return -1;
+	}
+	return 0;
+}
+
+static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
+{
+	struct ps_record rec;
+
+	while (ps_order__pop(ord, &rec) > 0)
+		if (handle(c, &rec, err) < 0)
+			return -1;
+	return 0;
+}
+
+static int read_stream(struct ctx *c, const char *path, struct ps_error *err)
+{
+	struct ps_order *ord;
+	struct ps_record rec;
+	int r, rc = 0;
+
+	c->in = ps_input__open(path, PS_INPUT_DECOMPRESS, err);
+	if (!c->in)
+		return -1;
+	c->s = ps_input__session(c->in);
+	if (c->o->interval_ns)
+		ps_input__set_idle(c->in, IDLE_MS);
+	clock_gettime(CLOCK_MONOTONIC, &c->last_write);
+	ord = ps_order__new(c->s, 0);
+	if (!ord) {
+		ps_input__close(c->in);
+		c->in = NULL;
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	}
+	while (!ps_stop && (r = ps_input__next(c->in, &rec, err)) > 0) {
+		if (r == PS_INPUT_IDLE)
+			ps_order__flush_all(ord);
+		else if (ps_order__push(ord, &rec, err) < 0)
+			break;
+		if (drain(c, ord, err) < 0 || (r == PS_INPUT_IDLE && idle_tick(c, err) < 0))
+			break;
+	}
+	if (!err->code) {
+		ps_order__flush_all(ord);
+		drain(c, ord, err);
+	}
+	if (err->code) {
+		rc = -1;
+		if (err->input == ps_input__name(c->in)) /* it goes away with the input */
+			err->input = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	}
+	ps_order__delete(ord);
+	ps_input__close(c->in);
+	c->in = NULL;
+	c->s = NULL;
+	return rc;
+}
+
+static int read_input(struct ctx *c, const char *path, struct ps_error *err)
+{
+	return c->o->folded ? read_folded(path, c->tree, err) : read_stream(c, path, err);
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_error err = { 0 };
+	struct ps_flame *before = NULL;
+	struct ctx c = { 0 };
+	struct opts o;
+	int rc = 0;
+
+	ps_progname = "pflame";
+	ps_signals__init();
+	parse_args(argc, argv, &o);
+	c.o = &o;
+	c.names = calloc(PS_FLAME_MAX_DEPTH, sizeof(*c.names));
+	c.lens = calloc(PS_FLAME_MAX_DEPTH, sizeof(*c.lens));
+	c.kinds = calloc(PS_FLAME_MAX_DEPTH, sizeof(*c.kinds));
+	if (!c.names || !c.lens || !c.kinds)
+		ps_usage_error("out of memory");
+	c.tree = ps_flame__new(0, &err);
+	if (!c.tree)
+		ps_die(&err);
+	if (o.diff) {
+		rc = read_input(&c, o.inputs[0], &err);
+		if (!rc) {
+			before = c.tree;
+			c.tree = ps_flame__new(0, &err);
+			rc = c.tree ? read_input(&c, o.inputs[1], &err) : -1;
+		}
+	} else {
+		rc = read_input(&c, o.inputs[0], &err);
+	}
+	/* what was read before an error is still drawn, but the exit status says it */
+	if (c.tree && err.code != PS_EPIPE && err.code != PS_EWRITE &&
+	    (!err.code || ps_flame__total(c.tree)) && (!o.diff || !rc || before)) {
+		struct ps_error werr = { 0 };
+
+		if (o.interval_ns ?
+		            (c.have_start || !c.intervals) && close_interval(&c, true, &werr) :
+		            write_graph(&o, c.tree, before, 0, NULL, &werr)) {
+			if (!err.code)
+				err = werr;
+		}
+	}
+	if (ps_finish_stdout() < 0 && !err.code)
+		err.code = PS_EWRITE;
+	if (err.code && err.code != PS_EPIPE && err.detail[0])
+		ps_warn(&err);
+	ps_flame__delete(c.tree);
+	ps_flame__delete(before);
+	free(c.names);
+	free(c.lens);
+	free(c.kinds);
+	free(c.buf);
+	if (err.code == PS_EUSAGE)
+		return 2;
+	return err.code && err.code != PS_EPIPE ? 1 : 0;
+}

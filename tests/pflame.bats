@@ -1,0 +1,333 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# pflame: the SVG checked by xmllint, its counts against perf's own stackcollapse of streams
+# recorded here, and its script run in a real browser (headless Chromium).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export PFLAME_WORK="$BATS_FILE_TMPDIR/work"
+	mkdir -p "$PFLAME_WORK"
+	# a workload with deep frame-pointer call chains, built and recorded once
+	if command -v gcc >/dev/null && command -v perf >/dev/null; then
+		gcc -O0 -fno-omit-frame-pointer -g -o "$PFLAME_WORK/deep" \
+			"$BATS_TEST_DIRNAME/pflame/deep.c" &&
+			perf record -q -g -e cpu-clock -F 499 -o "$PFLAME_WORK/deep.data" \
+				-- "$PFLAME_WORK/deep" 1 >/dev/null 2>&1 &&
+			perf record -q -g -e cpu-clock -F 499 -o - \
+				-- "$PFLAME_WORK/deep" 1 >"$PFLAME_WORK/deep.pipe" 2>/dev/null &&
+			perf record -q -g -e cpu-clock -F 499 -o "$PFLAME_WORK/deep2.data" \
+				-- "$PFLAME_WORK/deep" 0.5 cpu >/dev/null 2>&1 &&
+			perf script report stackcollapse -i "$PFLAME_WORK/deep.data" \
+				>"$PFLAME_WORK/deep.folded" 2>/dev/null &&
+			perf script report stackcollapse -i "$PFLAME_WORK/deep2.data" \
+				>"$PFLAME_WORK/deep2.folded" 2>/dev/null &&
+			touch "$PFLAME_WORK/recorded"
+	fi
+}
+
+setup() {
+	load helpers
+	W="$PFLAME_WORK"
+}
+
+need_recording() {
+	need_perf
+	command -v gcc >/dev/null || skip "gcc not installed"
+	[ -e "$W/recorded" ] || skip "perf record -g of the test workload failed here"
+	[ -s "$W/deep.folded" ] || skip "perf script report stackcollapse gave nothing"
+}
+
+need_xmllint() {
+	command -v xmllint >/dev/null || skip "xmllint not installed (libxml2-utils)"
+}
+
+need_chromium() {
+	CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+	[ -n "$CHROMIUM" ] || skip "chromium not installed"
+}
+
+# headless Chromium with no network, no profile of its own, no sandbox (root in CI)
+chromium_run() {
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$(mktemp -d "$BATS_TEST_TMPDIR/chromium.XXXXXX")" \
+		"$@" 2>"$BATS_TEST_TMPDIR/chromium.log"
+}
+
+# "depth<TAB>name<TAB>count" of every frame of an --icicle graph drawn with the default
+# frame height (16 px; the first frame drawn is "all", at depth 0), sorted
+svg_frames() {
+	sed -n 's|^<g><title>\(.*\) (\([0-9]*\) samples, [^<]*</title><rect x="[^"]*" y="\([0-9.]*\)".*|\3\t\1\t\2|p' "$1" |
+		awk -F'\t' -v OFS='\t' 'NR == 1 { top = $1 } { print ($1 - top) / 16, $2, $3 }' | LC_ALL=C sort
+}
+
+# the same from folded lines: each prefix of each stack with the samples under it
+folded_frames() {
+	awk -v OFS='\t' '
+	{
+		n = $NF; stack = $0; sub(/[ \t]+[0-9]+[ \t]*$/, "", stack)
+		total += n; k = split(stack, f, ";"); path = ""
+		for (i = 1; i <= k; i++) {
+			path = path ";" f[i]; cnt[path] += n; depth[path] = i; name[path] = f[i]
+		}
+	}
+	END {
+		print 0, "all", total + 0
+		for (p in cnt) print depth[p], name[p], cnt[p]
+	}' "$1" | LC_ALL=C sort
+}
+
+@test "pflame: --help, --version, usage errors exit 2" {
+	run -0 "$BIN/pflame" --help
+	[[ "$output" == *"usage: pflame"* ]]
+	[[ "$output" == *"--diff"* ]]
+	run -0 "$BIN/pflame" --version
+	[[ "$output" == "pflame (pstream) "* ]]
+	run -2 "$BIN/pflame" --colors pink --folded /dev/null
+	[[ "$output" == *"--colors: 'pink'"* ]]
+	run -2 "$BIN/pflame" --diff --folded /dev/null
+	[[ "$output" == *"two inputs"* ]]
+	run -2 "$BIN/pflame" -i 1 -o out.svg /dev/null
+	[[ "$output" == *"%n"* ]]
+	run -2 "$BIN/pflame" --folded -i 1 -o 'f-%n.svg' /dev/null
+	[[ "$output" == *"needs a stream"* ]]
+	run -2 "$BIN/pflame" --width 5 --folded /dev/null
+	run -2 "$BIN/pflame" --no-such-option
+}
+
+@test "pflame --folded: valid XML, one self-contained document" {
+	need_xmllint
+	printf 'sh;main;foo;bar 5\nsh;main;foo 3\nsh;main;baz_[k] 2\ndd;main;read 4\n' >"$BATS_TEST_TMPDIR/in"
+	run -0 --separate-stderr "$BIN/pflame" --folded "$BATS_TEST_TMPDIR/in"
+	echo "$output" >"$BATS_TEST_TMPDIR/g.svg"
+	xmllint --noout "$BATS_TEST_TMPDIR/g.svg"
+	[[ "$output" == *'<title>all (14 samples, 100.00%)</title>'* ]]
+	[[ "$output" == *'<title>foo (8 samples, 57.14%)</title>'* ]]
+	[[ "$output" == *'window.pflame'* ]]
+	# nothing from the network: no external script, stylesheet, font or image
+	! grep -Eq '(href|src)=|@import|url\(http|https?://[^w]' "$BATS_TEST_TMPDIR/g.svg"
+	# -o FILE writes the same document
+	run -0 "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/o.svg" "$BATS_TEST_TMPDIR/in"
+	cmp "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/o.svg"
+}
+
+@test "pflame --folded: the titles' counts sum to perf's stackcollapse counts, frame by frame" {
+	need_recording
+	need_xmllint
+	"$BIN/pflame" --folded --icicle --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" "$W/deep.folded"
+	xmllint --noout "$BATS_TEST_TMPDIR/g.svg"
+	svg_frames "$BATS_TEST_TMPDIR/g.svg" >"$BATS_TEST_TMPDIR/svg"
+	folded_frames "$W/deep.folded" >"$BATS_TEST_TMPDIR/folded"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/svg")" -gt 10 ]
+	diff "$BATS_TEST_TMPDIR/folded" "$BATS_TEST_TMPDIR/svg"
+	# the root is every sample perf script shows
+	total=$(perf script -G -i "$W/deep.data" -F comm 2>/dev/null | wc -l)
+	grep -q "^0	all	$total\$" "$BATS_TEST_TMPDIR/svg"
+}
+
+@test "pflame --folded: bad lines name the input and the line" {
+	printf 'a;b 1\na;b;c\n' >"$BATS_TEST_TMPDIR/bad"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/bad"
+	[ "$stderr" = "pflame: $BATS_TEST_TMPDIR/bad: line 2: no sample count after the stack ('a;b;c COUNT' expected)" ]
+	printf 'a;b 1\n\na;b 12x\n' >"$BATS_TEST_TMPDIR/bad"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" - <"$BATS_TEST_TMPDIR/bad"
+	[[ "$stderr" == "pflame: <stdin>: line 3: sample count '12x' is not a whole number" ]]
+	printf 'a;b 99999999999999999999999\n' >"$BATS_TEST_TMPDIR/bad"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/bad"
+	[[ "$stderr" == *"line 1: sample count too large" ]]
+	# a perf stream given as folded lines, and a line without end
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$DATA/cpuclock-g-sh.data"
+	[[ "$stderr" == *"cpuclock-g-sh.data: line 1: "* ]]
+	head -c 3000000 /dev/zero | tr '\0' a >"$BATS_TEST_TMPDIR/long"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/long"
+	[[ "$stderr" == *"line 1: longer than 1048576 bytes" ]]
+	run -1 --separate-stderr "$BIN/pflame" --folded "$BATS_TEST_TMPDIR/no-such-file"
+	[[ "$stderr" == "pflame: $BATS_TEST_TMPDIR/no-such-file: "*"No such file"* ]]
+}
+
+@test "pflame: names are escaped for XML, invalid UTF-8 replaced" {
+	need_xmllint
+	printf 'a<b>;x&y;"q'"'"'s" 3\nc\001d;\xff\xfe;caf\xc3\xa9 2\n' >"$BATS_TEST_TMPDIR/in"
+	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
+	xmllint --noout "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>x&amp;y (3 samples' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>&quot;q&apos;s&quot; (3 samples' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>c?d (2 samples' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>café (2 samples' "$BATS_TEST_TMPDIR/g.svg"
+}
+
+@test "pflame: frames narrower than --minwidth are left out and counted in a note" {
+	{
+		echo "big;main 100000"
+		for i in 1 2 3; do echo "big;main;tiny$i 1"; done
+	} >"$BATS_TEST_TMPDIR/in"
+	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
+	run ! grep -q 'tiny' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '>3 frames narrower than 0.1 px left out' "$BATS_TEST_TMPDIR/g.svg"
+	"$BIN/pflame" --folded --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
+	[ "$(grep -c '<title>tiny' "$BATS_TEST_TMPDIR/g.svg")" -eq 3 ]
+	run ! grep -q 'narrower' "$BATS_TEST_TMPDIR/g.svg"
+}
+
+@test "pflame: colours by kind, the same shade for the same name in every graph" {
+	printf 'p;main;f1;sys_read_[k] 5\np;main;f2 7\np;[unknown] 1\np;java_[j] 2\n' >"$BATS_TEST_TMPDIR/a"
+	printf 'q;f2 1\nq;other;main 9\n' >"$BATS_TEST_TMPDIR/b"
+	gray() { [[ "$1" =~ ^rgb\(([0-9]+),([0-9]+),([0-9]+)\)$ ]] &&
+		[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ] && [ "${BASH_REMATCH[2]}" = "${BASH_REMATCH[3]}" ]; }
+	fill() { sed -n "s|^<g><title>$2 (.*fill=\"\\(rgb([0-9,]*)\\)\".*|\\1|p" "$1" | head -n 1; }
+	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/a.svg" "$BATS_TEST_TMPDIR/a"
+	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/b.svg" "$BATS_TEST_TMPDIR/b"
+	[ -n "$(fill "$BATS_TEST_TMPDIR/a.svg" f2)" ]
+	[ "$(fill "$BATS_TEST_TMPDIR/a.svg" f2)" = "$(fill "$BATS_TEST_TMPDIR/b.svg" f2)" ]
+	[ "$(fill "$BATS_TEST_TMPDIR/a.svg" main)" = "$(fill "$BATS_TEST_TMPDIR/b.svg" main)" ]
+	# kernel: orange (red > green > blue, green well above); unknown: gray
+	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'sys_read_\[k\]')" =~ ^rgb\(2[0-9][0-9],1[4-9][0-9],[0-9]{1,2}\)$ ]]
+	gray "$(fill "$BATS_TEST_TMPDIR/a.svg" '\[unknown\]')"
+	# --colors changes the palette, --icicle turns the graph over
+	"$BIN/pflame" --folded --colors gray -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/a"
+	gray "$(fill "$BATS_TEST_TMPDIR/g.svg" f2)"
+	"$BIN/pflame" --folded --icicle --title 'My <graph>' -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/a"
+	grep -q '<title>all (15 samples, 100.00%)</title><rect x="10.00" y="36.0"' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '>My &lt;graph&gt;</text>' "$BATS_TEST_TMPDIR/g.svg"
+}
+
+@test "pflame --diff: a profile against itself is all white" {
+	need_recording
+	"$BIN/pflame" --diff --folded -o "$BATS_TEST_TMPDIR/g.svg" "$W/deep.folded" "$W/deep.folded"
+	n=$(grep -c '^<g><title>' "$BATS_TEST_TMPDIR/g.svg")
+	[ "$n" -gt 10 ]
+	[ "$(grep -c 'fill="rgb(255,255,255)"' "$BATS_TEST_TMPDIR/g.svg")" -eq "$n" ]
+	[ "$(grep -c 'change +0.00%' "$BATS_TEST_TMPDIR/g.svg")" -eq "$n" ]
+}
+
+@test "pflame --diff: a frame whose share grew is red with the growth in its title" {
+	printf 'p;main;a 50\np;main;b 50\n' >"$BATS_TEST_TMPDIR/before"
+	printf 'p;main;a 75\np;main;b 25\np;main;c 0\n' >"$BATS_TEST_TMPDIR/after"
+	"$BIN/pflame" --diff --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	grep -q '<title>a (75 samples, 75.00%; before 50.00%, change +25.00%)</title><rect [^>]*fill="rgb(255,45,45)"' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>b (25 samples, 25.00%; before 50.00%, change -25.00%)</title><rect [^>]*fill="rgb(45,45,255)"' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>main (100 samples, 100.00%; before 100.00%, change +0.00%)</title><rect [^>]*fill="rgb(255,255,255)"' "$BATS_TEST_TMPDIR/g.svg"
+}
+
+@test "pflame --diff: two recorded runs of different mixes" {
+	need_recording
+	# the second run calls no syscalls: leaf_cpu's share grows
+	grep -q leaf_sys "$W/deep.folded" || skip "no sample in leaf_sys in this recording"
+	"$BIN/pflame" --diff --folded -o "$BATS_TEST_TMPDIR/g.svg" "$W/deep.folded" "$W/deep2.folded"
+	grep '<title>leaf_cpu ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>leaf_cpu ([0-9]* samples, [0-9.]*%; before [0-9.]*%, change +[0-9.]*[1-9][0-9.]*%)</title><rect [^>]*fill="rgb(255,[0-9]*,[0-9]*)"' "$BATS_TEST_TMPDIR/g.svg"
+	# the same from the two streams
+	"$BIN/pflame" --diff -o "$BATS_TEST_TMPDIR/s.svg" "$W/deep.data" "$W/deep2.data"
+	grep -q '<title>0x[0-9a-f]* ([0-9]* samples, [0-9.]*%; before [0-9.]*%, change +[0-9.]*[1-9][0-9.]*%)</title><rect [^>]*fill="rgb(255,[0-9]*,[0-9]*)"' "$BATS_TEST_TMPDIR/s.svg"
+}
+
+@test "pflame: headless Chromium draws the graph at the width asked" {
+	need_chromium
+	need_recording
+	"$BIN/pflame" --folded --width 900 -o "$BATS_TEST_TMPDIR/g.svg" "$W/deep.folded"
+	chromium_run --screenshot="$BATS_TEST_TMPDIR/shot.png" --window-size=900,600 \
+		"file://$BATS_TEST_TMPDIR/g.svg" || { cat "$BATS_TEST_TMPDIR/chromium.log"; false; }
+	run -0 python3 "$BATS_TEST_DIRNAME/pflame/pngcheck.py" "$BATS_TEST_TMPDIR/shot.png"
+	echo "width height colours edge-colours: $output"
+	read -r width height colours edge <<<"$output"
+	[ "$width" -eq 900 ]
+	# not blank: many colours, and frames reach the right-hand side
+	[ "$colours" -gt 20 ]
+	[ "$edge" -gt 5 ]
+}
+
+@test "pflame: in Chromium, the graph's zoom and search functions work" {
+	need_chromium
+	need_recording
+	cp "$BATS_TEST_DIRNAME/pflame/page.html" "$BATS_TEST_TMPDIR/page.html"
+	sed -i 's/FRAME_TO_ZOOM/leaf_cpu/; s/REGEX_TO_SEARCH/^spin$/' "$BATS_TEST_TMPDIR/page.html"
+	"$BIN/pflame" --folded --minwidth 0 -o "$BATS_TEST_TMPDIR/graph.svg" "$W/deep.folded"
+	chromium_run --allow-file-access-from-files --virtual-time-budget=10000 --dump-dom \
+		"file://$BATS_TEST_TMPDIR/page.html" >"$BATS_TEST_TMPDIR/dom"
+	sed -n '/<pre id="out">/,/<\/pre>/p' "$BATS_TEST_TMPDIR/dom" | sed 's/<[^>]*>//g' >"$BATS_TEST_TMPDIR/out"
+	cat "$BATS_TEST_TMPDIR/out"
+	val() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out"; }
+	frames=$(grep -c '^<g><title>' "$BATS_TEST_TMPDIR/graph.svg")
+	[ "$(val frames)" -eq "$frames" ]
+	[ "$(val visible)" -eq "$frames" ]
+	[ "$(val zoomed)" = leaf_cpu ]
+	# zoomed: the frame fills the width (1200 - 2 * 10), only its ancestors and
+	# descendants remain; reset brings every frame back at its width
+	[ "$(val width-zoomed)" = 1180.00 ]
+	[ "$(val visible-zoomed)" -lt "$frames" ]
+	[ "$(val visible-zoomed)" -eq "$(val zoom-shown)" ]
+	[ "$(val visible-reset)" -eq "$frames" ]
+	[ "$(val width-reset)" = "$(val width-before)" ]
+	# search: the samples under the matched frames are those of the stacks ending in spin
+	want=$(awk '/;spin[; ]/ { n += $NF } END { print n + 0 }' "$W/deep.folded")
+	total=$(awk '{ n += $NF } END { print n }' "$W/deep.folded")
+	echo "want $want of $total"
+	[ "$(val search-samples)" -eq "$want" ]
+	[ "$(val search-percent)" = "$(awk -v a="$want" -v b="$total" 'BEGIN { printf "%.2f", int(10000 * a / b + 0.5) / 100 }')" ]
+	[ "$(val matched-text)" = "Matched: $(val search-percent)%" ]
+	[ "$(val search-matches)" -eq "$(grep -c '^<g><title>spin (' "$BATS_TEST_TMPDIR/graph.svg")" ]
+}
+
+# "name<TAB>count" of the frames at depth 1 (the roots under "all") of an --icicle graph
+svg_roots() {
+	svg_frames "$1" | awk -F'\t' -v OFS='\t' '$1 == 1 { print $2, $3 }' | LC_ALL=C sort
+}
+
+@test "pflame: a stream (pipe and file) has perf's samples per comm root" {
+	need_recording
+	need_xmllint
+	awk '{ n = $NF; split($0, f, ";"); c[f[1]] += n } END { for (k in c) print k "\t" c[k] }' \
+		"$W/deep.folded" | LC_ALL=C sort >"$BATS_TEST_TMPDIR/want"
+	for input in "$W/deep.data" "$W/deep.pipe"; do
+		"$BIN/pflame" --icicle -o "$BATS_TEST_TMPDIR/g.svg" "$input"
+		xmllint --noout "$BATS_TEST_TMPDIR/g.svg"
+		total=$(perf script -G -i "$input" -F comm 2>/dev/null | wc -l)
+		svg_frames "$BATS_TEST_TMPDIR/g.svg" | grep -q "^0	all	$total\$"
+		[ "$input" = "$W/deep.pipe" ] || {
+			svg_roots "$BATS_TEST_TMPDIR/g.svg" >"$BATS_TEST_TMPDIR/got"
+			diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+		}
+	done
+	# from standard input too, and rooted at comm-pid
+	pid=$(perf script -G -i "$W/deep.pipe" -F pid 2>/dev/null | sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+	"$BIN/pflame" --icicle --by pid -o "$BATS_TEST_TMPDIR/g.svg" - <"$W/deep.pipe"
+	svg_roots "$BATS_TEST_TMPDIR/g.svg" | grep -q "^deep-$pid	"
+}
+
+@test "pflame --diff: a stream against itself is all white" {
+	need_recording
+	"$BIN/pflame" --diff -o "$BATS_TEST_TMPDIR/g.svg" "$W/deep.data" "$W/deep.pipe" 2>/dev/null ||
+		true # the two recordings differ: only check it runs
+	"$BIN/pflame" --diff -o "$BATS_TEST_TMPDIR/g.svg" "$W/deep.pipe" - <"$W/deep.pipe"
+	n=$(grep -c '^<g><title>' "$BATS_TEST_TMPDIR/g.svg")
+	[ "$n" -gt 5 ]
+	[ "$(grep -c 'fill="rgb(255,255,255)"' "$BATS_TEST_TMPDIR/g.svg")" -eq "$n" ]
+}
+
+@test "pflame -i: one complete graph per interval of sample time, all samples in them" {
+	need_recording
+	need_xmllint
+	"$BIN/pflame" -i 0.25 --icicle -o "$BATS_TEST_TMPDIR/flame-%n.svg" "$W/deep.pipe"
+	ls "$BATS_TEST_TMPDIR"
+	[ -f "$BATS_TEST_TMPDIR/flame-1.svg" ]
+	[ -f "$BATS_TEST_TMPDIR/flame-3.svg" ]
+	run ! ls "$BATS_TEST_TMPDIR"/*.tmp*
+	sum=0
+	for f in "$BATS_TEST_TMPDIR"/flame-*.svg; do
+		xmllint --noout "$f"
+		n=$(svg_frames "$f" | awk -F'\t' '$1 == 0 { print $3 }')
+		sum=$((sum + n))
+	done
+	[ "$sum" -eq "$(perf script -G -i "$W/deep.pipe" -F comm 2>/dev/null | wc -l)" ]
+	grep -q 'interval 1: 0.250 s of sample time<' "$BATS_TEST_TMPDIR/flame-1.svg"
+}
+
+@test "pflame: a damaged stream is an error naming the input" {
+	head -c 3000 "$DATA/cpuclock-g-sh.data" >"$BATS_TEST_TMPDIR/cut.data"
+	run -1 --separate-stderr "$BIN/pflame" -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/cut.data"
+	[[ "$stderr" == "pflame: $BATS_TEST_TMPDIR/cut.data: "* ]]
+	printf 'not a stream at all' | run -1 --separate-stderr "$BIN/pflame"
+	run -1 --separate-stderr "$BIN/pflame" - <<<"not a stream at all"
+	[[ "$stderr" == "pflame: <stdin>: "* ]]
+}
