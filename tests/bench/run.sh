@@ -74,3 +74,19 @@ for prog in pcat ptojson pcount; do
 	printf '%-8s peak RSS: %s KiB on the stream, %s KiB on one 10x longer (ratio %.2f)\n' \
 		"$prog" "$small" "$large" "$(echo "$large / $small" | bc -l)"
 done
+
+# pflame (issue 14): a flame graph of 1 M callchain samples against perf script on the
+# same stream (goal: no slower); copies of the bundled cpu-clock -g recording
+if command -v perf >/dev/null; then
+	"$BIN/pcat" tests/data/cpuclock-g-sh.data >"$work/cg1.pipe"
+	per=$("$BIN/pcount" -j "$work/cg1.pipe" | jq .total)
+	copies=$(((1000000 + per - 1) / per))
+	args=()
+	for ((i = 0; i < copies; i++)); do args+=("$work/cg1.pipe"); done
+	"$BIN/pcat" "${args[@]}" >"$work/cg.pipe"
+	t1=$(secs "perf script -i - < '$work/cg.pipe'")
+	t2=$(secs "'$BIN/pflame' < '$work/cg.pipe'")
+	printf 'pflame on %d callchain samples: %.2fs, perf script %.2fs: %.2fx perf script\n' \
+		"$((copies * per))" "$t2" "$t1" "$(echo "$t1 / $t2" | bc -l)"
+	rm -f "$work/cg.pipe"
+fi
