@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lib/diag.h"
+#include "lib/duration.h"
 #include "lib/flame.h"
 #include "lib/input.h"
 #include "lib/opts.h"
@@ -25,7 +26,7 @@
 #include "lib/signals.h"
 
 static const char usage_text[] =
-        "usage: pflame [-df] [--icicle] [-b key] [-c palette] [-H px] [-i seconds] [-m px] "
+        "usage: pflame [-df] [--icicle] [-b key] [-c palette] [-H px] [-i time] [-m px] "
         "[-o file] [-t title] [-w px] [file ...]\n";
 
 static const char help_text[] =
@@ -33,7 +34,8 @@ static const char help_text[] =
         "  -o, --output FILE      write the SVG to FILE (default: standard output);\n"
         "                         with -i, %n in FILE is the interval's number\n"
         "  -f, --folded           the inputs are folded stack lines ('a;b;c COUNT')\n"
-        "  -i, --interval SEC     one graph per SEC seconds of sample time (needs -o)\n"
+        "  -i, --interval TIME    one graph per TIME of sample time (5, 5s, 500ms, 2m;\n"
+        "                         needs -o)\n"
         "  -d, --diff             two inputs, BEFORE and AFTER: draw AFTER, coloured by\n"
         "                         the change of each frame's share (red grew, blue shrank)\n"
         "  -b, --by comm|pid      root the stacks at the comm (default) or at comm-pid\n"
@@ -129,6 +131,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "width", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct ps_error err = { 0 };
 	int c, pal;
 
 	memset(o, 0, sizeof(*o));
@@ -164,8 +167,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout, 0);
 		case 'i':
-			o->interval_ns =
-			        (uint64_t)(parse_double(optarg, 0.001, 86400, "--interval") * 1e9);
+			if (ps_duration__parse(optarg, PS_NS_PER_SEC / 1000, 86400 * PS_NS_PER_SEC,
+			                       &o->interval_ns, &err))
+				ps_usage_error("--interval: %s", err.detail);
 			break;
 		case 'm':
 			o->style.minwidth = parse_double(optarg, 0, 1e6, "--minwidth");

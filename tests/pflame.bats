@@ -226,7 +226,9 @@ folded_frames() {
 	need_chromium
 	need_recording
 	"$BIN/pflame" --folded --width 900 -o "$BATS_TEST_TMPDIR/g.svg" "$W/deep.folded"
-	chromium_run --screenshot="$BATS_TEST_TMPDIR/shot.png" --window-size=900,600 \
+	# the window as tall as the picture: the full-width frames are at its bottom
+	h=$(sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$BATS_TEST_TMPDIR/g.svg")
+	chromium_run --screenshot="$BATS_TEST_TMPDIR/shot.png" --window-size="900,$h" \
 		"file://$BATS_TEST_TMPDIR/g.svg" || { cat "$BATS_TEST_TMPDIR/chromium.log"; false; }
 	run -0 python3 "$BATS_TEST_DIRNAME/pflame/pngcheck.py" "$BATS_TEST_TMPDIR/shot.png"
 	echo "width height colours edge-colours: $output"
