@@ -181,8 +181,9 @@ folded_frames() {
 	[ -n "$(fill "$BATS_TEST_TMPDIR/a.svg" f2)" ]
 	[ "$(fill "$BATS_TEST_TMPDIR/a.svg" f2)" = "$(fill "$BATS_TEST_TMPDIR/b.svg" f2)" ]
 	[ "$(fill "$BATS_TEST_TMPDIR/a.svg" main)" = "$(fill "$BATS_TEST_TMPDIR/b.svg" main)" ]
-	# kernel: orange (red > green > blue, green well above); unknown: gray
-	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'sys_read_\[k\]')" =~ ^rgb\(2[0-9][0-9],1[4-9][0-9],[0-9]{1,2}\)$ ]]
+	# kernel: orange-yellow, user code: red to orange; unknown: gray
+	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'sys_read_\[k\]')" =~ ^rgb\(2[2-5][0-9],(1[6-9][0-9]|2[01][0-9]),[0-9]{1,2}\)$ ]]
+	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'f1')" =~ ^rgb\(2[0-5][0-9],([5-9][0-9]|1[0-3][0-9]),[4-8][0-9]\)$ ]]
 	gray "$(fill "$BATS_TEST_TMPDIR/a.svg" '\[unknown\]')"
 	# --colors changes the palette, --icicle turns the graph over
 	"$BIN/pflame" --folded --colors gray -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/a"

@@ -50,32 +50,32 @@ int ps_flame_palette__parse(const char *name)
 /* per palette and kind: the darkest shade and how far the name's hash lightens it */
 static const unsigned char palettes[PS_PALETTES][PS_FRAME_KINDS][6] = {
 	[PS_PALETTE_HOT] = {
-	        [PS_FRAME_USER] = { 205, 60, 40, 50, 110, 40 },
-	        [PS_FRAME_KERNEL] = { 215, 140, 0, 40, 60, 50 },
+	        [PS_FRAME_USER] = { 205, 55, 40, 50, 80, 40 },
+	        [PS_FRAME_KERNEL] = { 225, 165, 0, 30, 50, 50 },
 	        [PS_FRAME_JIT] = { 50, 180, 50, 60, 60, 60 },
 	        [PS_FRAME_UNKNOWN] = { 160, 160, 160, 40, 40, 40 },
-	        [PS_FRAME_ROOT] = { 225, 205, 150, 30, 35, 30 },
+	        [PS_FRAME_ROOT] = { 195, 180, 150, 25, 25, 25 },
 	},
 	[PS_PALETTE_COOL] = {
 	        [PS_FRAME_USER] = { 70, 120, 210, 60, 60, 45 },
 	        [PS_FRAME_KERNEL] = { 150, 100, 210, 50, 50, 45 },
 	        [PS_FRAME_JIT] = { 40, 180, 170, 50, 40, 40 },
 	        [PS_FRAME_UNKNOWN] = { 160, 160, 160, 40, 40, 40 },
-	        [PS_FRAME_ROOT] = { 190, 210, 230, 30, 30, 25 },
+	        [PS_FRAME_ROOT] = { 160, 180, 205, 25, 25, 25 },
 	},
 	[PS_PALETTE_MEM] = {
 	        [PS_FRAME_USER] = { 0, 180, 0, 60, 50, 80 },
 	        [PS_FRAME_KERNEL] = { 150, 170, 40, 40, 40, 40 },
 	        [PS_FRAME_JIT] = { 40, 180, 200, 40, 40, 50 },
 	        [PS_FRAME_UNKNOWN] = { 160, 160, 160, 40, 40, 40 },
-	        [PS_FRAME_ROOT] = { 200, 225, 190, 30, 30, 30 },
+	        [PS_FRAME_ROOT] = { 170, 200, 160, 25, 25, 25 },
 	},
 	[PS_PALETTE_GRAY] = {
 	        [PS_FRAME_USER] = { 170, 170, 170, 40, 40, 40 },
 	        [PS_FRAME_KERNEL] = { 120, 120, 120, 40, 40, 40 },
 	        [PS_FRAME_JIT] = { 200, 200, 200, 40, 40, 40 },
 	        [PS_FRAME_UNKNOWN] = { 225, 225, 225, 25, 25, 25 },
-	        [PS_FRAME_ROOT] = { 215, 215, 215, 20, 20, 20 },
+	        [PS_FRAME_ROOT] = { 195, 195, 195, 15, 15, 15 },
 	},
 };
 
