@@ -63,6 +63,8 @@ struct ps_input {
 	size_t zin_len, zin_pos;
 	size_t zconsume;
 	uint64_t zoffset; /* offset of that COMPRESSED record */
+	uint64_t zout;    /* bytes decompressed so far, all records together */
+	uint64_t zbase;   /* zout when the COMPRESSED record being drained began */
 	bool zactive;
 
 	struct synth synth;
@@ -430,6 +432,167 @@ static int synth_features(struct ps_input *in, const unsigned char *fh, uint64_t
 	return 0;
 }
 
+/* ---- perf.data files: the section table checked before anything is read through it ---- */
+
+struct section {
+	uint64_t off, size;
+	uint64_t where; /* offset of the header field that points at it */
+	char name[40];
+};
+
+struct sections {
+	struct section *v;
+	size_t nr, cap;
+};
+
+static int section_add(struct sections *t, uint64_t where, uint64_t off, uint64_t size,
+                       const char *fmt, ...) PS_PRINTF(5, 6);
+
+static int section_add(struct sections *t, uint64_t where, uint64_t off, uint64_t size,
+                       const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!size)
+		return 0; /* an empty section overlaps nothing */
+	if (t->nr == t->cap) {
+		size_t n = t->cap ? t->cap * 2 : 32;
+		struct section *v = ps_realloc_array(t->v, n, sizeof(*v));
+
+		if (!v)
+			return -1;
+		t->v = v;
+		t->cap = n;
+	}
+	t->v[t->nr].off = off;
+	t->v[t->nr].size = size;
+	t->v[t->nr].where = where;
+	va_start(ap, fmt);
+	vsnprintf(t->v[t->nr].name, sizeof(t->v[t->nr].name), fmt, ap);
+	va_end(ap);
+	t->nr++;
+	return 0;
+}
+
+static int section_cmp(const void *a, const void *b)
+{
+	const struct section *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* One offset/size pair: -1 with @err filled when it wraps around 2^64. */
+static int section_wraps(struct ps_input *in, uint64_t where, const char *what, uint64_t off,
+                         uint64_t size, struct ps_error *err)
+{
+	if (off + size >= off)
+		return 0;
+	return fail(in, err, PS_ECORRUPT, where,
+	            "%s [0x%" PRIx64 ", +0x%" PRIx64 "] wraps around the end of the address space",
+	            what, off, size);
+}
+
+/*
+ * Every section the header points at: no offset + size that wraps, none past the end of the
+ * file (the data section excepted: a file cut short keeps its complete records, and the
+ * feature sections: the cut is reported after them), none overlapping the file header or
+ * another section.  A section that overlaps another would make its bytes be read twice, as
+ * two kinds of thing (a build-id section over the data section turns samples into build-ids).
+ */
+static int check_sections(struct ps_input *in, const unsigned char *fh, uint64_t hsize,
+                          uint64_t fsize, struct ps_error *err)
+{
+	uint64_t attr_size = ps_get64(fh + PS_FH_ATTR_SIZE, in->swap);
+	uint64_t aoff = ps_get64(fh + PS_FH_ATTRS, in->swap);
+	uint64_t asize = ps_get64(fh + PS_FH_ATTRS + 8, in->swap);
+	uint64_t doff = ps_get64(fh + PS_FH_DATA, in->swap);
+	uint64_t dsize = ps_get64(fh + PS_FH_DATA + 8, in->swap);
+	struct sections t = { 0 };
+	unsigned char e[16];
+	unsigned int feat, nr = 0;
+	uint64_t i, idx_off;
+	int r = -1;
+
+	if (section_wraps(in, PS_FH_ATTRS, "attrs section", aoff, asize, err) ||
+	    section_wraps(in, PS_FH_DATA, "data section", doff, dsize, err))
+		return -1;
+	if (aoff > fsize || asize > fsize - aoff)
+		return fail(in, err, PS_ECORRUPT, PS_FH_ATTRS,
+		            "attrs section [0x%" PRIx64 ", +0x%" PRIx64
+		            "] runs past the end of the file (%" PRIu64 " bytes)",
+		            aoff, asize, fsize);
+	if (section_add(&t, 0, 0, hsize, "file header") ||
+	    section_add(&t, PS_FH_ATTRS, aoff, asize, "attrs section") ||
+	    section_add(&t, PS_FH_DATA, doff,
+	                dsize && doff <= fsize && dsize <= fsize - doff ? dsize : 1,
+	                "data section"))
+		goto nomem;
+	/* the ids of each attr: a section of their own */
+	if (attr_size >= PS_ATTR_SIZE_VER0 + 16 && attr_size <= PS_ATTR_SIZE_MAX + 1024 &&
+	    asize % attr_size == 0 && asize / attr_size <= PS_MAX_ATTRS) {
+		for (i = 0; i < asize / attr_size; i++) {
+			uint64_t eoff = aoff + i * attr_size + attr_size - 16, ioff, isize;
+
+			if (read_at(in, e, 16, eoff, fsize, "attr", err))
+				goto out;
+			ioff = ps_get64(e, in->swap);
+			isize = ps_get64(e + 8, in->swap);
+			if (section_wraps(in, eoff, "attr ids section", ioff, isize, err))
+				goto out;
+			if (section_add(&t, eoff, ioff, isize, "ids section of attr %" PRIu64, i))
+				goto nomem;
+		}
+	}
+	/* the feature sections, through the index after the data section */
+	idx_off = doff + dsize;
+	for (feat = 1; dsize && feat < PS_FEAT_BITS; feat++) {
+		uint64_t word = ps_get64(fh + PS_FH_FEATURES + 8 * (feat / 64), in->swap);
+		const char *fname = ps_feature_name(feat);
+		uint64_t off, size;
+
+		if (!(word & (1ULL << (feat % 64))))
+			continue;
+		if (idx_off > fsize || 16ULL * nr + 16 > fsize - idx_off)
+			break; /* cut short: reported while the features are read */
+		if (read_at(in, e, 16, idx_off + 16ULL * nr, fsize, "feature index", err))
+			goto out;
+		nr++;
+		off = ps_get64(e, in->swap);
+		size = ps_get64(e + 8, in->swap);
+		if (section_wraps(in, idx_off + 16ULL * (nr - 1), "feature section", off, size,
+		                  err))
+			goto out;
+		if (off > fsize || size > fsize - off)
+			break; /* cut short, likewise */
+		if (fname ? section_add(&t, idx_off + 16ULL * (nr - 1), off, size,
+		                        "%s feature section", fname) :
+		            section_add(&t, idx_off + 16ULL * (nr - 1), off, size,
+		                        "feature %u section", feat))
+			goto nomem;
+	}
+	if (nr && section_add(&t, PS_FH_DATA, idx_off, 16ULL * nr, "feature index"))
+		goto nomem;
+	qsort(t.v, t.nr, sizeof(*t.v), section_cmp);
+	for (i = 1; i < t.nr; i++) {
+		const struct section *a = &t.v[i - 1], *b = &t.v[i];
+
+		if (b->off < a->off + a->size) {
+			fail(in, err, PS_ECORRUPT, b->where,
+			     "%s [0x%" PRIx64 ", +0x%" PRIx64 "] overlaps the %s [0x%" PRIx64
+			     ", +0x%" PRIx64 "]",
+			     b->name, b->off, b->size, a->name, a->off, a->size);
+			goto out;
+		}
+	}
+	r = 0;
+	goto out;
+nomem:
+	fail(in, err, PS_ENOMEM, PS_NO_OFFSET, "out of memory");
+out:
+	free(t.v);
+	return r;
+}
+
 static int open_file(struct ps_input *in, const unsigned char *first16, struct ps_error *err)
 {
 	unsigned char fh[PS_FILE_HEADER_SIZE];
@@ -448,7 +611,8 @@ static int open_file(struct ps_input *in, const unsigned char *first16, struct p
 		        "a perf.data file must be a regular file, not a pipe (give its name as an operand)");
 	fsize = (uint64_t)st.st_size;
 	in->format = PS_FORMAT_FILE;
-	if (read_at(in, fh, sizeof(fh), 0, fsize, "file header", err))
+	if (read_at(in, fh, sizeof(fh), 0, fsize, "file header", err) ||
+	    check_sections(in, fh, hsize, fsize, err))
 		return -1;
 	data_off = ps_get64(fh + PS_FH_DATA, in->swap);
 	data_size = ps_get64(fh + PS_FH_DATA + 8, in->swap);
@@ -590,10 +754,21 @@ void ps_input__close(struct ps_input *in)
 
 /* ---- records ---- */
 
+/* Where the inner record at zbuf[zstart] begins in its COMPRESSED record's decompressed data. */
+static uint64_t inner_offset(const struct ps_input *in)
+{
+	uint64_t at = in->zout - (in->zend - in->zstart);
+
+	/* a record begun by the previous COMPRESSED record: count from there */
+	return at >= in->zbase ? at - in->zbase : 0;
+}
+
 static int deliver(struct ps_input *in, struct ps_record *rec, const unsigned char *p, size_t len,
                    uint64_t off, unsigned int flags, struct ps_error *err)
 {
 	struct ps_error e = { 0 };
+	unsigned int min;
+	char tmp[32];
 
 	rec->data = p;
 	rec->len = len;
@@ -603,7 +778,20 @@ static int deliver(struct ps_input *in, struct ps_record *rec, const unsigned ch
 	rec->offset = off;
 	rec->seq = in->seq++;
 	rec->flags = flags;
-	if (ps_session__process(in->session, rec, in->name, &e) < 0) {
+	min = ps_record_type_min_size(rec->type);
+	if (rec->size < min)
+		ps_error__set(&e, PS_ECORRUPT, in->name, off,
+		              "%s record of %u bytes is shorter than its fixed fields (%u bytes)",
+		              type_name(rec->type, tmp, sizeof(tmp)), rec->size, min);
+	else
+		ps_session__process(in->session, rec, in->name, &e);
+	if (e.code) {
+		if (flags & PS_RECORD_INNER) {
+			size_t n = strlen(e.detail);
+
+			snprintf(e.detail + n, sizeof(e.detail) - n,
+			         " (at 0x%" PRIx64 " in its decompressed data)", inner_offset(in));
+		}
 		in->failed = true;
 		in->saved = e;
 		if (err)
@@ -658,8 +846,9 @@ static int next_inner(struct ps_input *in, struct ps_record *rec, struct ps_erro
 			if (size < 8)
 				return fail(
 				        in, err, PS_ECORRUPT, in->zoffset,
-				        "compressed data: %s record size %u is smaller than its header",
-				        type_name(type, tmp, sizeof(tmp)), size);
+				        "compressed data: %s record size %u is smaller than its header"
+				        " (at 0x%" PRIx64 " in its decompressed data)",
+				        type_name(type, tmp, sizeof(tmp)), size, inner_offset(in));
 			if (avail >= size) {
 				in->zconsume = size;
 				return deliver(in, rec, p, size, in->zoffset, PS_RECORD_INNER, err);
@@ -684,6 +873,7 @@ static int next_inner(struct ps_input *in, struct ps_record *rec, struct ps_erro
 			if (zo.pos == in->zend && zi.pos == in->zin_pos)
 				return fail(in, err, PS_ECORRUPT, in->zoffset,
 				            "compressed data: the decompressor makes no progress");
+			in->zout += zo.pos - in->zend;
 			in->zend = zo.pos;
 			in->zin_pos = zi.pos;
 		}
@@ -734,7 +924,9 @@ again:
 			}
 			if (in->format == PS_FORMAT_FILE && in->pos < in->limit && !ps_stop)
 				return fail(in, err, PS_ETRUNC, in->pos,
-				            "the data section is cut short");
+				            "the data section is cut short: it ends at 0x%" PRIx64
+				            ", past the end of the file",
+				            in->limit);
 			return 0;
 		}
 		if (ps_stop)
@@ -797,12 +989,34 @@ again:
 			                    in->end - in->start - size);
 	}
 	in->consume = total;
-	if (type == PS_RECORD_COMPRESSED && (in->flags & PS_INPUT_DECOMPRESS)) {
+	if ((type == PS_RECORD_COMPRESSED || type == PS_RECORD_COMPRESSED2) &&
+	    (in->flags & PS_INPUT_DECOMPRESS)) {
+		size_t zhead = 8, zlen = size - 8u;
+
+		if (type == PS_RECORD_COMPRESSED2) {
+			/* header, u64 data_size, the zstd data padded to 8 bytes */
+			uint64_t dsize;
+
+			if (size < 16)
+				return fail(
+				        in, err, PS_ECORRUPT, in->pos,
+				        "COMPRESSED2 record of %u bytes is too small for its data size",
+				        size);
+			dsize = ps_get64(in->buf + in->start + 8, in->swap);
+			if (dsize > size - 16u)
+				return fail(in, err, PS_ECORRUPT, in->pos,
+				            "COMPRESSED2 data size %" PRIu64
+				            " is larger than the record (%u bytes)",
+				            dsize, size);
+			zhead = 16;
+			zlen = (size_t)dsize;
+		}
 		if (start_zstd(in, err, in->pos))
 			return -1;
-		in->zin = in->buf + in->start + 8;
-		in->zin_len = size - 8u;
+		in->zin = in->buf + in->start + zhead;
+		in->zin_len = zlen;
 		in->zin_pos = 0;
+		in->zbase = in->zout;
 		in->zoffset = in->pos;
 		in->zactive = true;
 		if (in->flags & PS_INPUT_CONTAINERS)

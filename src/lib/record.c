@@ -68,6 +68,50 @@ enum ps_record_class ps_record_type_class(uint32_t type)
 	return type < ARRAY_SIZE(types) && types[type].name ? types[type].cls : PS_CLASS_UNKNOWN;
 }
 
+/*
+ * The fixed fields of each type, header included: a record shorter than this is corrupt
+ * (perf refuses it too).  Variable parts (names, paths, read values) count as empty here.
+ */
+static const uint16_t min_sizes[] = {
+	[PERF_RECORD_MMAP] = 40,
+	[PERF_RECORD_LOST] = 24,
+	[PERF_RECORD_COMM] = 16,
+	[PERF_RECORD_EXIT] = 32,
+	[PERF_RECORD_THROTTLE] = 32,
+	[PERF_RECORD_UNTHROTTLE] = 32,
+	[PERF_RECORD_FORK] = 32,
+	[PERF_RECORD_READ] = 24,
+	[PERF_RECORD_MMAP2] = 72,
+	[PERF_RECORD_AUX] = 32,
+	[PERF_RECORD_ITRACE_START] = 16,
+	[PERF_RECORD_LOST_SAMPLES] = 16,
+	[PERF_RECORD_SWITCH_CPU_WIDE] = 16,
+	[PERF_RECORD_NAMESPACES] = 24,
+	[PERF_RECORD_KSYMBOL] = 24,
+	[PERF_RECORD_BPF_EVENT] = 24,
+	[PERF_RECORD_CGROUP] = 16,
+	[PERF_RECORD_TEXT_POKE] = 20,
+	[PERF_RECORD_AUX_OUTPUT_HW_ID] = 16,
+	[PS_RECORD_HEADER_TRACING_DATA] = 12,
+	[PS_RECORD_HEADER_BUILD_ID] = 36,
+	[PS_RECORD_ID_INDEX] = 16,
+	[PS_RECORD_AUXTRACE_INFO] = 16,
+	[PS_RECORD_AUXTRACE] = 16,
+	[PS_RECORD_THREAD_MAP] = 16,
+	[PS_RECORD_STAT_CONFIG] = 16,
+	[PS_RECORD_STAT_ROUND] = 24,
+	[PS_RECORD_EVENT_UPDATE] = 24,
+	[PS_RECORD_TIME_CONV] = 32,
+	[PS_RECORD_HEADER_FEATURE] = 16,
+	[PS_RECORD_COMPRESSED2] = 16,
+};
+
+unsigned int ps_record_type_min_size(uint32_t type)
+{
+	return type < ARRAY_SIZE(min_sizes) && min_sizes[type] ? min_sizes[type] :
+	                                                         PS_RECORD_HEADER_SIZE;
+}
+
 bool ps_record_type_has_trailer(uint32_t type)
 {
 	return type >= 1 && type < PS_RECORD_USER_START && type != PERF_RECORD_SAMPLE;

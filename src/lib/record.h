@@ -56,6 +56,12 @@ struct ps_record {
 const char *ps_record_type_name(uint32_t type);
 
 /**
+ * ps_record_type_min_size() - the bytes of @type's fixed fields, its header included; a
+ * record shorter than that is corrupt.  8 for a type with no fixed fields or not known.
+ */
+unsigned int ps_record_type_min_size(uint32_t type);
+
+/**
  * ps_record_type_class() - what kind of record @type is.
  */
 enum ps_record_class ps_record_type_class(uint32_t type);

@@ -8,19 +8,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <traceevent/event-parse.h>
 
 #include "session.h"
 #include "tracing.h"
 #include "xalloc.h"
 
-#define ID_BUCKETS 4096
 #define THREAD_BUCKETS 16384
 
-struct id_node {
+/*
+ * The id table: open addressing with linear probing, kept at most half full and doubled
+ * as it fills, so any id costs O(1) whatever its value.  The slots are found through a
+ * hash seeded per session: ids chosen to collide (multiples of the table size, say) cost
+ * no more than any others.
+ */
+struct id_slot {
 	uint64_t id;
-	int idx;
-	struct id_node *next;
+	uint32_t idx1; /* attr index + 1; 0: empty */
 };
 
 struct thread {
@@ -39,8 +45,9 @@ struct ps_session {
 	bool swap;
 	struct ps_attr **attrs;
 	size_t nr_attrs, cap_attrs;
-	struct id_node *ids[ID_BUCKETS];
-	size_t nr_ids;
+	struct id_slot *ids;
+	size_t nr_ids, cap_ids; /* cap_ids: 0 or a power of two */
+	uint64_t seed;
 	struct feature features[PS_FEAT_BITS];
 	struct tep_handle *tep;
 	struct thread *threads[THREAD_BUCKETS];
@@ -56,6 +63,8 @@ struct ps_session *ps_session__new(bool swap)
 	if (!s)
 		return NULL;
 	s->swap = swap;
+	if (getrandom(&s->seed, sizeof(s->seed), GRND_NONBLOCK) != sizeof(s->seed))
+		s->seed = (uint64_t)(uintptr_t)s ^ (uint64_t)time(NULL);
 	/* perf names the idle thread before it reads anything */
 	ps_session__set_comm(s, 0, 0, "swapper");
 	return s;
@@ -96,14 +105,7 @@ void ps_session__delete(struct ps_session *s)
 		free(s->attrs[i]);
 	}
 	free(s->attrs);
-	for (i = 0; i < ID_BUCKETS; i++) {
-		while (s->ids[i]) {
-			struct id_node *n = s->ids[i];
-
-			s->ids[i] = n->next;
-			free(n);
-		}
-	}
+	free(s->ids);
 	for (i = 0; i < PS_FEAT_BITS; i++)
 		free(s->features[i].data);
 	clear_threads(s, false);
@@ -127,36 +129,66 @@ struct ps_attr *ps_session__attr(const struct ps_session *s, size_t idx)
 	return idx < s->nr_attrs ? s->attrs[idx] : NULL;
 }
 
+/* splitmix64's finalizer over the seeded id: every input bit moves every output bit */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
+static struct id_slot *find_slot(struct id_slot *tab, size_t cap, uint64_t seed, uint64_t id)
+{
+	size_t mask = cap - 1, i = (size_t)mix(id ^ seed) & mask;
+
+	while (tab[i].idx1 && tab[i].id != id)
+		i = (i + 1) & mask;
+	return &tab[i];
+}
+
 struct ps_attr *ps_session__attr_by_id(const struct ps_session *s, uint64_t id)
 {
-	const struct id_node *n;
+	const struct id_slot *slot;
 
-	for (n = s->ids[id % ID_BUCKETS]; n; n = n->next)
-		if (n->id == id)
-			return s->attrs[n->idx];
-	return NULL;
+	if (!s->cap_ids)
+		return NULL;
+	slot = find_slot(s->ids, s->cap_ids, s->seed, id);
+	return slot->idx1 ? s->attrs[slot->idx1 - 1] : NULL;
+}
+
+/* Double the table (or make the first one); -1 when out of memory. */
+static int grow_ids(struct ps_session *s)
+{
+	size_t cap = s->cap_ids ? s->cap_ids * 2 : 64, i;
+	struct id_slot *tab = calloc(cap, sizeof(*tab));
+
+	if (!tab)
+		return -1;
+	for (i = 0; i < s->cap_ids; i++)
+		if (s->ids[i].idx1)
+			*find_slot(tab, cap, s->seed, s->ids[i].id) = s->ids[i];
+	free(s->ids);
+	s->ids = tab;
+	s->cap_ids = cap;
+	return 0;
 }
 
 static int add_id(struct ps_session *s, uint64_t id, int idx)
 {
-	struct id_node *n;
+	struct id_slot *slot;
 
-	for (n = s->ids[id % ID_BUCKETS]; n; n = n->next) {
-		if (n->id == id) {
-			n->idx = idx;
-			return 0;
-		}
+	if (2 * (s->nr_ids + 1) > s->cap_ids && grow_ids(s))
+		return -1;
+	slot = find_slot(s->ids, s->cap_ids, s->seed, id);
+	if (!slot->idx1) {
+		if (s->nr_ids >= PS_MAX_IDS)
+			return -1;
+		slot->id = id;
+		s->nr_ids++;
 	}
-	if (s->nr_ids >= PS_MAX_IDS)
-		return -1;
-	n = malloc(sizeof(*n));
-	if (!n)
-		return -1;
-	n->id = id;
-	n->idx = idx;
-	n->next = s->ids[id % ID_BUCKETS];
-	s->ids[id % ID_BUCKETS] = n;
-	s->nr_ids++;
+	slot->idx1 = (uint32_t)idx + 1;
 	return 0;
 }
 
@@ -680,11 +712,17 @@ bool ps_session__record_time(const struct ps_session *s, const struct ps_record 
 
 /* ---- threads ---- */
 
+/* seeded like the id table: tids chosen to share a bucket do not */
+static size_t thread_bucket(const struct ps_session *s, uint32_t tid)
+{
+	return (size_t)(mix(tid ^ s->seed) % THREAD_BUCKETS);
+}
+
 static struct thread *find_thread(const struct ps_session *s, uint32_t tid)
 {
 	struct thread *t;
 
-	for (t = s->threads[tid % THREAD_BUCKETS]; t; t = t->next)
+	for (t = s->threads[thread_bucket(s, tid)]; t; t = t->next)
 		if (t->tid == tid)
 			return t;
 	return NULL;
@@ -706,8 +744,8 @@ static struct thread *get_thread(struct ps_session *s, uint32_t pid, uint32_t ti
 		return NULL;
 	t->tid = tid;
 	t->pid = pid;
-	t->next = s->threads[tid % THREAD_BUCKETS];
-	s->threads[tid % THREAD_BUCKETS] = t;
+	t->next = s->threads[thread_bucket(s, tid)];
+	s->threads[thread_bucket(s, tid)] = t;
 	s->nr_threads++;
 	return t;
 }

@@ -986,6 +986,8 @@ struct zstream {
 	size_t froff[4]; /* and of the FINISHED_ROUND after each */
 	int nc;
 	int inner_in[4]; /* index of the first inner record completed by COMPRESSED i */
+	uint32_t type;   /* COMPRESSED, or COMPRESSED2 (perf 6.15+: u64 data size, padding) */
+	size_t zhead;    /* bytes before the zstd data: 8 or 16 */
 };
 
 /* Compress @inner[from, to) as one more flush of the stream's single zstd frame. */
@@ -1002,11 +1004,20 @@ static void compressed_record(struct zstream *z, ZSTD_CCtx *cc, size_t from, siz
 		if (ZSTD_isError(left))
 			abort();
 	} while (left);
-	z->coff[z->nc] = rec_raw(&z->b, PS_RECORD_COMPRESSED, out, o.pos);
+	if (z->type == PS_RECORD_COMPRESSED2) {
+		/* perf 6.1 cannot write these: header, u64 data_size, data padded to 8 */
+		z->coff[z->nc] = rec_begin(&z->b, PS_RECORD_COMPRESSED2, 0);
+		put64(&z->b, o.pos);
+		put_bytes(&z->b, out, o.pos);
+		grow(&z->b, PS_ALIGN8(o.pos) - o.pos);
+		rec_end(&z->b, z->coff[z->nc]);
+	} else {
+		z->coff[z->nc] = rec_raw(&z->b, PS_RECORD_COMPRESSED, out, o.pos);
+	}
 	z->froff[z->nc++] = rec_words(&z->b, PS_RECORD_FINISHED_ROUND, 0, fr, 0);
 }
 
-static void zstream_build(struct zstream *z, bool swap, bool cut_last)
+static void zstream_build(struct zstream *z, bool swap, bool cut_last, uint32_t type)
 {
 	struct attr_spec a = { .type = PERF_TYPE_SOFTWARE,
 		               .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME };
@@ -1016,6 +1027,8 @@ static void zstream_build(struct zstream *z, bool swap, bool cut_last)
 	int i;
 
 	memset(z, 0, sizeof(*z));
+	z->type = type;
+	z->zhead = type == PS_RECORD_COMPRESSED2 ? 16 : 8;
 	z->b.swap = z->inner.swap = swap;
 	pipe_header(&z->b);
 	z->attr_off = attr_record(&z->b, &a, NULL, 0);
@@ -1041,20 +1054,20 @@ static void zstream_build(struct zstream *z, bool swap, bool cut_last)
 	ZSTD_freeCCtx(cc);
 }
 
-static void test_compressed(bool swap)
+static void test_compressed(bool swap, uint32_t type)
 {
 	struct zstream z;
 	struct run r;
 	int i, c, k;
 
-	zstream_build(&z, swap, false);
+	zstream_build(&z, swap, false, type);
 
 	/* without DECOMPRESS: the containers as they are */
 	run_buf(&z.b, VIA_PIPE, 100, 0, &r);
 	CHECK_EQ_U64(r.last, 0);
 	CHECK_EQ_U64(r.n, 2 + 2 * z.nc);
 	for (c = 0; c < z.nc; c++) {
-		CHECK_EQ_U64(r.r[2 + 2 * c].type, PS_RECORD_COMPRESSED);
+		CHECK_EQ_U64(r.r[2 + 2 * c].type, type);
 		CHECK_EQ_U64(r.r[2 + 2 * c].off, z.coff[c]);
 		CHECK_EQ_U64(r.r[2 + 2 * c].flags, 0);
 		CHECK(same_bytes(&r, 2 + 2 * c, &z.b, z.coff[c], z.froff[c] - z.coff[c]));
@@ -1092,7 +1105,7 @@ static void test_compressed(bool swap)
 	for (c = 0; c < z.nc && k < r.n; c++) {
 		int end = c + 1 < z.nc ? z.inner_in[c + 1] : z.ni;
 
-		CHECK_EQ_U64(r.r[k].type, PS_RECORD_COMPRESSED);
+		CHECK_EQ_U64(r.r[k].type, type);
 		CHECK_EQ_U64(r.r[k].flags, PS_RECORD_CONTAINER);
 		CHECK_EQ_U64(r.r[k].off, z.coff[c]);
 		k++;
@@ -1137,7 +1150,7 @@ static void test_compressed(bool swap)
 	buf_free(&z.inner);
 
 	/* the data ends inside an inner record: truncation at the last container */
-	zstream_build(&z, swap, true);
+	zstream_build(&z, swap, true, type);
 	run_buf(&z.b, VIA_PIPE, 100, PS_INPUT_DECOMPRESS, &r);
 	CHECK_EQ_U64(r.last, -1);
 	CHECK_EQ_U64(r.err.code, PS_ETRUNC);
@@ -1146,7 +1159,7 @@ static void test_compressed(bool swap)
 	run_free(&r);
 
 	/* a corrupt payload in the second container */
-	memset(z.b.p + z.coff[1] + 8, 0xa5, z.froff[1] - z.coff[1] - 8);
+	memset(z.b.p + z.coff[1] + z.zhead, 0xa5, z.froff[1] - z.coff[1] - z.zhead);
 	run_buf(&z.b, VIA_MEMFD, 0, PS_INPUT_DECOMPRESS, &r);
 	CHECK_EQ_U64(r.last, -1);
 	CHECK_EQ_U64(r.err.code, PS_ECORRUPT);
@@ -1160,7 +1173,7 @@ static void test_compressed(bool swap)
 	run_free(&r);
 
 	/* a first payload that is not zstd at all */
-	memset(z.b.p + z.coff[0] + 8, 'x', z.froff[0] - z.coff[0] - 8);
+	memset(z.b.p + z.coff[0] + z.zhead, 'x', z.froff[0] - z.coff[0] - z.zhead);
 	run_buf(&z.b, VIA_PIPE, 100, PS_INPUT_DECOMPRESS | PS_INPUT_CONTAINERS, &r);
 	CHECK_EQ_U64(r.err.code, PS_ECORRUPT);
 	CHECK_EQ_U64(r.err.offset, z.coff[0]);
@@ -1191,6 +1204,58 @@ static void test_compressed_size0(bool swap)
 	CHECK_EQ_U64(r.n, 1);
 	CHECK_EQ_U64(r.err.code, PS_ECORRUPT);
 	CHECK_EQ_U64(r.err.offset, c);
+	run_free(&r);
+	ZSTD_freeCCtx(cc);
+	buf_free(&b);
+	buf_free(&inner);
+}
+
+/* COMPRESSED2 whose data size is more than the record holds; an inner record's error names
+ * its offset inside the decompressed data; a COMM with no body is corrupt. */
+static void test_compressed2_bad(bool swap)
+{
+	struct buf b = { .swap = swap }, inner = { .swap = swap };
+	static const uint64_t w[2] = { 1, 2 };
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	unsigned char out[1024];
+	size_t c, n;
+	struct run r;
+
+	rec_words(&inner, PERF_RECORD_SAMPLE, 0, w, 2);
+	rec_words(&inner, PERF_RECORD_COMM, 0, NULL, 0); /* 8 bytes: shorter than a COMM */
+	n = ZSTD_compressCCtx(cc, out, sizeof(out), inner.p, inner.len, 1);
+	CHECK(!ZSTD_isError(n));
+	pipe_header(&b);
+	c = rec_begin(&b, PS_RECORD_COMPRESSED2, 0);
+	put64(&b, n);
+	put_bytes(&b, out, n);
+	grow(&b, PS_ALIGN8(n) - n);
+	rec_end(&b, c);
+	run_buf(&b, VIA_PIPE, 100, PS_INPUT_DECOMPRESS, &r);
+	CHECK_EQ_U64(r.n, 1); /* the SAMPLE */
+	CHECK_EQ_U64(r.err.code, PS_ECORRUPT);
+	CHECK_EQ_U64(r.err.offset, c);
+	CHECK(strstr(r.err.detail, "COMM record of 8 bytes") != NULL);
+	CHECK(strstr(r.err.detail, "at 0x18 in its decompressed data") != NULL);
+	run_free(&r);
+
+	/* a data size past the record's end */
+	ps_put64(b.p + c + 8, PS_ALIGN8(n) + 1, swap);
+	run_buf(&b, VIA_MEMFD, 0, PS_INPUT_DECOMPRESS, &r);
+	CHECK_EQ_U64(r.n, 0);
+	CHECK_EQ_U64(r.err.code, PS_ECORRUPT);
+	CHECK_EQ_U64(r.err.offset, c);
+	run_free(&r);
+
+	/* a COMPRESSED2 too small for its data size field */
+	b.len = c;
+	rec_words(&b, PS_RECORD_COMPRESSED2, 0, NULL, 0);
+	run_buf(&b, VIA_MEMFD, 0, PS_INPUT_DECOMPRESS, &r);
+	CHECK_EQ_U64(r.err.code, PS_ECORRUPT);
+	run_free(&r);
+	/* ... is corrupt even when not decompressed */
+	run_buf(&b, VIA_MEMFD, 0, 0, &r);
+	CHECK_EQ_U64(r.err.code, PS_ECORRUPT);
 	run_free(&r);
 	ZSTD_freeCCtx(cc);
 	buf_free(&b);
@@ -1861,7 +1926,9 @@ int main(void)
 		test_tracing_data(swap);
 		test_tracing_data_12(swap);
 		test_bad_attr(swap);
-		test_compressed(swap);
+		test_compressed(swap, PS_RECORD_COMPRESSED);
+		test_compressed(swap, PS_RECORD_COMPRESSED2);
+		test_compressed2_bad(swap);
 		test_compressed_size0(swap);
 		test_perf_data(swap);
 		test_perf_data_bad(swap);

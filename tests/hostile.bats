@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# Hostile input: the streams an audit used to stall, blind or bloat the programs, each made
+# at test time by tests/tools/phostile (nothing big is committed).  Every program reads each
+# one under a time limit and a memory limit: no crash, no hang, peak RSS under the largest
+# record plus a small constant, and a clear message where the input is wrong.
+
+bats_require_minimum_version 1.5.0
+
+# every program that reads a stream, with arguments that make it read all of it
+PROGRAMS=(
+	"pcat"
+	"pfilter pid>=0"
+	"pcount --by comm"
+	"ptojson"
+	"pheader --stats"
+)
+
+setup() {
+	load helpers
+	[ -x "$TOOLS/phostile" ] || { echo "tests/tools/phostile not built: run make tools"; return 1; }
+	T="$BATS_TEST_TMPDIR"
+}
+
+# bounded SECONDS MAX_KB INPUT PROG [ARGS...]: run PROG < INPUT > $T/out, 2> $T/err under a
+# time limit; $status is its exit status (124: killed by the time limit), $rss_kb its peak
+# resident memory.  Fails when the peak is over MAX_KB.
+bounded() {
+	local secs=$1 max=$2 in=$3
+	shift 3
+	status=0
+	timeout -s KILL "$secs" /usr/bin/time -f %M -o "$T/rss" "$BIN/$1" "${@:2}" \
+		<"$in" >"$T/out" 2>"$T/err" || status=$?
+	rss_kb=$(tail -n 1 "$T/rss" 2>/dev/null || echo 0)
+	case "$rss_kb" in *[!0-9]* | '') rss_kb=0 ;; esac
+	if [ "$status" -eq 137 ] || [ "$status" -eq 124 ]; then
+		echo "$* did not finish within $secs s"
+		return 1
+	fi
+	if [ "$rss_kb" -gt "$max" ]; then
+		echo "$*: peak RSS $rss_kb KB is over $max KB"
+		return 1
+	fi
+}
+
+# every_program SECONDS MAX_KB INPUT EXPECTED_STATUS
+every_program() {
+	local p
+	for p in "${PROGRAMS[@]}"; do
+		# shellcheck disable=SC2086
+		bounded "$1" "$2" "$3" $p || return 1
+		if [ "$status" -ne "$4" ]; then
+			echo "$p: status $status, expected $4"
+			cat "$T/err"
+			return 1
+		fi
+	done
+}
+
+@test "hostile: 1 M event ids that are multiples of 4096: every program reads them in bounded time" {
+	"$TOOLS/phostile" ids 1048576 4096 >"$T/ids"
+	every_program 30 200000 "$T/ids" 0
+	bounded 30 200000 "$T/ids" pcount --by comm
+	[ "$(awk 'NR == 2 { print $1 }' "$T/out")" = 16 ] || { cat "$T/out"; return 1; }
+}
+
+@test "hostile: 1 M sequential event ids: every program reads them in bounded time" {
+	"$TOOLS/phostile" ids 1048576 >"$T/ids"
+	every_program 30 200000 "$T/ids" 0
+}
+
+@test "hostile: one event id more than the cap is a clear error" {
+	"$TOOLS/phostile" ids 1048577 >"$T/ids"
+	for p in "${PROGRAMS[@]}"; do
+		# shellcheck disable=SC2086
+		bounded 30 200000 "$T/ids" $p
+		[ "$status" -eq 1 ] || { echo "$p: status $status"; return 1; }
+		grep -q "offset 0x[0-9a-f]*: more than 1048576 event ids" "$T/err" || { cat "$T/err"; return 1; }
+	done
+}
+
+@test "hostile: COMPRESSED2 records are decompressed like COMPRESSED ones" {
+	"$TOOLS/phostile" compressed2 >"$T/c2"
+	"$TOOLS/phostile" compressed >"$T/c1"
+	bounded 30 100000 "$T/c2" ptojson
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$T/out")" -eq 4 ]
+	[ "$(grep -c '"comm":"inner"' "$T/out")" -eq 4 ]
+	cp "$T/out" "$T/c2.json"
+	bounded 30 100000 "$T/c1" ptojson
+	cmp_or_show "$T/out" "$T/c2.json"
+	bounded 30 100000 "$T/c2" pcount --by comm
+	[ "$(awk '$2 == "inner" { print $1 }' "$T/out")" = 4 ]
+	bounded 30 100000 "$T/c2" pfilter comm=inner
+	"$BIN/ptojson" <"$T/out" >"$T/f.json"
+	cmp_or_show "$T/f.json" "$T/c2.json"
+	# one input is copied as it is
+	bounded 30 100000 "$T/c2" pcat
+	cmp_or_show "$T/c2" "$T/out"
+}
+
+@test "hostile: BPF_METADATA, SCHEDSTAT_CPU and SCHEDSTAT_DOMAIN pass unchanged and are named" {
+	"$TOOLS/phostile" newtypes >"$T/nt"
+	bounded 30 100000 "$T/nt" pcat
+	cmp_or_show "$T/nt" "$T/out"
+	bounded 30 100000 "$T/nt" pfilter pid=1
+	cmp_or_show "$T/nt" "$T/out"
+	bounded 30 100000 "$T/nt" pheader --stats
+	grep -q 'BPF_METADATA events: *1' "$T/out"
+	grep -q 'SCHEDSTAT_CPU events: *1' "$T/out"
+	grep -q 'SCHEDSTAT_DOMAIN events: *1' "$T/out"
+}
+
+@test "hostile: perf.data section offsets and sizes that wrap, run past the end or overlap" {
+	local kind want
+	"$TOOLS/phostile" file-ok >"$T/ok.data"
+	every_program 30 100000 "$T/ok.data" 0
+	for kind in file-wrap file-overlap-header file-overlap-data; do
+		case $kind in
+		file-wrap) want="*: offset 0x28: data section \[0x100, +0x*\] wraps around *" ;;
+		file-overlap-header) want="*: offset 0x18: attrs section * overlaps the file header *" ;;
+		file-overlap-data) want="*: build_id feature section * overlaps the data section *" ;;
+		esac
+		"$TOOLS/phostile" $kind >"$T/$kind.data"
+		for p in "${PROGRAMS[@]}"; do
+			# shellcheck disable=SC2086
+			set -- $p
+			run -1 --separate-stderr timeout 30 "$BIN/$1" "${@:2}" <"$T/$kind.data"
+			[ "${#stderr_lines[@]}" -eq 1 ] || { echo "$kind $1: $stderr"; return 1; }
+			[[ "$stderr" == $want ]] || { echo "$kind $1: $stderr"; return 1; }
+		done
+	done
+	# a data section past the end: the records there are, then an error
+	"$TOOLS/phostile" file-past-end >"$T/past.data"
+	run -1 --separate-stderr "$BIN/ptojson" <"$T/past.data"
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "hostile: a COMM of 8 bytes is corruption, as it is to perf" {
+	"$TOOLS/phostile" short-comm >"$T/sc"
+	every_program 30 100000 "$T/sc" 1
+	grep -qx "pheader: <stdin>: offset 0xc0: COMM record of 8 bytes is shorter than its fixed fields (16 bytes)" "$T/err" ||
+		{ cat "$T/err"; return 1; }
+	if command -v perf >/dev/null; then
+		run ! perf script -i - <"$T/sc"
+	fi
+}
+
+@test "hostile: an error inside a COMPRESSED record names the offset in its decompressed data" {
+	local t
+	for t in compressed compressed2; do
+		"$TOOLS/phostile" $t bad >"$T/bad"
+		bounded 30 100000 "$T/bad" ptojson
+		[ "$status" -eq 1 ]
+		grep -qx "ptojson: <stdin>: offset 0xa0: compressed data: SAMPLE record size 4 is smaller than its header (at 0x38 in its decompressed data)" "$T/err" ||
+			{ cat "$T/err"; return 1; }
+	done
+}

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * phostile - write the hostile streams of tests/hostile.bats to standard output, so no big
+ * or hand-edited binary is committed: each kind reproduces one fault an audit found.
+ *
+ *   ids N [STRIDE]     ATTR records carrying N event ids 0, STRIDE, 2*STRIDE... (default 1),
+ *                      then a few samples that use them
+ *   compressed2 [bad]  a COMPRESSED2 record (perf 6.15+) holding a COMM and three samples;
+ *                      "bad": the second inner record has size 4
+ *   compressed [bad]   the same in a COMPRESSED record
+ *   newtypes           BPF_METADATA, SCHEDSTAT_CPU and SCHEDSTAT_DOMAIN records among samples
+ *   short-comm         a COMM record of 8 bytes (no body)
+ *   auxtrace MIB       an AUXTRACE record with a MIB MiB payload, then a sample
+ *   tracepoint [bad]   a tracepoint event without TRACING_DATA ("bad": a damaged one)
+ *   file-ok            a perf.data file with one attr, three samples and a build-id section
+ *   file-wrap          ... whose data section offset + size wraps around 2^64
+ *   file-past-end      ... whose data section runs far past the end of the file
+ *   file-overlap-header   ... whose attrs section overlaps the file header
+ *   file-overlap-data  ... whose build-id section overlaps the data section
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "lib/abi.h"
+#include "lib/compat.h"
+
+#define ATTR_SIZE 128
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static unsigned char *grow(struct buf *b, size_t n)
+{
+	unsigned char *r;
+
+	if (b->len + n > b->cap) {
+		size_t c = b->cap ? b->cap : 4096;
+
+		while (c < b->len + n)
+			c *= 2;
+		b->p = realloc(b->p, c);
+		if (!b->p) {
+			perror("phostile");
+			exit(1);
+		}
+		b->cap = c;
+	}
+	r = b->p + b->len;
+	memset(r, 0, n);
+	b->len += n;
+	return r;
+}
+
+static void put16(struct buf *b, uint16_t v)
+{
+	ps_put16(grow(b, 2), v, false);
+}
+
+static void put32(struct buf *b, uint32_t v)
+{
+	ps_put32(grow(b, 4), v, false);
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	ps_put64(grow(b, 8), v, false);
+}
+
+static void header(struct buf *b, uint32_t type, uint16_t size)
+{
+	put32(b, type);
+	put16(b, 0);
+	put16(b, size);
+}
+
+static void pipe_header(struct buf *b)
+{
+	put64(b, PS_MAGIC);
+	put64(b, PS_PIPE_HEADER_SIZE);
+}
+
+/* the attr body: a software or tracepoint event sampling id, tid and time */
+static void attr_body(struct buf *b, uint32_t type, uint64_t config, uint64_t sample_type)
+{
+	unsigned char *a = grow(b, ATTR_SIZE);
+
+	ps_put32(a + PS_ATTR_TYPE, type, false);
+	ps_put32(a + PS_ATTR_SIZE, ATTR_SIZE, false);
+	ps_put64(a + PS_ATTR_CONFIG, config, false);
+	ps_put64(a + PS_ATTR_PERIOD, 1, false);
+	ps_put64(a + PS_ATTR_SAMPLE_TYPE, sample_type, false);
+	ps_put64(a + PS_ATTR_FLAGS, PS_ATTR_FLAG_SAMPLE_ID_ALL, false);
+}
+
+static void attr_record(struct buf *b, uint64_t first, uint64_t stride, size_t n)
+{
+	size_t i;
+
+	header(b, PS_RECORD_HEADER_ATTR, (uint16_t)(8 + ATTR_SIZE + 8 * n));
+	attr_body(b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, SAMPLE_TYPE);
+	for (i = 0; i < n; i++)
+		put64(b, first + i * stride);
+}
+
+static void sample(struct buf *b, uint64_t id, uint32_t tid, uint64_t time)
+{
+	header(b, PERF_RECORD_SAMPLE, 32);
+	put64(b, id);
+	put32(b, tid);
+	put32(b, tid);
+	put64(b, time);
+}
+
+static void comm(struct buf *b, uint32_t tid, const char *name, uint64_t id, uint64_t time)
+{
+	header(b, PERF_RECORD_COMM, 8 + 8 + 16 + 24);
+	put32(b, tid);
+	put32(b, tid);
+	memcpy(grow(b, 16), name, strnlen(name, 15));
+	put32(b, tid); /* sample_id trailer: tid, time, id (IDENTIFIER last) */
+	put32(b, tid);
+	put64(b, time);
+	put64(b, id);
+}
+
+static void emit(const struct buf *b)
+{
+	if (fwrite(b->p, 1, b->len, stdout) != b->len || fflush(stdout)) {
+		perror("phostile: write");
+		exit(1);
+	}
+}
+
+static int gen_ids(uint64_t n, uint64_t stride)
+{
+	struct buf b = { 0 };
+	uint64_t done = 0;
+	int i;
+
+	pipe_header(&b);
+	while (done < n) {
+		size_t k = n - done > 8000 ? 8000 : (size_t)(n - done);
+
+		attr_record(&b, done * stride, stride, k);
+		done += k;
+	}
+	for (i = 0; i < 16; i++)
+		sample(&b, n ? ((uint64_t)i * 7919 % n) * stride : 0, 1000, 1000 + (uint64_t)i);
+	emit(&b);
+	return 0;
+}
+
+static int gen_compressed(uint32_t type, bool bad)
+{
+	struct buf b = { 0 }, in = { 0 };
+	size_t bound, zlen;
+	unsigned char *z;
+
+	pipe_header(&b);
+	attr_record(&b, 7, 1, 1);
+	comm(&in, 4242, "inner", 7, 100);
+	if (bad) {
+		header(&in, PERF_RECORD_SAMPLE, 4);
+		put32(&in, 0);
+	}
+	sample(&in, 7, 4242, 101);
+	sample(&in, 7, 4242, 102);
+	sample(&in, 7, 4242, 103);
+	bound = ZSTD_compressBound(in.len);
+	z = malloc(bound);
+	if (!z)
+		return 1;
+	zlen = ZSTD_compress(z, bound, in.p, in.len, 1);
+	if (ZSTD_isError(zlen)) {
+		fprintf(stderr, "phostile: %s\n", ZSTD_getErrorName(zlen));
+		return 1;
+	}
+	if (type == PS_RECORD_COMPRESSED2) {
+		header(&b, type, (uint16_t)(16 + PS_ALIGN8(zlen)));
+		put64(&b, zlen);
+		memcpy(grow(&b, PS_ALIGN8(zlen)), z, zlen);
+	} else {
+		header(&b, type, (uint16_t)(8 + zlen));
+		memcpy(grow(&b, zlen), z, zlen);
+	}
+	sample(&b, 7, 4242, 104);
+	emit(&b);
+	free(z);
+	return 0;
+}
+
+static int gen_newtypes(void)
+{
+	struct buf b = { 0 };
+	uint32_t t;
+
+	pipe_header(&b);
+	attr_record(&b, 7, 1, 1);
+	sample(&b, 7, 1, 100);
+	for (t = PS_RECORD_BPF_METADATA; t <= PS_RECORD_SCHEDSTAT_DOMAIN; t++) {
+		header(&b, t, 24);
+		put64(&b, 0x1111111111111111ULL * t);
+		put64(&b, t);
+	}
+	sample(&b, 7, 1, 101);
+	emit(&b);
+	return 0;
+}
+
+static int gen_short_comm(void)
+{
+	struct buf b = { 0 };
+
+	pipe_header(&b);
+	attr_record(&b, 7, 1, 1);
+	sample(&b, 7, 1, 100);
+	header(&b, PERF_RECORD_COMM, 8);
+	sample(&b, 7, 1, 101);
+	emit(&b);
+	return 0;
+}
+
+static int gen_auxtrace(uint64_t mib)
+{
+	static unsigned char zero[1 << 16];
+	struct buf b = { 0 };
+	uint64_t left = mib << 20;
+
+	pipe_header(&b);
+	attr_record(&b, 7, 1, 1);
+	sample(&b, 7, 1, 100);
+	header(&b, PS_RECORD_AUXTRACE, 48);
+	put64(&b, left); /* size */
+	put64(&b, 0);    /* offset */
+	put64(&b, 0);    /* reference */
+	put32(&b, 0);    /* idx */
+	put32(&b, 1);    /* tid */
+	put32(&b, 0);    /* cpu */
+	put32(&b, 0);
+	emit(&b);
+	while (left) {
+		size_t n = left > sizeof(zero) ? sizeof(zero) : (size_t)left;
+
+		if (fwrite(zero, 1, n, stdout) != n)
+			return 1;
+		left -= n;
+	}
+	b.len = 0;
+	sample(&b, 7, 1, 101);
+	emit(&b);
+	return 0;
+}
+
+static int gen_tracepoint(bool bad)
+{
+	struct buf b = { 0 };
+
+	pipe_header(&b);
+	header(&b, PS_RECORD_HEADER_ATTR, 8 + ATTR_SIZE + 8);
+	attr_body(&b, PERF_TYPE_TRACEPOINT, 300, SAMPLE_TYPE | PERF_SAMPLE_RAW);
+	put64(&b, 7);
+	if (bad) {
+		/* a TRACING_DATA whose payload is not a tracing data blob */
+		header(&b, PS_RECORD_HEADER_TRACING_DATA, 16);
+		put32(&b, 64);
+		put32(&b, 0);
+		memcpy(grow(&b, 64), "not tracing data", 16);
+	}
+	header(&b, PERF_RECORD_SAMPLE, 48);
+	put64(&b, 7);
+	put32(&b, 1);
+	put32(&b, 1);
+	put64(&b, 100);
+	put32(&b, 12); /* raw size, then 12 bytes: common_type 300 ... */
+	put16(&b, 300);
+	grow(&b, 10);
+	emit(&b);
+	return 0;
+}
+
+enum file_kind {
+	FILE_OK,
+	FILE_WRAP,
+	FILE_PAST_END,
+	FILE_OVERLAP_HEADER,
+	FILE_OVERLAP_DATA
+};
+
+/*
+ * header (104) | attr entry (attr + ids section) | ids (8) | data: 3 samples | feature
+ * index (one entry: build-id) | build-id section (one entry)
+ */
+static int gen_file(enum file_kind kind)
+{
+	struct buf b = { 0 };
+	uint64_t attrs_off = PS_FILE_HEADER_SIZE, ids_off, data_off, data_size, idx_off, bid_off;
+	unsigned char *fh;
+
+	grow(&b, PS_FILE_HEADER_SIZE);
+	attr_body(&b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, SAMPLE_TYPE);
+	ids_off = attrs_off + ATTR_SIZE + 16;
+	put64(&b, ids_off);
+	put64(&b, 8);
+	put64(&b, 7);
+	data_off = b.len;
+	sample(&b, 7, 1, 100);
+	sample(&b, 7, 1, 101);
+	sample(&b, 7, 1, 102);
+	data_size = b.len - data_off;
+	idx_off = b.len;
+	grow(&b, 16);
+	bid_off = b.len;
+	/* build-id entry: header (type 0 in files), pid, build_id[24], filename */
+	header(&b, 0, 8 + 4 + 24 + 16);
+	put32(&b, UINT32_MAX);
+	memset(grow(&b, 24), 0xab, 20);
+	memcpy(grow(&b, 16), "/bin/hostile", 12);
+	ps_put64(b.p + idx_off, kind == FILE_OVERLAP_DATA ? data_off + 8 : bid_off, false);
+	ps_put64(b.p + idx_off + 8, b.len - bid_off, false);
+
+	fh = b.p;
+	ps_put64(fh, PS_MAGIC, false);
+	ps_put64(fh + 8, PS_FILE_HEADER_SIZE, false);
+	ps_put64(fh + PS_FH_ATTR_SIZE, ATTR_SIZE + 16, false);
+	ps_put64(fh + PS_FH_ATTRS, kind == FILE_OVERLAP_HEADER ? 64 : attrs_off, false);
+	ps_put64(fh + PS_FH_ATTRS + 8, ATTR_SIZE + 16, false);
+	ps_put64(fh + PS_FH_DATA, data_off, false);
+	if (kind == FILE_WRAP)
+		data_size = UINT64_MAX - data_off + 1 + data_size;
+	else if (kind == FILE_PAST_END)
+		data_size = 1ULL << 40;
+	ps_put64(fh + PS_FH_DATA + 8, data_size, false);
+	ps_put64(fh + PS_FH_FEATURES, 1ULL << PS_FEAT_BUILD_ID, false);
+	/* idx_off must follow the data section as written; the wrapped size keeps it so */
+	emit(&b);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *k = argc > 1 ? argv[1] : "";
+	bool bad = argc > 2 && strcmp(argv[2], "bad") == 0;
+
+	if (strcmp(k, "ids") == 0 && argc > 2)
+		return gen_ids(strtoull(argv[2], NULL, 0),
+		               argc > 3 ? strtoull(argv[3], NULL, 0) : 1);
+	if (strcmp(k, "compressed2") == 0)
+		return gen_compressed(PS_RECORD_COMPRESSED2, bad);
+	if (strcmp(k, "compressed") == 0)
+		return gen_compressed(PS_RECORD_COMPRESSED, bad);
+	if (strcmp(k, "newtypes") == 0)
+		return gen_newtypes();
+	if (strcmp(k, "short-comm") == 0)
+		return gen_short_comm();
+	if (strcmp(k, "auxtrace") == 0 && argc > 2)
+		return gen_auxtrace(strtoull(argv[2], NULL, 0));
+	if (strcmp(k, "tracepoint") == 0)
+		return gen_tracepoint(bad);
+	if (strcmp(k, "file-ok") == 0)
+		return gen_file(FILE_OK);
+	if (strcmp(k, "file-wrap") == 0)
+		return gen_file(FILE_WRAP);
+	if (strcmp(k, "file-past-end") == 0)
+		return gen_file(FILE_PAST_END);
+	if (strcmp(k, "file-overlap-header") == 0)
+		return gen_file(FILE_OVERLAP_HEADER);
+	if (strcmp(k, "file-overlap-data") == 0)
+		return gen_file(FILE_OVERLAP_DATA);
+	fputs("usage: phostile KIND [ARGS] > stream (see the comment at the top of phostile.c)\n",
+	      stderr);
+	return 2;
+}
