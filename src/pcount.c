@@ -13,6 +13,10 @@
 #include <string.h>
 #include <time.h>
 #include <traceevent/event-parse.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/abi.h"
@@ -29,11 +33,17 @@
 #include "lib/signals.h"
 
 static const char usage_text[] =
-        "usage: pcount [-j] [-b keys] [-i duration] [-n top] [-s field] [-w expression] [file]\n";
+        "usage: pcount [-j] [-b keys] [-i duration] [-l duration] [-n top] [-s field] [-w expression] [file]\n";
 
 #define IDLE_MS 100
+#define REDRAW_MS 100 /* a live view redraws its table at most this often */
 #define MAX_SUMS 8
-#define MAX_ROWS 200000 /* distinct rows kept; further ones are counted as "(other)" */
+#define MAX_ROWS 200000  /* distinct rows kept; further ones are counted as "(other)" */
+#define MAX_OPEN 4096    /* intervals counted at once: the margin is at most this many */
+#define MAX_EMPTY 100000 /* empty intervals printed in a row before the rest are skipped */
+#define DEFAULT_LATE (3 * PS_NS_PER_SEC)
+/* a first sample this near the reader's clock is the present of a stream recorded here */
+#define LIVE_WINDOW (60 * PS_NS_PER_SEC)
 
 struct opts {
 	struct ps_key *keys;               /* -b */
@@ -41,40 +51,70 @@ struct opts {
 	int nsums;
 	const char *where;    /* -w */
 	uint64_t interval_ns; /* -i, 0: one table at the end */
+	uint64_t late_ns;     /* -l */
 	uint64_t top;         /* -n, 0: all */
 	bool json;            /* -j */
 	const char *input;
 };
 
 struct row {
-	char *key; /* the key values joined by KEY_SEP */
+	char *key; /* the key values joined by PS_KEY_SEP */
 	uint64_t count;
 	int64_t sum[MAX_SUMS];
 	struct row *next;
 };
 
-#define NBUCKETS 65536
-
 struct table {
-	struct row *buckets[NBUCKETS];
+	struct row **buckets;
+	size_t nbuckets; /* a power of two */
 	size_t nrows;
 	uint64_t total, other;
+	uint64_t lost; /* events LOST records said were lost in this interval */
 	int64_t total_sum[MAX_SUMS];
 };
 
+/*
+ * With -i, intervals are [grid0 + k * I, grid0 + (k + 1) * I) of the stream's clock, k from
+ * 0.  The ones not yet final are kept in a ring, interval k in open[k % nopen]; interval k
+ * is final once the stream's clock has passed its end by the lateness margin.  The stream's
+ * clock is its latest sample time, plus (unless the input is a regular file) the wall time
+ * since that sample arrived; before any sample, on a pipe, the reader's own clock.
+ */
 struct ctx {
 	const struct opts *o;
 	struct ps_input *in;
 	struct ps_session *s;
 	struct ps_filter *where;
-	struct table t;
-	bool tty;
-	bool have_start;
-	uint64_t start, end; /* the interval being counted: [start, end) in sample time */
-	uint64_t intervals;
-	uint64_t lost, lost_chunks, lost_samples;
-	struct timespec last_print;
+	struct table *whole; /* without -i */
+	struct table **open;
+	size_t nopen;
+	uint64_t first;   /* the oldest interval not final */
+	uint64_t printed; /* tables printed */
+	bool have_grid;
+	bool grid_guess; /* grid0 is the reader's clock: no sample has come yet */
+	uint64_t grid0;
+	bool have_tmax;
+	uint64_t tmax;      /* the latest sample time */
+	uint64_t tmax_wall; /* when it arrived, CLOCK_MONOTONIC ns */
+	bool regular;       /* the input is a regular file */
+	bool have_sample;
+	bool tty;       /* standard output is a terminal */
+	bool live_view; /* text to a terminal from a live stream: draw at once, redraw */
+	uint64_t shown; /* live view: the interval on screen + 1, 0 for none */
+	bool dirty;     /* live view: the table on screen has changed */
+	uint64_t last_draw;
+	uint64_t late, late_total; /* samples that came after their interval was final */
+	uint64_t lost_chunks, lost_samples;
+	uint64_t lost_printed;               /* LOST events of the intervals final */
+	uint64_t show_lost, show_lost_total; /* what the table being printed shows */
+	uint64_t lost_pending;               /* LOST events before the first interval began */
+	size_t nrows_all;                    /* rows of all the tables kept */
+	struct ps_json_clock wall;
+	bool wall_known;
+	bool out_failed; /* a write to standard output failed */
 };
+
+static volatile sig_atomic_t resized;
 
 static const char help_text[] =
         "\nCount the samples of a perf event stream by keys.\n\n"
@@ -84,13 +124,14 @@ static const char help_text[] =
         "  -i, --interval TIME    print a table every TIME of sample time\n"
         "                         (5, 5s, 500ms, 2m; 1ms to 24h)\n"
         "  -j, --json             JSON output (one document per table)\n"
+        "  -l, --late TIME        with -i: how late a sample may arrive and still\n"
+        "                         count in its interval (default 3s)\n"
         "  -n, --top N            print the N largest rows only\n"
         "  -s, --sum [NAME=]FIELD add up FIELD (or count EVENT) in a column;\n"
         "                         repeatable; rows sort by the first sum\n"
         "  -w, --where EXPR       count only samples that match EXPR (pfilter(1))\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version\n";
-
 static PS_NORETURN void usage(FILE *fp, int status)
 {
 	ps_usage(fp, status, usage_text, help_text);
@@ -125,6 +166,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "late", required_argument, NULL, 'l' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "sum", required_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
@@ -135,7 +177,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Vb:hi:jn:s:w:", longopts, NULL)) != -1) {
+	o->late_ns = DEFAULT_LATE;
+	while ((c = getopt_long(argc, argv, "Vb:hi:jl:n:s:w:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			ps_print_version();
@@ -150,6 +193,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case 'l':
+			o->late_ns = ps_parse_duration(optarg, 0, 3600 * PS_NS_PER_SEC, "--late");
 			break;
 		case 'n':
 			o->top = ps_parse_u64(optarg, 1, UINT64_MAX, "--top");
@@ -181,11 +227,52 @@ static uint64_t hash(const char *s)
 	return h;
 }
 
-static int add_row(struct table *t, const char *key, const int64_t *sum, int nsums)
+static struct table *table_new(void)
 {
-	uint64_t h = hash(key) % NBUCKETS;
+	struct table *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->nbuckets = 64;
+	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
+	if (!t->buckets) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Twice the buckets when the chains grow long; up to 65536 buckets. */
+static void table_grow(struct table *t)
+{
+	size_t n = t->nbuckets * 2, b;
+	struct row **nb;
+
+	if (t->nrows < t->nbuckets * 2 || t->nbuckets >= 65536)
+		return;
+	nb = calloc(n, sizeof(*nb));
+	if (!nb)
+		return; /* longer chains, still correct */
+	for (b = 0; b < t->nbuckets; b++) {
+		while (t->buckets[b]) {
+			struct row *r = t->buckets[b];
+			size_t h = hash(r->key) & (n - 1);
+
+			t->buckets[b] = r->next;
+			r->next = nb[h];
+			nb[h] = r;
+		}
+	}
+	free(t->buckets);
+	t->buckets = nb;
+	t->nbuckets = n;
+}
+
+static int add_row(struct ctx *c, struct table *t, const char *key, const int64_t *sum)
+{
+	int nsums = c->o->nsums, i;
+	size_t h = hash(key) & (t->nbuckets - 1);
 	struct row *r;
-	int i;
 
 	t->total++;
 	for (i = 0; i < nsums; i++)
@@ -198,7 +285,7 @@ static int add_row(struct table *t, const char *key, const int64_t *sum, int nsu
 			return 0;
 		}
 	}
-	if (t->nrows >= MAX_ROWS) {
+	if (c->nrows_all >= MAX_ROWS) {
 		t->other++;
 		return 0;
 	}
@@ -214,14 +301,18 @@ static int add_row(struct table *t, const char *key, const int64_t *sum, int nsu
 	r->next = t->buckets[h];
 	t->buckets[h] = r;
 	t->nrows++;
+	c->nrows_all++;
+	table_grow(t);
 	return 0;
 }
 
-static void clear_table(struct table *t)
+static void table_free(struct ctx *c, struct table *t)
 {
 	size_t b;
 
-	for (b = 0; b < NBUCKETS; b++) {
+	if (!t)
+		return;
+	for (b = 0; b < t->nbuckets; b++) {
 		while (t->buckets[b]) {
 			struct row *r = t->buckets[b];
 
@@ -230,9 +321,9 @@ static void clear_table(struct table *t)
 			free(r);
 		}
 	}
-	t->nrows = 0;
-	t->total = t->other = 0;
-	memset(t->total_sum, 0, sizeof(t->total_sum));
+	c->nrows_all -= t->nrows;
+	free(t->buckets);
+	free(t);
 }
 
 static bool by_sum;
@@ -248,19 +339,63 @@ static int cmp_rows(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-static struct row **sorted_rows(struct table *t, bool sum)
+static struct row **sorted_rows(const struct table *t, bool sum)
 {
 	struct row **v = malloc((t->nrows ? t->nrows : 1) * sizeof(*v)), *r;
 	size_t b, n = 0;
 
 	if (!v)
 		return NULL;
-	for (b = 0; b < NBUCKETS; b++)
+	for (b = 0; b < t->nbuckets; b++)
 		for (r = t->buckets[b]; r; r = r->next)
 			v[n++] = r;
 	by_sum = sum;
 	qsort(v, n, sizeof(*v), cmp_rows);
 	return v;
+}
+
+/* ---- time ---- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * PS_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t interval_start(const struct ctx *c, uint64_t k)
+{
+	return c->grid0 + k * c->o->interval_ns;
+}
+
+/* The stream's clock now; false when nothing tells it yet. */
+static bool stream_now(const struct ctx *c, uint64_t *now)
+{
+	if (c->have_tmax) {
+		*now = c->tmax + (c->regular ? 0 : mono_ns() - c->tmax_wall);
+		return true;
+	}
+	if (c->grid_guess) {
+		*now = mono_ns();
+		return true;
+	}
+	return false;
+}
+
+/* The interval of stream time @t (the first for a time before the grid). */
+static uint64_t interval_of(const struct ctx *c, uint64_t t)
+{
+	return t < c->grid0 ? 0 : (t - c->grid0) / c->o->interval_ns;
+}
+
+static struct table *slot(struct ctx *c, uint64_t k)
+{
+	struct table **t = &c->open[k % c->nopen];
+
+	if (!*t)
+		*t = table_new();
+	return *t;
 }
 
 /* ---- printing ---- */
@@ -270,100 +405,213 @@ static void fmt_time(uint64_t t, char *buf, size_t len)
 	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, t / 1000000000, t % 1000000000 / 1000);
 }
 
-static int print_text(struct ctx *c, bool final)
+/* " 12:34:56" (local time) when the stream maps its clock to the wall clock, else "". */
+static void fmt_wall(const struct ctx *c, uint64_t t, char *buf, size_t len)
+{
+	int64_t wall = (int64_t)c->wall.tod_ns + ((int64_t)t - (int64_t)c->wall.clock_ns);
+	time_t sec = (time_t)(wall / 1000000000);
+	struct tm tm;
+
+	buf[0] = 0;
+	if (!c->wall_known)
+		return;
+	if (wall < 0)
+		sec--;
+	if (localtime_r(&sec, &tm))
+		strftime(buf, len, " %H:%M:%S", &tm);
+}
+
+/* The terminal's size, or 0 x 0. */
+static void term_size(unsigned int *rows, unsigned int *cols)
+{
+	struct winsize ws;
+
+	*rows = *cols = 0;
+	if (ioctl(1, TIOCGWINSZ, &ws) == 0) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+}
+
+/* One line of the table: cut to the terminal's width in a live view. */
+static void put_line(unsigned int cols, const char *line)
+{
+	size_t n = strlen(line);
+
+	while (n && line[n - 1] == ' ')
+		n--;
+	if (cols && n >= cols)
+		n = cols - 1;
+	printf("%.*s\n", (int)n, line);
+}
+
+/* Append to a line buffer, cut at its end. */
+static void lineadd(char *line, size_t len, size_t *pos, const char *fmt, ...) PS_PRINTF(4, 5);
+
+static void lineadd(char *line, size_t len, size_t *pos, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*pos >= len - 1)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(line + *pos, len - *pos, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*pos = *pos + (size_t)n < len - 1 ? *pos + (size_t)n : len - 1;
+}
+
+static uint64_t lost_total(const struct ctx *c)
+{
+	return c->lost_chunks > c->lost_samples ? c->lost_chunks : c->lost_samples;
+}
+
+static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool final)
 {
 	const struct opts *o = c->o;
-	size_t width[PS_KEY_MAX], n = c->t.nrows, i, shown;
 	int nkeys = (int)ps_key__nr(o->keys);
-	struct row **rows = sorted_rows(&c->t, o->nsums > 0);
-	char buf[256];
-	int k, j;
+	size_t width[PS_KEY_MAX], n = t->nrows, i, shown, pos;
+	struct row **rows = sorted_rows(t, o->nsums > 0);
+	unsigned int trows = 0, tcols = 0, footer = 0;
+	char buf[256], line[4096];
+	int kk, j;
 
 	if (!rows)
 		return -1;
 	shown = o->top && o->top < n ? o->top : n;
-	for (k = 0; k < nkeys; k++) {
-		width[k] = strlen(ps_key__name(o->keys, (size_t)k));
+	if (c->live_view) {
+		term_size(&trows, &tcols);
+		footer = (t->other != 0) + (c->show_lost_total != 0) + (c->late != 0);
+		/* the interval line, the column titles and the footer stay on the screen */
+		if (trows > 3 + footer)
+			shown = shown < trows - 3 - footer ? shown : trows - 3 - footer;
+		else if (trows)
+			shown = 0;
+	}
+	for (kk = 0; kk < nkeys; kk++) {
+		width[kk] = strlen(ps_key__name(o->keys, (size_t)kk));
 		for (i = 0; i < shown; i++) {
 			size_t w =
-			        strlen(ps_key__column(rows[i]->key, (size_t)k, buf, sizeof(buf)));
+			        strlen(ps_key__column(rows[i]->key, (size_t)kk, buf, sizeof(buf)));
 
-			if (w > width[k])
-				width[k] = w;
+			if (w > width[kk])
+				width[kk] = w;
 		}
 	}
 	if (o->interval_ns) {
-		char a[32], b[32];
+		char a[32], b[32], w[32];
+		uint64_t start = interval_start(c, k);
 
-		if (c->tty)
+		if (c->live_view)
 			fputs("\033[H\033[2J", stdout);
-		fmt_time(c->start, a, sizeof(a));
-		fmt_time(c->end, b, sizeof(b));
-		printf("%s[%s, %s) %" PRIu64 " samples%s\n", c->intervals ? "\n" : "", a, b,
-		       c->t.total, final ? " (last, partial)" : "");
+		else if (c->printed)
+			putchar('\n');
+		fmt_time(start, a, sizeof(a));
+		fmt_time(start + o->interval_ns, b, sizeof(b));
+		fmt_wall(c, start, w, sizeof(w));
+		pos = 0;
+		lineadd(line, sizeof(line), &pos, "[%s, %s)%s %" PRIu64 " sample%s%s", a, b, w,
+		        t->total, t->total == 1 ? "" : "s", final ? " (last, partial)" : "");
+		put_line(tcols, line);
 	}
-	printf("%10s", "COUNT");
+	pos = 0;
+	lineadd(line, sizeof(line), &pos, "%10s", "COUNT");
 	for (j = 0; j < o->nsums; j++)
-		printf(" %14s", ps_key_sum__name(o->sums[j]));
-	for (k = 0; k < nkeys; k++)
-		printf("  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
-		       ps_key__name(o->keys, (size_t)k));
-	putchar('\n');
+		lineadd(line, sizeof(line), &pos, " %14s", ps_key_sum__name(o->sums[j]));
+	for (kk = 0; kk < nkeys; kk++)
+		lineadd(line, sizeof(line), &pos, "  %-*s", kk + 1 < nkeys ? (int)width[kk] : 0,
+		        ps_key__name(o->keys, (size_t)kk));
+	put_line(tcols, line);
 	for (i = 0; i < shown; i++) {
-		printf("%10" PRIu64, rows[i]->count);
+		pos = 0;
+		lineadd(line, sizeof(line), &pos, "%10" PRIu64, rows[i]->count);
 		for (j = 0; j < o->nsums; j++)
-			printf(" %14" PRId64, rows[i]->sum[j]);
-		for (k = 0; k < nkeys; k++)
-			printf("  %-*s", k + 1 < nkeys ? (int)width[k] : 0,
-			       ps_key__column(rows[i]->key, (size_t)k, buf, sizeof(buf)));
-		putchar('\n');
+			lineadd(line, sizeof(line), &pos, " %14" PRId64, rows[i]->sum[j]);
+		for (kk = 0; kk < nkeys; kk++)
+			lineadd(line, sizeof(line), &pos, "  %-*s",
+			        kk + 1 < nkeys ? (int)width[kk] : 0,
+			        ps_key__column(rows[i]->key, (size_t)kk, buf, sizeof(buf)));
+		put_line(tcols, line);
 	}
-	if (c->t.other)
-		printf("%10" PRIu64 "  (other: more than %d distinct rows)\n", c->t.other,
-		       MAX_ROWS);
-	if (c->lost)
-		printf("lost: %" PRIu64 " events (LOST records)\n", c->lost);
+	if (t->other) {
+		snprintf(line, sizeof(line), "%10" PRIu64 "  (other: more than %d distinct rows)",
+		         t->other, MAX_ROWS);
+		put_line(tcols, line);
+	}
+	if (!o->interval_ns && c->show_lost_total) {
+		snprintf(line, sizeof(line), "lost: %" PRIu64 " events (LOST records)",
+		         c->show_lost_total);
+		put_line(tcols, line);
+	} else if (o->interval_ns && c->show_lost_total) {
+		snprintf(line, sizeof(line),
+		         "lost: %" PRIu64 " events in this interval, %" PRIu64
+		         " in total (LOST records)",
+		         c->show_lost, c->show_lost_total);
+		put_line(tcols, line);
+	}
+	if (c->late) {
+		snprintf(line, sizeof(line),
+		         "late: %" PRIu64
+		         " sample%s came after their interval was printed (%" PRIu64
+		         " in total; see --late)",
+		         c->late, c->late == 1 ? "" : "s", c->late_total);
+		put_line(tcols, line);
+	}
 	free(rows);
 	return fflush(stdout);
 }
 
-static int print_json(struct ctx *c, bool final)
+static int print_json(struct ctx *c, const struct table *t, uint64_t k, bool final)
 {
 	const struct opts *o = c->o;
-	struct row **rows = sorted_rows(&c->t, o->nsums > 0);
-	size_t n = c->t.nrows, i, shown = o->top && o->top < n ? o->top : n;
+	struct row **rows = sorted_rows(t, o->nsums > 0);
+	size_t n = t->nrows, i, shown = o->top && o->top < n ? o->top : n;
 	json_t *doc = json_object(), *arr = json_array(), *keys = json_array();
 	int nkeys = (int)ps_key__nr(o->keys);
 	char buf[256];
-	int k, r, j;
+	int kk, r, j;
 
-	if (!rows || !doc || !arr || !keys)
+	if (!rows || !doc || !arr || !keys) {
+		free(rows);
+		json_decref(doc);
+		json_decref(arr);
+		json_decref(keys);
+		errno = ENOMEM;
 		return -1;
-	for (k = 0; k < nkeys; k++)
-		json_array_append_new(keys, json_string(ps_key__name(o->keys, (size_t)k)));
+	}
+	for (kk = 0; kk < nkeys; kk++)
+		json_array_append_new(keys, json_string(ps_key__name(o->keys, (size_t)kk)));
 	json_object_set_new(doc, "keys", keys);
 	if (o->interval_ns) {
-		json_object_set_new(doc, "start", ps_json_u64(c->start));
-		json_object_set_new(doc, "end", ps_json_u64(c->end));
+		uint64_t start = interval_start(c, k);
+
+		json_object_set_new(doc, "start", ps_json_u64(start));
+		json_object_set_new(doc, "end", ps_json_u64(start + o->interval_ns));
+		if (c->wall_known)
+			json_object_set_new(
+			        doc, "start_iso",
+			        json_string(ps_json_time_string(start, PS_TIME_ISO, &c->wall, buf,
+			                                        sizeof(buf))));
 		json_object_set_new(doc, "partial", json_boolean(final));
 	}
-	json_object_set_new(doc, "total", ps_json_u64(c->t.total));
+	json_object_set_new(doc, "total", ps_json_u64(t->total));
 	if (o->nsums) {
 		json_t *ts = json_object();
 
 		for (j = 0; j < o->nsums; j++)
 			json_object_set_new(ts, ps_key_sum__name(o->sums[j]),
-			                    json_integer(c->t.total_sum[j]));
-		json_object_set_new(doc, "total_sum", json_integer(c->t.total_sum[0]));
+			                    json_integer(t->total_sum[j]));
+		json_object_set_new(doc, "total_sum", json_integer(t->total_sum[0]));
 		json_object_set_new(doc, "total_sums", ts);
 	}
 	for (i = 0; i < shown; i++) {
 		json_t *row = json_object();
 
-		for (k = 0; k < nkeys; k++) {
-			const char *v = ps_key__column(rows[i]->key, (size_t)k, buf, sizeof(buf));
+		for (kk = 0; kk < nkeys; kk++) {
+			const char *v = ps_key__column(rows[i]->key, (size_t)kk, buf, sizeof(buf));
 
-			json_object_set_new(row, ps_key__name(o->keys, (size_t)k),
+			json_object_set_new(row, ps_key__name(o->keys, (size_t)kk),
 			                    ps_json_string(v, strlen(v)));
 		}
 		json_object_set_new(row, "count", ps_json_u64(rows[i]->count));
@@ -375,10 +623,20 @@ static int print_json(struct ctx *c, bool final)
 		json_array_append_new(arr, row);
 	}
 	json_object_set_new(doc, "rows", arr);
-	if (c->t.other)
-		json_object_set_new(doc, "other", ps_json_u64(c->t.other));
-	if (c->lost)
-		json_object_set_new(doc, "lost", ps_json_u64(c->lost));
+	if (t->other)
+		json_object_set_new(doc, "other", ps_json_u64(t->other));
+	if (o->interval_ns) {
+		if (c->show_lost_total) {
+			json_object_set_new(doc, "lost", ps_json_u64(c->show_lost));
+			json_object_set_new(doc, "lost_total", ps_json_u64(c->show_lost_total));
+		}
+		if (c->late) {
+			json_object_set_new(doc, "late", ps_json_u64(c->late));
+			json_object_set_new(doc, "late_total", ps_json_u64(c->late_total));
+		}
+	} else if (c->show_lost_total) {
+		json_object_set_new(doc, "lost", ps_json_u64(c->show_lost_total));
+	}
 	r = json_dumpf(doc, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	free(rows);
@@ -387,42 +645,140 @@ static int print_json(struct ctx *c, bool final)
 	return fflush(stdout);
 }
 
-static int print_table(struct ctx *c, bool final)
+/* Print the table of interval @k (or the whole count); a write error fills @err. */
+static int print_table(struct ctx *c, const struct table *t, uint64_t k, bool final,
+                       struct ps_error *err)
 {
-	int r = c->o->json ? print_json(c, final) : print_text(c, final);
+	static const struct table empty;
+	int r;
 
-	c->intervals++;
-	clock_gettime(CLOCK_MONOTONIC, &c->last_print);
+	if (!t)
+		t = &empty;
+	/* an interval's LOST events, and the running total of the intervals up to it */
+	c->show_lost = t->lost + c->lost_pending;
+	c->show_lost_total = c->o->interval_ns ? c->lost_printed + c->show_lost : lost_total(c);
+	if (final && c->lost_samples > c->show_lost_total)
+		c->show_lost_total = c->lost_samples;
+	errno = 0;
+	r = c->o->json ? print_json(c, t, k, final) : print_text(c, t, k, final);
+	c->printed++;
+	c->late = 0;
+	c->last_draw = mono_ns();
+	if (r == 0)
+		return 0;
+	c->out_failed = true;
+	if (errno == EPIPE)
+		return ps_error__set(err, PS_EPIPE, NULL, PS_NO_OFFSET, NULL);
+	if (errno == ENOMEM)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	return ps_error__sys(err, PS_EWRITE, NULL, "standard output");
+}
+
+/* ---- intervals ---- */
+
+/* Interval @k is final: print it (unless a live view has drawn it) and let it go. */
+static int finish(struct ctx *c, uint64_t k, bool final, struct ps_error *err)
+{
+	struct table **t = &c->open[k % c->nopen];
+	int r = 0;
+
+	if (!c->live_view || final)
+		r = print_table(c, *t, k, final, err);
+	c->lost_printed += (*t ? (*t)->lost : 0) + c->lost_pending;
+	c->lost_pending = 0;
+	table_free(c, *t);
+	*t = NULL;
+	c->first = k + 1;
 	return r;
 }
 
-/* Close intervals until @t falls in the current one. */
-static int advance_to(struct ctx *c, uint64_t t)
+/* Close what the stream's clock has passed: a live view draws each interval as it ends
+ * and redraws it while late samples come; elsewhere an interval is printed once the
+ * clock has passed its end by the lateness margin. */
+static int close_due(struct ctx *c, struct ps_error *err)
 {
-	while (t >= c->end) {
-		if (print_table(c, false))
+	uint64_t now, I = c->o->interval_ns, k, empty = 0;
+
+	if (!I || !c->have_grid || !stream_now(c, &now))
+		return 0;
+	if (c->live_view) {
+		if (now < c->grid0 + I)
+			return 0;
+		k = (now - c->grid0) / I - 1; /* the newest interval that has ended */
+		if (c->shown && k + 1 <= c->shown) {
+			if (resized ||
+			    (c->dirty && mono_ns() - c->last_draw >= REDRAW_MS * 1000000ULL)) {
+				resized = 0;
+				c->dirty = false;
+				return print_table(c, c->open[(c->shown - 1) % c->nopen],
+				                   c->shown - 1, false, err);
+			}
+			return 0;
+		}
+		/* the ones before it will not be seen again: samples for them are late */
+		while (c->first < k)
+			finish(c, c->first, false, err);
+		if (k < c->first)
+			return 0;
+		c->shown = k + 1;
+		c->dirty = false;
+		resized = 0;
+		return print_table(c, c->open[k % c->nopen], k, false, err);
+	}
+	while (now >= interval_start(c, c->first + 1) &&
+	       now - interval_start(c, c->first + 1) >= c->o->late_ns) {
+		/* a long quiet stretch: skip the empty intervals beyond MAX_EMPTY */
+		if (!c->open[c->first % c->nopen] && ++empty > MAX_EMPTY) {
+			uint64_t last = interval_of(c, now - c->o->late_ns);
+
+			if (last > c->first + c->nopen)
+				c->first = last - c->nopen;
+			empty = 0;
+		}
+		if (finish(c, c->first, false, err))
 			return -1;
-		clear_table(&c->t);
-		c->start = c->end;
-		c->end += c->o->interval_ns;
 	}
 	return 0;
 }
 
-/* The wall clock: an interval with no sample still closes after its length. */
-static int idle_tick(struct ctx *c)
+/* Where samples are counted when they carry no time: the newest interval open. */
+static uint64_t newest(const struct ctx *c)
 {
-	struct timespec now;
-	uint64_t ms;
+	uint64_t k = c->have_tmax ? interval_of(c, c->tmax) : c->first;
 
-	if (!c->o->interval_ns || !c->have_start)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (uint64_t)(now.tv_sec - c->last_print.tv_sec) * 1000 +
-	     (uint64_t)((now.tv_nsec - c->last_print.tv_nsec) / 1000000);
-	if (ms * 1000000 < c->o->interval_ns)
-		return 0;
-	return advance_to(c, c->end);
+	return k < c->first ? c->first : k;
+}
+
+/* The stream says when its clock was what on the wall clock (CLOCK_DATA). */
+static void load_wall(struct ctx *c)
+{
+	c->wall_known = ps_json_clock__from_session(c->s, &c->wall) == 0;
+}
+
+/* The first sample fixes the grid, unless empty intervals timed by the reader's own clock
+ * were printed already and the sample shows that the stream's clock is that clock. */
+static void first_sample(struct ctx *c, uint64_t t)
+{
+	uint64_t now = mono_ns();
+	bool here = t <= now + PS_NS_PER_SEC && now - t < LIVE_WINDOW;
+	uint64_t k;
+
+	c->have_sample = true;
+	load_wall(c);
+	c->live_view = c->tty && !c->o->json && !c->regular && here;
+	if (c->have_grid && c->grid_guess && c->printed && here) {
+		c->grid_guess = false;
+		return;
+	}
+	for (k = 0; k < c->nopen; k++) {
+		table_free(c, c->open[k]);
+		c->open[k] = NULL;
+	}
+	c->grid0 = t;
+	c->have_grid = true;
+	c->grid_guess = false;
+	c->first = 0;
+	c->shown = 0;
 }
 
 /* ---- records ---- */
@@ -431,21 +787,35 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 {
 	const struct opts *o = c->o;
 	struct ps_sample smp;
+	struct table *t = c->whole;
 	char key[1024];
 	int64_t sum[MAX_SUMS] = { 0 };
-	bool any = false;
+	bool any = false, late = false;
+	uint64_t k = 0;
 	int j;
 
 	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
 		return -1;
-	if (o->interval_ns && (smp.type & PERF_SAMPLE_TIME)) {
-		if (!c->have_start) {
-			c->have_start = true;
-			c->start = smp.time;
-			c->end = smp.time + o->interval_ns;
+	if (o->interval_ns) {
+		if (smp.type & PERF_SAMPLE_TIME) {
+			if (!c->have_sample)
+				first_sample(c, smp.time);
+			if (!c->have_tmax || smp.time > c->tmax) {
+				c->have_tmax = true;
+				c->tmax = smp.time;
+				c->tmax_wall = mono_ns();
+			}
+			k = interval_of(c, smp.time);
+			late = k < c->first || (c->live_view && c->shown && k + 1 < c->shown);
+			/* a jump ahead: the intervals that fall out of the ring are past the margin */
+			while (!late && k >= c->first + c->nopen)
+				if (finish(c, c->first, false, err))
+					return -1;
+		} else {
+			if (!c->have_grid)
+				return 0;
+			k = newest(c);
 		}
-		if (advance_to(c, smp.time))
-			return ps_error__set(err, PS_EPIPE, NULL, PS_NO_OFFSET, NULL);
 	}
 	if (c->where && ps_filter__match(c->where, c->s, &smp) != 1)
 		return 0;
@@ -456,22 +826,55 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 		return 0; /* none of the summed fields is there: not counted */
 	if (ps_key__text(o->keys, c->s, &smp, key, sizeof(key)) < 0)
 		return 0;
-	if (add_row(&c->t, key, sum, o->nsums))
+	if (late) {
+		c->late++;
+		c->late_total++;
+		return 0;
+	}
+	if (o->interval_ns) {
+		t = slot(c, k);
+		if (c->live_view && k + 1 == c->shown)
+			c->dirty = true;
+	}
+	if (!t || add_row(c, t, key, sum))
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	return 0;
 }
 
+static void count_lost(struct ctx *c, const struct ps_record *rec, uint64_t n)
+{
+	uint64_t t, k;
+	struct table *tb;
+
+	c->lost_chunks += n;
+	if (!c->o->interval_ns)
+		return;
+	if (!c->have_grid) {
+		c->lost_pending += n;
+		return;
+	}
+	k = ps_session__record_time(c->s, rec, &t) ? interval_of(c, t) : newest(c);
+	if (k < c->first)
+		k = c->first;
+	if (k >= c->first + c->nopen)
+		k = c->first + c->nopen - 1;
+	tb = slot(c, k);
+	if (tb)
+		tb->lost += n;
+}
+
 static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
 {
+	bool swap = ps_session__swapped(c->s);
+
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return count_sample(c, rec, err);
 	/* LOST records give what a ring dropped; LOST_SAMPLES, written at the end, every
 	 * sample an event lost, those included: the larger sum is what was lost */
 	if (rec->type == PERF_RECORD_LOST && rec->size >= 24)
-		c->lost_chunks += ps_get64(rec->data + 16, ps_session__swapped(c->s));
+		count_lost(c, rec, ps_get64(rec->data + 16, swap));
 	else if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16)
-		c->lost_samples += ps_get64(rec->data + 8, ps_session__swapped(c->s));
-	c->lost = c->lost_chunks > c->lost_samples ? c->lost_chunks : c->lost_samples;
+		c->lost_samples += ps_get64(rec->data + 8, swap);
 	return 0;
 }
 
@@ -483,6 +886,30 @@ static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 		if (handle(c, &rec, err) < 0)
 			return -1;
 	return 0;
+}
+
+/* At the end: every interval up to the newest is printed, the newest as partial. */
+static int finish_all(struct ctx *c, struct ps_error *err)
+{
+	uint64_t last, now;
+
+	if (!c->o->interval_ns)
+		return print_table(c, c->whole, 0, false, err);
+	if (!c->have_grid) {
+		c->grid0 = c->have_tmax ? c->tmax : 0;
+		c->have_grid = true;
+	}
+	last = c->have_tmax ? interval_of(c, c->tmax) : c->first;
+	if (c->grid_guess && stream_now(c, &now))
+		last = interval_of(c, now);
+	if (last < c->first)
+		last = c->first;
+	if (last - c->first > c->nopen)
+		c->first = last - c->nopen; /* only empty intervals were skipped */
+	while (c->first < last)
+		if (finish(c, c->first, false, err))
+			return -1;
+	return finish(c, last, true, err);
 }
 
 /* The keys, sums and filter are checked against the events once the header records are
@@ -525,6 +952,49 @@ static void free_opts(struct opts *o)
 		ps_key_sum__delete(o->sums[i]);
 }
 
+static void on_winch(int sig)
+{
+	(void)sig;
+	resized = 1;
+}
+
+static int setup(struct ctx *c)
+{
+	const struct opts *o = c->o;
+	struct stat st;
+
+	c->tty = isatty(1);
+	c->regular = (strcmp(o->input, "-") == 0 ? fstat(0, &st) : stat(o->input, &st)) == 0 &&
+	             S_ISREG(st.st_mode);
+	if (!o->interval_ns) {
+		c->whole = table_new();
+		return c->whole ? 0 : -1;
+	}
+	/* intervals open at once: those within the margin, and the one being filled */
+	c->nopen = (size_t)(o->late_ns / o->interval_ns) + 2;
+	if (c->nopen > MAX_OPEN)
+		c->nopen = MAX_OPEN;
+	c->open = calloc(c->nopen, sizeof(*c->open));
+	if (!c->open)
+		return -1;
+	if (!c->regular) {
+		/* a live stream: empty intervals are shown from the start, by the reader's
+		 * clock, until a sample tells the stream's */
+		c->grid0 = mono_ns();
+		c->have_grid = c->grid_guess = true;
+		c->live_view = c->tty && !o->json;
+	}
+	if (c->tty) {
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_winch;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGWINCH, &sa, NULL);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 };
@@ -534,6 +1004,7 @@ int main(int argc, char **argv)
 	bool checked = false;
 	struct ps_record rec;
 	struct opts o;
+	size_t k;
 	int r = 0;
 
 	ps_progname = "pcount";
@@ -542,7 +1013,6 @@ int main(int argc, char **argv)
 	if (!c)
 		ps_usage_error("out of memory");
 	c->o = &o;
-	c->tty = isatty(1);
 	if (o.where) {
 		const char *e = o.where;
 
@@ -561,9 +1031,8 @@ int main(int argc, char **argv)
 		ps_die(&err);
 	c->s = ps_input__session(c->in);
 	ps_input__set_idle(c->in, IDLE_MS);
-	clock_gettime(CLOCK_MONOTONIC, &c->last_print);
 	ord = ps_order__new(c->s, 0);
-	if (!ord) {
+	if (!ord || setup(c)) {
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 		goto out;
 	}
@@ -583,32 +1052,39 @@ int main(int argc, char **argv)
 				break;
 			}
 		}
-		if (drain(c, ord, &err) < 0 || (r == PS_INPUT_IDLE && idle_tick(c) < 0)) {
+		if (drain(c, ord, &err) < 0 || close_due(c, &err) < 0) {
 			r = -1;
 			break;
 		}
 	}
 	if (!checked && !err.code && check_names(c, &err) < 0)
 		r = -1;
-	if (err.code != PS_EUSAGE && err.code != PS_EPIPE) {
-		struct ps_error late = { 0 };
+	if (err.code != PS_EUSAGE && !c->out_failed) {
+		struct ps_error w = { 0 };
 
 		/* every sample read is counted, even after an error further on */
 		ps_order__flush_all(ord);
-		if (drain(c, ord, err.code ? &late : &err) == 0 || err.code != PS_EPIPE)
-			if (err.code != PS_EPIPE && print_table(c, o.interval_ns != 0) < 0 &&
-			    !err.code)
-				ps_error__set(&err, PS_EPIPE, NULL, PS_NO_OFFSET, NULL);
+		if (drain(c, ord, &w) == 0 || !c->out_failed)
+			finish_all(c, &w);
+		if (!err.code)
+			err = w;
+		else if (w.code == PS_EWRITE)
+			ps_warn(&w);
 	}
 out:
 	ps_order__delete(ord);
-	if (ps_finish_stdout() < 0 && !err.code)
+	if (c->out_failed)
+		fclose(stdout); /* it failed already, and that was said */
+	else if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
 	if (err.code && err.code != PS_EPIPE && err.detail[0])
 		ps_warn(&err);
 	ps_input__close(c->in);
 	ps_filter__delete(c->where);
-	clear_table(&c->t);
+	table_free(c, c->whole);
+	for (k = 0; k < c->nopen; k++)
+		table_free(c, c->open[k]);
+	free(c->open);
 	free(c);
 	free_opts(&o);
 	if (err.code == PS_EUSAGE)

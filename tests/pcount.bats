@@ -166,15 +166,103 @@ our_counts() {
 	[ "$(jq -s '[.[].total] | add' "$BATS_TEST_TMPDIR/a")" -eq "$("$BIN/pcount" -j "$f" | jq .total)" ]
 }
 
-@test "pcount: an idle interval still prints when no sample arrives" {
+@test "pcount: a quiet stream still closes its intervals once the margin has passed" {
 	local f="$DATA/rawsys-dd.pipe"
-	{ cat "$f"; sleep 3; } | "$BIN/pcount" -j -i 1 >"$BATS_TEST_TMPDIR/out" &
+	{ cat "$f"; sleep 5; } | "$BIN/pcount" -j -i 1 --late 0.5 >"$BATS_TEST_TMPDIR/out" &
 	local pid=$!
-	sleep 2.5
-	# the data spans 1 ms: the first interval closes by the wall clock, and an empty one too
+	sleep 4
+	# the data spans 1 ms: the stream's clock, estimated from the wall clock while it is
+	# quiet, closes the first interval and empty ones after it
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -ge 2 ]
+	[ "$(sed -n 1p "$BATS_TEST_TMPDIR/out" | jq .total)" -eq 896 ]
 	[ "$(sed -n 2p "$BATS_TEST_TMPDIR/out" | jq .total)" -eq 0 ]
 	wait "$pid"
+}
+
+@test "pcount: a stalled replay prints the intervals of the plain replay (defect 1)" {
+	local f="$DATA/sched-switch-wakeup-a.pipe"
+	"$BIN/pcount" -j -i 0.05 <"$f" | jq -c '[.start, .total]' >"$BATS_TEST_TMPDIR/plain"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/plain")" -ge 4 ]
+	# the input stops for 2.5 s in the middle: within the default margin, nothing changes
+	(head -c 80000; sleep 2.5; cat) <"$f" | "$BIN/pcount" -j -i 0.05 >"$BATS_TEST_TMPDIR/stalled.json"
+	jq -c '[.start, .total]' "$BATS_TEST_TMPDIR/stalled.json" >"$BATS_TEST_TMPDIR/stalled"
+	diff "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/stalled"
+	[ "$(jq -s 'map(.late_total // 0) | max' "$BATS_TEST_TMPDIR/stalled.json")" -eq 0 ]
+	# and at -i 1, as a user types it
+	"$BIN/pcount" -i 1 <"$f" >"$BATS_TEST_TMPDIR/plain1"
+	(head -c 80000; sleep 2.5; cat) <"$f" | "$BIN/pcount" -i 1 >"$BATS_TEST_TMPDIR/stalled1"
+	diff "$BATS_TEST_TMPDIR/plain1" "$BATS_TEST_TMPDIR/stalled1"
+	# a stall longer than the margin: the samples that come after their interval was
+	# printed are counted as late, never in another interval
+	(head -c 80000; sleep 2.5; cat) <"$f" | "$BIN/pcount" -j -i 0.05 --late 1 >"$BATS_TEST_TMPDIR/late.json"
+	local late counted
+	late=$(jq -s 'map(.late // 0) | add' "$BATS_TEST_TMPDIR/late.json")
+	counted=$(jq -s 'map(.total) | add' "$BATS_TEST_TMPDIR/late.json")
+	[ "$late" -gt 0 ]
+	[ $((late + counted)) -eq "$("$BIN/pcount" -j "$f" | jq .total)" ]
+	# every interval counted no more than the plain replay counted in it
+	jq -s -c 'map({(.start | tostring): .total}) | add' "$BATS_TEST_TMPDIR/late.json" >"$BATS_TEST_TMPDIR/l"
+	"$BIN/pcount" -j -i 0.05 "$f" | jq -s -c 'map({(.start | tostring): .total}) | add' >"$BATS_TEST_TMPDIR/p"
+	[ "$(jq -n --slurpfile l "$BATS_TEST_TMPDIR/l" --slurpfile p "$BATS_TEST_TMPDIR/p" '$l[0] | to_entries | all(.value <= ($p[0][.key] // 0))')" = true ]
+}
+
+@test "pcount: live from perf, which writes in bursts, prints what the replay of the same stream prints" {
+	need_perf
+	[ -e /sys/kernel/tracing/events/sched/sched_switch ] || skip "no sched_switch tracepoint"
+	# perf holds samples in its ring buffers and writes them in bursts; a margin longer
+	# than the bursts keeps every sample in its own interval
+	perf record -q -o - -a -e sched:sched_switch -- sleep 4.5 2>/dev/null |
+		tee "$BATS_TEST_TMPDIR/rec.pipe" | "$BIN/pcount" -j -i 1 --late 10 >"$BATS_TEST_TMPDIR/live.json"
+	"$BIN/pcount" -j -i 1 "$BATS_TEST_TMPDIR/rec.pipe" >"$BATS_TEST_TMPDIR/replay.json"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/replay.json")" -ge 4 ]
+	diff <(jq -c '[.start, .total, .partial]' "$BATS_TEST_TMPDIR/live.json") \
+		<(jq -c '[.start, .total, .partial]' "$BATS_TEST_TMPDIR/replay.json")
+}
+
+@test "pcount: interval headers show the wall-clock time where the stream has CLOCK_DATA" {
+	need_perf
+	[ -e /sys/kernel/tracing/events/sched/sched_switch ] || skip "no sched_switch tracepoint"
+	local f="$BATS_TEST_TMPDIR/k.pipe"
+	perf record -q -k CLOCK_MONOTONIC -o - -a -e sched:sched_switch -- sleep 0.3 2>/dev/null >"$f"
+	# the first interval begins at the first sample: ptojson -t iso maps the same clock
+	local iso
+	iso=$("$BIN/ptojson" -t iso "$f" | head -n 1 | jq -r .time)
+	[ "$("$BIN/pcount" -j -i 1 "$f" | head -n 1 | jq -r .start_iso)" = "$iso" ]
+	run -0 env TZ=UTC "$BIN/pcount" -i 1 "$f"
+	[[ "${lines[0]}" == "["*") ${iso:11:8} "*" samples"* ]]
+	# and none without CLOCK_DATA
+	run -0 "$BIN/pcount" -i 1 "$DATA/rawsys-dd.pipe"
+	[[ "${lines[0]}" =~ ^\[[0-9.]+,\ [0-9.]+\)\ [0-9]+\ samples ]]
+}
+
+@test "pcount: lost events per interval and in total (defect 6)" {
+	need_fixtures
+	local f="$FIXTURES/lost-m1.pipe"
+	# the LOST records, by their sample_id time, as perf report --stats totals them
+	"$BIN/pcount" -j -i 1ms "$f" >"$BATS_TEST_TMPDIR/out"
+	[ "$(jq -s 'map(.lost // 0) | add' "$BATS_TEST_TMPDIR/out")" -eq "$(tail -n 1 "$BATS_TEST_TMPDIR/out" | jq .lost_total)" ]
+	[ "$(jq -s '[.[] | .lost // 0] | map(select(. > 0)) | length' "$BATS_TEST_TMPDIR/out")" -ge 2 ]
+	# the running total only grows, and each interval's count is its own
+	[ "$(jq -s '[.[] | .lost_total // 0] | . == sort' "$BATS_TEST_TMPDIR/out")" = true ]
+	[ "$(tail -n 1 "$BATS_TEST_TMPDIR/out" | jq .lost_total)" -eq "$("$BIN/pcount" -j "$f" | jq .lost)" ]
+	run -0 "$BIN/pcount" -i 1ms "$f"
+	[[ "$output" == *"events in this interval, "*" in total (LOST records)"* ]]
+}
+
+@test "pcount: a write error is exit 1 with one message; a closed pipe is a quiet 0 (defect 7)" {
+	[ -w /dev/full ] || skip "no /dev/full"
+	run -1 --separate-stderr bash -c "'$BIN/pcount' '$DATA/rawsys-dd.pipe' >/dev/full"
+	[ "$stderr" = "pcount: standard output: No space left on device" ]
+	run -1 --separate-stderr bash -c "'$BIN/pcount' -i 0.05 '$DATA/sched-switch-wakeup-a.pipe' >/dev/full"
+	[ "$stderr" = "pcount: standard output: No space left on device" ]
+	run -0 --separate-stderr bash -c "'$BIN/pcount' -i 0.01 -b comm '$DATA/sched-switch-wakeup-a.pipe' | head -n 1"
+	[ -z "$stderr" ]
+}
+
+@test "pcount: one sample is '1 sample' (defect 13)" {
+	run -0 "$BIN/pcount" -i 0.01 "$DATA/sched-switch-wakeup-a.pipe"
+	[[ "$output" != *" 1 samples"* ]]
+	[[ "$output" == *") 1 sample"* ]]
 }
 
 @test "pcount: SIGINT prints the last interval and exits 0" {
@@ -207,12 +295,61 @@ our_counts() {
 	[[ "${stderr_lines[0]}" == "pcount: --where: unknown field 'bogus'; the fields of this stream are: "* ]]
 }
 
-@test "pcount: on a terminal each interval clears the screen and redraws" {
+@test "pcount: a file replayed to a terminal prints its tables one after another" {
 	command -v script >/dev/null || skip "script(1) not installed"
 	local f="$DATA/sched-switch-wakeup-a.pipe"
 	script -qec "'$BIN/pcount' -i 0.05 '$f'" /dev/null >"$BATS_TEST_TMPDIR/tty"
-	# one clear-screen per interval table
-	[ "$(grep -o $'\e\\[H\e\\[2J' "$BATS_TEST_TMPDIR/tty" | wc -l)" -eq "$("$BIN/pcount" -j -i 0.05 "$f" | wc -l)" ]
-	# and none when the output is not a terminal
+	# no clearing: every table stays readable, as when the output is not a terminal
+	[ "$(grep -c $'\e\\[2J' "$BATS_TEST_TMPDIR/tty")" -eq 0 ]
+	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/tty")" -eq "$("$BIN/pcount" -j -i 0.05 "$f" | wc -l)" ]
 	[ "$("$BIN/pcount" -i 0.05 "$f" | grep -c $'\e\\[2J')" -eq 0 ]
+}
+
+# tmux: a live view on a small terminal
+tmux_run() {
+	command -v tmux >/dev/null || skip "tmux not installed"
+	TMUX_S="pcount-$$-$RANDOM"
+	tmux -L "$TMUX_S" new-session -d -s "$TMUX_S" -x "$1" -y "$2" "$3; sleep 60"
+}
+
+tmux_screen() {
+	tmux -L "$TMUX_S" capture-pane -p -t "$TMUX_S"
+}
+
+tmux_end() {
+	tmux -L "$TMUX_S" kill-server 2>/dev/null || true
+}
+
+@test "pcount: with no sample at all a live view shows its empty intervals at once (defect 5)" {
+	command -v tmux >/dev/null || skip "tmux not installed"
+	# as sctop nosuchprog 1 makes it: the header, then no sample at all
+	tmux_run 80 15 "{ '$BIN/pfilter' -i '$DATA/rawsys-dd.pipe' 'comm = nosuchprog'; sleep 30; } | '$BIN/pcount' -i 1"
+	sleep 2.5
+	tmux_screen >"$BATS_TEST_TMPDIR/screen"
+	tmux_end
+	cat "$BATS_TEST_TMPDIR/screen"
+	grep -Eq '^\[[0-9]+\.[0-9]+, [0-9]+\.[0-9]+\) 0 samples$' "$BATS_TEST_TMPDIR/screen"
+	grep -q 'COUNT' "$BATS_TEST_TMPDIR/screen"
+}
+
+@test "pcount: a live view on a small terminal keeps its header on the screen, cut to the width" {
+	command -v tmux >/dev/null || skip "tmux not installed"
+	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
+	tmux_run 50 10 "'$BIN/precord' -a -e raw_syscalls:sys_enter 2>/dev/null | '$BIN/pcount' -i 1 --by comm,pid,syscall"
+	local i
+	for i in $(seq 40); do
+		sleep 0.25
+		tmux_screen >"$BATS_TEST_TMPDIR/screen"
+		grep -q '^\[' "$BATS_TEST_TMPDIR/screen" && break
+	done
+	sleep 1.2
+	tmux_screen >"$BATS_TEST_TMPDIR/screen"
+	tmux_end
+	cat "$BATS_TEST_TMPDIR/screen"
+	# the interval line and the column titles are the top two lines
+	[[ "$(sed -n 1p "$BATS_TEST_TMPDIR/screen")" == "["*"sample"* ]]
+	[[ "$(sed -n 2p "$BATS_TEST_TMPDIR/screen")" == *"COUNT  comm"* ]]
+	# nothing is wider than the terminal, nothing scrolled it
+	[ "$(awk 'length > 50' "$BATS_TEST_TMPDIR/screen" | wc -l)" -eq 0 ]
+	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/screen")" -eq 1 ]
 }
