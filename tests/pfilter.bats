@@ -393,6 +393,26 @@ comm=dd and sys:ev.x=1
 	[ ! -e "$BATS_TEST_TMPDIR/o" ]
 }
 
+@test "pfilter: an event name not in the stream is exit 2 with the events and a did-you-mean" {
+	local f
+	f=$(fixture rawsys-dd.pipe)
+	run -2 --separate-stderr "$BIN/pfilter" -c -i "$f" 'event = raw_syscalls:sys_exitt'
+	[ -z "$output" ]
+	[ "$stderr" = "pfilter: no event 'raw_syscalls:sys_exitt' in this stream (did you mean raw_syscalls:sys_exit?); its events are: raw_syscalls:sys_enter, raw_syscalls:sys_exit
+event = raw_syscalls:sys_exitt
+        ^" ]
+	run -2 --separate-stderr "$BIN/pfilter" -c -i "$f" 'event in (raw_syscalls:sys_enter, bogus)'
+	[[ "${stderr_lines[0]}" == "pfilter: no event 'bogus' in this stream; its events are: "* ]]
+	# the names that are there, with or without their modifiers, still work
+	run -0 "$BIN/pfilter" -c -i "$f" 'event = raw_syscalls:sys_exit'
+	[ "$output" -eq 448 ]
+	run -0 "$BIN/pfilter" -c -i "$(fixture cpuclock-g-sh.data)" 'event = cpu-clock'
+	[ "$output" -gt 0 ]
+	# globs and string operators are patterns, not names
+	run -0 "$BIN/pfilter" -c -i "$f" 'event glob "raw_syscalls:*"'
+	[ "$output" -eq 896 ]
+}
+
 @test "pfilter: an unbalanced parenthesis is exit 2 with a caret, before anything is read" {
 	run -2 --separate-stderr bash -c "'$BIN/pfilter' '(comm=dd' < /dev/null > '$BATS_TEST_TMPDIR/out'"
 	[ "$stderr" = "pfilter: this '(' is never closed

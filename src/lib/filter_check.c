@@ -478,6 +478,60 @@ static int check_syscall_names(const struct ps_filter *f, const struct fcond *c,
 	return 0;
 }
 
+/* Does @a answer to @name, as event_cond() compares it (the name up to a '/' or, for
+ * other than tracepoints, a ':' modifier, also counts)? */
+static bool event_named(const struct ps_attr *a, const char *name)
+{
+	size_t n, base, i;
+
+	if (!a->name)
+		return false;
+	n = strlen(a->name);
+	base = n;
+	for (i = 0; i < n; i++) {
+		if (a->name[i] == '/' || (a->name[i] == ':' && a->type != PERF_TYPE_TRACEPOINT)) {
+			base = i;
+			break;
+		}
+	}
+	return strcmp(a->name, name) == 0 ||
+	       (strlen(name) == base && strncmp(a->name, name, base) == 0);
+}
+
+/* "event = NAME" with a NAME no event of the stream has would match nothing: refuse it. */
+static int check_event_names(const struct fcond *c, const struct ps_session *s,
+                             struct ps_filter_error *err)
+{
+	const struct ps_attr *a;
+	size_t i, k;
+
+	if (c->op != OP_EQ && c->op != OP_NE && c->op != OP_IN)
+		return 0;
+	for (k = 0; k < c->nvalues; k++) {
+		const struct fvalue *v = &c->values[k];
+		struct fsbuf list = { 0 };
+		char head[512], near[64];
+		const char *guess;
+		bool found = false;
+		int r;
+
+		ps_session__for_each_attr(s, a, i)
+			found = found || event_named(a, v->text);
+		if (found)
+			continue;
+		ps_session__for_each_attr(s, a, i)
+			if (a->name)
+				sb_add_unique(&list, a->name);
+		guess = closest(v->text, list.p ? list.p : "", near, sizeof(near));
+		snprintf(head, sizeof(head), "no event '%s' in this stream%s%s%s", v->text,
+		         guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
+		r = fail_with_list(err, c->src, v->pos, head, "its events are", &list);
+		free(list.p);
+		return r;
+	}
+	return 0;
+}
+
 int ps_filter__check(struct ps_filter *f, const struct ps_session *s, struct ps_filter_error *err)
 {
 	size_t i, k;
@@ -498,6 +552,8 @@ int ps_filter__check(struct ps_filter *f, const struct ps_session *s, struct ps_
 			return unknown_field(c, s, err);
 		}
 		if (c->field == FF_SYSCALL && check_syscall_names(f, c, err))
+			return -1;
+		if (c->field == FF_EVENT && check_event_names(c, s, err))
 			return -1;
 	}
 	return 0;
