@@ -334,3 +334,27 @@ svg_roots() {
 	run -1 --separate-stderr "$BIN/pflame" - <<<"not a stream at all"
 	[[ "$stderr" == "pflame: <stdin>: "* ]]
 }
+
+@test "pflame -i: each interval's graph is there while the stream is still open" {
+	need_recording
+	need_xmllint
+	# the stream's writer stays open after its records: the graphs must not wait for it
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	"$BIN/pflame" -i 0.25 -o "$BATS_TEST_TMPDIR/live-%n.svg" <"$BATS_TEST_TMPDIR/fifo" 7>&- &
+	pid=$!
+	exec 7>"$BATS_TEST_TMPDIR/fifo"
+	cat "$W/deep.pipe" >&7
+	for _ in $(seq 150); do
+		[ -f "$BATS_TEST_TMPDIR/live-4.svg" ] && break
+		sleep 0.2
+	done
+	running=0 seen=0
+	kill -0 "$pid" 2>/dev/null && running=1
+	[ -f "$BATS_TEST_TMPDIR/live-4.svg" ] && seen=1
+	exec 7>&-
+	wait "$pid"
+	# the last interval closed by the wall clock, before the end of the input
+	[ "$running" = 1 ]
+	[ "$seen" = 1 ]
+	for n in 1 2 3 4; do xmllint --noout "$BATS_TEST_TMPDIR/live-$n.svg"; done
+}
