@@ -227,6 +227,7 @@ folded_frames() {
 	need_chromium
 	need_recording
 	"$BIN/pflame" --folded --width 900 -o "$BATS_TEST_TMPDIR/g.svg" "$W/deep.folded"
+	grep -q '^<svg version="1.1" width="900" ' "$BATS_TEST_TMPDIR/g.svg"
 	# the window as tall as the picture: the full-width frames are at its bottom
 	h=$(sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$BATS_TEST_TMPDIR/g.svg")
 	chromium_run --screenshot="$BATS_TEST_TMPDIR/shot.png" --window-size="900,$h" \
