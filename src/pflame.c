@@ -71,6 +71,7 @@ struct ctx {
 	size_t buf_cap;
 	bool have_start;
 	uint64_t start, end, intervals;
+	uint64_t late; /* samples of an interval already written, in the current one */
 	struct timespec last_write;
 };
 
@@ -397,11 +398,15 @@ static int fold_sample(struct ctx *c, const struct ps_sample *smp, size_t *np)
 
 static int close_interval(struct ctx *c, bool final, struct ps_error *err)
 {
-	char sub[96];
+	char sub[160], late[64] = "";
 
-	snprintf(sub, sizeof(sub), "interval %" PRIu64 ": %.3f s of sample time%s",
-	         c->intervals + 1, (double)c->o->interval_ns / 1e9,
-	         final ? " (last, partial)" : "");
+	if (c->late)
+		snprintf(late, sizeof(late), "; %" PRIu64 " late samples of earlier intervals",
+		         c->late);
+	snprintf(sub, sizeof(sub), "interval %" PRIu64 ": %.3f s of sample time%s%s",
+	         c->intervals + 1, (double)c->o->interval_ns / 1e9, final ? " (last, partial)" : "",
+	         late);
+	c->late = 0;
 	if (write_graph(c->o, c->tree, NULL, c->intervals + 1, sub, err))
 		return -1;
 	c->intervals++;
@@ -454,6 +459,9 @@ static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *e
 		}
 		if (advance_to(c, smp.time, err))
 			return -1;
+		/* after the wall clock closed its interval: drawn here, and said so */
+		if (smp.time < c->start)
+			c->late++;
 	}
 	if (fold_sample(c, &smp, &n))
 		return ps_error__set(err, PS_ENOMEM, ps_input__name(c->in), PS_NO_OFFSET,
