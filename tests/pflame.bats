@@ -271,6 +271,11 @@ folded_frames() {
 	[ "$(val search-percent)" = "$(awk -v a="$want" -v b="$total" 'BEGIN { printf "%.2f", int(10000 * a / b + 0.5) / 100 }')" ]
 	[ "$(val matched-text)" = "Matched: $(val search-percent)%" ]
 	[ "$(val search-matches)" -eq "$(grep -c '^<g><title>spin (' "$BATS_TEST_TMPDIR/graph.svg")" ]
+	# the mouse: the details line and a click
+	[[ "$(val first-title)" == "all ("* ]]
+	[ "$(val details)" = "$(val first-title)" ]
+	[ -n "$(val clicked)" ]
+	[[ "$(val last-title)" == "$(val clicked) ("* ]]
 }
 
 # "name<TAB>count" of the frames at depth 1 (the roots under "all") of an --icicle graph
