@@ -20,22 +20,28 @@
 #include "lib/input.h"
 #include "lib/opts.h"
 #include "lib/sample_json.h"
+#include "lib/schema.h"
 #include "lib/session.h"
 #include "lib/signals.h"
 #include "lib/xalloc.h"
 
-static const char usage_text[] = "usage: pheader [-adj] [--stats] [file]\n";
+static const char usage_text[] =
+        "usage: pheader [-adj] [--stats] [--schema [clickhouse | sql]] [--table name] [file]\n";
 
 /* BUILD_ID records kept for the report; later ones are only counted */
 #define MAX_BUILD_IDS 100000
 #define NR_TYPES (PS_RECORD_TYPE_MAX + 1)
 #define OPT_STATS 256
+#define OPT_SCHEMA 257
+#define OPT_TABLE 258
 
 struct opts {
 	const char *input; /* the operand; "-" is standard input */
 	bool all;          /* -a: read to the end, count the records */
 	bool json;         /* -j: one JSON document instead of text */
 	bool stats;        /* --stats: only the record counts (implies -a) */
+	int schema;        /* --schema: 1 + enum ps_schema_dialect, 0 without */
+	const char *table; /* --table NAME */
 };
 
 /* What the records read so far said, besides what the session keeps. */
@@ -56,6 +62,10 @@ static const char help_text[] =
         "  -d, --dump     print the header as text (the default)\n"
         "  -j, --json     print one JSON document instead\n"
         "      --stats    read to the end and print only the record counts\n"
+        "      --schema [clickhouse | sql]\n"
+        "                 print the table the samples load into (ClickHouse CREATE TABLE,\n"
+        "                 or a plain SQL column list, the default)\n"
+        "      --table NAME  the table name for --schema clickhouse (default pstream)\n"
         "  -h, --help     show this help\n"
         "  -V, --version  show the version\n";
 
@@ -71,7 +81,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "dump", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "schema", optional_argument, NULL, OPT_SCHEMA },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "table", required_argument, NULL, OPT_TABLE },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -95,12 +107,35 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_STATS:
 			o->stats = o->all = true;
 			break;
+		case OPT_SCHEMA:
+			/* "--schema clickhouse" as well as "--schema=clickhouse" */
+			if (!optarg && optind < argc &&
+			    (strcmp(argv[optind], "clickhouse") == 0 ||
+			     strcmp(argv[optind], "sql") == 0))
+				optarg = argv[optind++];
+			if (!optarg || strcmp(optarg, "sql") == 0)
+				o->schema = 1 + PS_SCHEMA_SQL;
+			else if (strcmp(optarg, "clickhouse") == 0)
+				o->schema = 1 + PS_SCHEMA_CLICKHOUSE;
+			else
+				ps_usage_error("--schema: '%s' is not clickhouse or sql", optarg);
+			break;
+		case OPT_TABLE:
+			if (!ps_schema__valid_table(optarg))
+				ps_usage_error("--table: '%s' is not NAME or DATABASE.NAME",
+				               optarg);
+			o->table = optarg;
+			break;
 		default:
 			usage(stderr, 2);
 		}
 	}
 	if (argc - optind > 1)
 		ps_usage_error("only one input at a time");
+	if (o->table && o->schema != 1 + PS_SCHEMA_CLICKHOUSE)
+		ps_usage_error("--table goes with --schema clickhouse");
+	if (o->schema && (o->all || o->json))
+		ps_usage_error("--schema reads the header only: no --all, --json or --stats");
 	o->input = optind < argc ? argv[optind] : "-";
 }
 
@@ -671,6 +706,32 @@ static void print_text(const json_t *doc, const struct opts *o)
 	}
 }
 
+/* --schema: the table of the samples, from the header read */
+static int print_schema(struct ps_input *in, const struct opts *o, struct state *st,
+                        struct ps_error *err)
+{
+	struct ps_error serr = { 0 };
+	char *text = NULL;
+	int bad_out;
+
+	if (!err->code) {
+		text = ps_schema__text(ps_input__session(in),
+		                       (enum ps_schema_dialect)(o->schema - 1), o->table, &serr);
+		if (!text)
+			*err = serr;
+		else
+			fputs(text, stdout);
+	}
+	free(text);
+	bad_out = ps_finish_stdout();
+	ps_warn(err);
+	json_decref(st->build_ids);
+	free(st->counts);
+	free(st);
+	ps_input__close(in);
+	return err->code || bad_out ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 };
@@ -695,6 +756,8 @@ int main(int argc, char **argv)
 
 	/* Show what was read before saying what went wrong. */
 	read_input(in, &o, st, &err);
+	if (o.schema)
+		return print_schema(in, &o, st, &err);
 	doc = build_doc(in, &o, st, &err);
 	if (o.json) {
 		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0)

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * schema.c - the table a stream's samples load into (pheader --schema, pstream-clickhouse):
+ * columns from the attrs' sample_type and the tracepoint formats, typed the way ptojson
+ * writes the values, widened across events.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/perf_event.h>
+#include <traceevent/event-parse.h>
+
+#include "schema.h"
+#include "session.h"
+
+#define MAX_COLUMNS 4096
+
+enum kind {
+	K_INT,  /* a JSON number: @sign, @bytes */
+	K_TEXT, /* a JSON string */
+	K_AINT, /* an array of numbers */
+	K_ATEXT /* an array of strings */
+};
+
+struct col {
+	char *name;
+	enum kind kind;
+	bool sign;
+	unsigned int bytes; /* 1, 2, 4 or 8 */
+	bool dropped;       /* events disagree beyond widening */
+	char why[160];
+};
+
+struct cols {
+	struct col *v;
+	size_t n, cap;
+	bool failed;
+};
+
+/* a dynamic text */
+struct text {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void put(struct text *t, const char *fmt, ...) PS_PRINTF(2, 3);
+
+static void put(struct text *t, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (t->failed)
+		return;
+	for (;;) {
+		size_t room = t->cap - t->len;
+
+		va_start(ap, fmt);
+		n = vsnprintf(t->p ? t->p + t->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			t->failed = true;
+			return;
+		}
+		if ((size_t)n < room) {
+			t->len += (size_t)n;
+			return;
+		}
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		while (cap - t->len <= (size_t)n)
+			cap *= 2;
+		char *np = realloc(t->p, cap);
+
+		if (!np) {
+			t->failed = true;
+			return;
+		}
+		t->p = np;
+		t->cap = cap;
+	}
+}
+
+static struct col *find(struct cols *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].name, name) == 0)
+			return &c->v[i];
+	return NULL;
+}
+
+static unsigned int widen_int(bool *sign, unsigned int b1, bool s2, unsigned int b2)
+{
+	unsigned int bytes;
+
+	if (*sign == s2)
+		return b1 > b2 ? b1 : b2;
+	/* one signed, one unsigned: a signed type twice as wide as the unsigned one */
+	unsigned int bs = *sign ? b1 : b2, bu = *sign ? b2 : b1;
+
+	*sign = true;
+	bytes = bu * 2 > bs ? bu * 2 : bs;
+	return bytes > 8 ? 8 : bytes; /* u64 with a signed field: Int64 (see the man page) */
+}
+
+static const char *kind_name(enum kind k)
+{
+	return k == K_INT ? "a number" : k == K_TEXT ? "text" : "an array";
+}
+
+/* Add a column, or widen the one of the same name. */
+static void add(struct cols *c, const char *name, enum kind kind, bool sign, unsigned int bytes,
+                const char *event)
+{
+	struct col *o = find(c, name);
+
+	if (o) {
+		if (o->dropped)
+			return;
+		if (o->kind == kind) {
+			if (kind == K_INT || kind == K_AINT)
+				o->bytes = widen_int(&o->sign, o->bytes, sign, bytes);
+			return;
+		}
+		o->dropped = true;
+		snprintf(o->why, sizeof(o->why), "%s in one event, %s in %s", kind_name(o->kind),
+		         kind_name(kind), event ? event : "another");
+		return;
+	}
+	if (c->failed || c->n >= MAX_COLUMNS)
+		return;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct col *nv = realloc(c->v, cap * sizeof(*nv));
+
+		if (!nv) {
+			c->failed = true;
+			return;
+		}
+		c->v = nv;
+		c->cap = cap;
+	}
+	o = &c->v[c->n];
+	memset(o, 0, sizeof(*o));
+	o->name = strdup(name);
+	if (!o->name) {
+		c->failed = true;
+		return;
+	}
+	o->kind = kind;
+	o->sign = sign;
+	o->bytes = bytes;
+	c->n++;
+}
+
+static bool is_char_type(const char *type)
+{
+	return strstr(type, "char") != NULL;
+}
+
+static unsigned int int_bytes(unsigned int size)
+{
+	return size == 1 || size == 2 || size == 4 ? size : 8;
+}
+
+/* One tracepoint field, classified as ptojson writes it (sample_json.c). */
+static void add_field(struct cols *c, const struct tep_format_field *f, const char *event)
+{
+	char name[300];
+	bool arr = f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC);
+	bool ptr = f->flags & TEP_FIELD_IS_POINTER;
+	bool sign = f->flags & TEP_FIELD_IS_SIGNED;
+
+	if (snprintf(name, sizeof(name), "fields.%s", f->name) >= (int)sizeof(name))
+		return;
+	if ((f->flags & TEP_FIELD_IS_STRING) || (arr && is_char_type(f->type))) {
+		add(c, name, K_TEXT, false, 0, event);
+	} else if (!arr) {
+		if (ptr)
+			add(c, name, K_TEXT, false, 0, event);
+		else
+			add(c, name, K_INT, sign, int_bytes((unsigned int)f->size), event);
+	} else {
+		unsigned int elem = f->elementsize ? (unsigned int)f->elementsize : 1;
+
+		if (elem != 1 && elem != 2 && elem != 4 && elem != 8)
+			elem = 1;
+		if (ptr)
+			add(c, name, K_ATEXT, false, 0, event);
+		else
+			add(c, name, K_AINT, sign, elem, event);
+	}
+}
+
+static void collect(const struct ps_session *s, struct cols *c, uint64_t *st_all, bool *tp_any,
+                    bool *raw_other)
+{
+	struct ps_attr *a;
+	size_t i;
+
+	*st_all = 0;
+	*tp_any = *raw_other = false;
+	ps_session__for_each_attr(s, a, i) {
+		*st_all |= a->sample_type;
+		if (!(a->sample_type & PERF_SAMPLE_RAW))
+			continue;
+		if (!a->tp) {
+			*raw_other = true;
+			continue;
+		}
+		*tp_any = true;
+		for (struct tep_format_field *f = a->tp->format.fields; f; f = f->next)
+			add_field(c, f, a->name);
+	}
+}
+
+static const char *ch_int(bool sign, unsigned int bytes)
+{
+	static const char *const u[] = { "UInt8", "UInt16", "UInt32", "UInt64" };
+	static const char *const s[] = { "Int8", "Int16", "Int32", "Int64" };
+	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+
+	return sign ? s[k] : u[k];
+}
+
+static const char *sql_int(bool sign, unsigned int bytes)
+{
+	static const char *const u[] = { "SMALLINT", "INTEGER", "BIGINT", "NUMERIC(20)" };
+	static const char *const s[] = { "SMALLINT", "SMALLINT", "INTEGER", "BIGINT" };
+	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+
+	return sign ? s[k] : u[k];
+}
+
+static void put_type(struct text *t, enum ps_schema_dialect d, const struct col *c)
+{
+	if (d == PS_SCHEMA_CLICKHOUSE) {
+		switch (c->kind) {
+		case K_INT:
+			put(t, "%s", ch_int(c->sign, c->bytes));
+			break;
+		case K_TEXT:
+			put(t, "String");
+			break;
+		case K_AINT:
+			put(t, "Array(%s)", ch_int(c->sign, c->bytes));
+			break;
+		case K_ATEXT:
+			put(t, "Array(String)");
+			break;
+		}
+		return;
+	}
+	switch (c->kind) {
+	case K_INT:
+		put(t, "%s", sql_int(c->sign, c->bytes));
+		break;
+	case K_TEXT:
+		put(t, "VARCHAR");
+		break;
+	case K_AINT:
+		put(t, "%s[]", sql_int(c->sign, c->bytes));
+		break;
+	case K_ATEXT:
+		put(t, "VARCHAR[]");
+		break;
+	}
+}
+
+/* A column name quoted: `name` for ClickHouse, "name" in SQL; names are field names. */
+static void put_name(struct text *t, enum ps_schema_dialect d, const char *name)
+{
+	char q = d == PS_SCHEMA_CLICKHOUSE ? '`' : '"';
+
+	put(t, "%c", q);
+	for (const char *p = name; *p; p++) {
+		if (*p == q || *p == '\\')
+			put(t, "%c", d == PS_SCHEMA_CLICKHOUSE ? '\\' : q);
+		put(t, "%c", *p);
+	}
+	put(t, "%c", q);
+}
+
+bool ps_schema__valid_table(const char *table)
+{
+	size_t part = 0;
+	int dots = 0;
+
+	if (!table || !*table)
+		return false;
+	for (const char *p = table; *p; p++) {
+		if (*p == '.') {
+			if (part == 0 || ++dots > 1)
+				return false;
+			part = 0;
+			continue;
+		}
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+		if (part == 0 && isdigit((unsigned char)*p))
+			return false;
+		part++;
+	}
+	return part > 0 && strlen(table) < 256;
+}
+
+char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, const char *table,
+                      struct ps_error *err)
+{
+	struct cols tp = { 0 }, base = { 0 };
+	struct text t = { 0 };
+	uint64_t st;
+	bool tp_any, raw_other;
+	size_t i, n = 0;
+
+	if (!table)
+		table = "pstream";
+	if (!ps_schema__valid_table(table)) {
+		ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+		              "table name '%s' is not NAME or DATABASE.NAME (letters, digits, _)",
+		              table);
+		return NULL;
+	}
+	collect(s, &tp, &st, &tp_any, &raw_other);
+
+	/* the keys ptojson writes for a sample, in its order; nested objects are left out */
+	add(&base, "host", K_TEXT, false, 0, NULL);
+	add(&base, "event", K_TEXT, false, 0, NULL);
+	add(&base, "time", K_INT, false, 8, NULL);
+	add(&base, "pid", K_INT, true, 4, NULL);
+	add(&base, "tid", K_INT, true, 4, NULL);
+	add(&base, "cpu", K_INT, false, 4, NULL);
+	add(&base, "comm", K_TEXT, false, 0, NULL);
+	if (st & PERF_SAMPLE_PERIOD)
+		add(&base, "period", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_IP) {
+		add(&base, "ip", K_TEXT, false, 0, NULL);
+		add(&base, "sym", K_TEXT, false, 0, NULL);
+		add(&base, "symoff", K_INT, false, 8, NULL);
+		add(&base, "dso", K_TEXT, false, 0, NULL);
+	}
+	if (st & PERF_SAMPLE_ADDR)
+		add(&base, "addr", K_TEXT, false, 0, NULL);
+	if (st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
+		add(&base, "id", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		add(&base, "stream_id", K_INT, false, 8, NULL);
+	if (raw_other)
+		add(&base, "raw_size", K_INT, false, 4, NULL);
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		add(&base, "weight", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+		add(&base, "ins_lat", K_INT, false, 2, NULL);
+		add(&base, "p_stage_cyc", K_INT, false, 2, NULL);
+	}
+	if (st & PERF_SAMPLE_DATA_SRC)
+		add(&base, "data_src", K_TEXT, false, 0, NULL);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		add(&base, "transaction", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		add(&base, "phys_addr", K_TEXT, false, 0, NULL);
+	if (st & PERF_SAMPLE_CGROUP)
+		add(&base, "cgroup", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		add(&base, "data_page_size", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		add(&base, "code_page_size", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_AUX)
+		add(&base, "aux_size", K_INT, false, 8, NULL);
+	if (d == PS_SCHEMA_CLICKHOUSE)
+		add(&tp, "batch", K_TEXT, false, 0, NULL); /* last, after the fields */
+	if (base.failed || tp.failed)
+		goto nomem;
+
+	if (d == PS_SCHEMA_CLICKHOUSE) {
+		const char *dot = strchr(table, '.');
+
+		put(&t, "CREATE TABLE IF NOT EXISTS ");
+		if (dot)
+			put(&t, "`%.*s`.`%s`", (int)(dot - table), table, dot + 1);
+		else
+			put(&t, "`%s`", table);
+		put(&t, "\n(\n");
+	}
+	for (i = 0; i < base.n + tp.n; i++) {
+		const struct col *c = i < base.n ? &base.v[i] : &tp.v[i - base.n];
+
+		if (c->dropped)
+			continue;
+		put(&t, "%s    ", n++ ? ",\n" : "");
+		put_name(&t, d, c->name);
+		put(&t, " ");
+		put_type(&t, d, c);
+	}
+	put(&t, "\n");
+	for (i = 0; i < tp.n; i++)
+		if (tp.v[i].dropped)
+			put(&t, "    -- no column %s: %s\n", tp.v[i].name, tp.v[i].why);
+	if (d == PS_SCHEMA_CLICKHOUSE)
+		put(&t, ")\nENGINE = MergeTree\nORDER BY (host, event, time);\n");
+	if (t.failed)
+		goto nomem;
+	for (i = 0; i < base.n; i++)
+		free(base.v[i].name);
+	for (i = 0; i < tp.n; i++)
+		free(tp.v[i].name);
+	free(base.v);
+	free(tp.v);
+	return t.p;
+nomem:
+	for (i = 0; i < base.n; i++)
+		free(base.v[i].name);
+	for (i = 0; i < tp.n; i++)
+		free(tp.v[i].name);
+	free(base.v);
+	free(tp.v);
+	free(t.p);
+	ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	return NULL;
+}

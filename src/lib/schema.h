@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * schema.h - the table a stream's samples load into, typed from the stream's own attrs and
+ * tracepoint formats: one column per key ptojson writes for a sample (host, event, time,
+ * pid, tid, cpu, comm, the sample fields the attrs carry) and one "fields.NAME" column per
+ * tracepoint field, typed from libtraceevent's field description (signedness, width,
+ * strings, arrays), widened when two events disagree.  Columns hold the values as ptojson
+ * writes them: addresses ("0x..." strings) are text, u64 numbers are exact.
+ */
+#ifndef PS_SCHEMA_H
+#define PS_SCHEMA_H
+
+#include "error.h"
+
+struct ps_session;
+
+enum ps_schema_dialect {
+	PS_SCHEMA_SQL,        /* a plain column list: "name" TYPE, portable SQL types */
+	PS_SCHEMA_CLICKHOUSE, /* CREATE TABLE ... ENGINE = MergeTree ORDER BY (host, event, time) */
+};
+
+/**
+ * ps_schema__text() - the table of @s's samples as text.
+ * @s: the session, once its header records are read (attrs, TRACING_DATA)
+ * @d: the dialect
+ * @table: the table name for PS_SCHEMA_CLICKHOUSE, "NAME" or "DATABASE.NAME", each part
+ *         letters, digits and '_'; NULL means "pstream"
+ * @err: why not, when NULL is returned
+ *
+ * The ClickHouse statement is CREATE TABLE IF NOT EXISTS and has a "batch" column (the
+ * loader's batch id, see pstream-clickhouse(1)); it loads into ClickHouse 18.16 and later.
+ * A tracepoint field that is a number in one event and text or an array in another has no
+ * column (a comment says so), since no column type holds both as ptojson writes them.
+ *
+ * Return: the text (malloc'ed, NUL-terminated, ends with a newline; the caller frees it),
+ * or NULL with @err set (bad table name, out of memory).
+ */
+char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, const char *table,
+                      struct ps_error *err);
+
+/**
+ * ps_schema__valid_table() - @table is a name ps_schema__text() takes.
+ * Return: true when it is.
+ */
+bool ps_schema__valid_table(const char *table);
+
+#endif

@@ -1,0 +1,853 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pstream-clickhouse - a perf event stream inserted live into ClickHouse: the table typed
+ * from the stream's own formats (schema.h), rows in batches through clickhouse-client,
+ * batches spooled on disk and retried until the server takes them.  See
+ * pstream-clickhouse(1).
+ *
+ * One process: the stream is read and turned into JSON rows (as ptojson writes them, plus
+ * "host" and "batch") while a clickhouse-client child inserts the previous batch, so a slow
+ * or absent server never stops the reading until the spool directory is full.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/abi.h"
+#include "lib/diag.h"
+#include "lib/input.h"
+#include "lib/opts.h"
+#include "lib/order.h"
+#include "lib/sample.h"
+#include "lib/sample_json.h"
+#include "lib/schema.h"
+#include "lib/session.h"
+#include "lib/signals.h"
+
+static const char usage_text[] =
+        "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [option ...] [file]\n";
+
+static const char help_text[] =
+        "\nInsert a perf event stream into ClickHouse, live, in batches: the table is\n"
+        "created from the stream's formats when absent; batches wait on disk while the\n"
+        "server is down and are retried, each exactly once.\n\n"
+        "  -d, --database NAME   the database (default: the client's, \"default\")\n"
+        "  -H, --host HOST       the ClickHouse server (default localhost)\n"
+        "  -i, --interval SEC    insert at least every SEC seconds (default 1)\n"
+        "  -n, --rows N          insert every N rows (default 100000, at most 1000000)\n"
+        "  -P, --port PORT       the server's native TCP port (default 9000)\n"
+        "  -s, --setting N[=V]   pass --N[=V] to clickhouse-client (user, password, secure,\n"
+        "                        any client setting); repeatable\n"
+        "  -t, --table NAME      the table, NAME or DATABASE.NAME (default pstream)\n"
+        "      --client PROG     the client program (default clickhouse-client)\n"
+        "      --hostname NAME   the host column (default: the stream's hostname)\n"
+        "      --no-create       do not create the table\n"
+        "      --spool DIR       keep batches in DIR (default: a new temporary directory);\n"
+        "                        batches left there by an earlier run are inserted first\n"
+        "      --spool-max MIB   stop reading when the spool holds MIB MiB (default 1024)\n"
+        "  -v, --verbose         report every batch on standard error\n"
+        "  -h, --help            show this help\n"
+        "  -V, --version         show the version\n";
+
+#define IDLE_MS 100
+#define ORDER_CAP (64u << 20)
+#define MAX_ROWS 1000000u
+#define MAX_SETTINGS 64
+#define BACKOFF_MIN_MS 250
+#define BACKOFF_MAX_MS 10000
+#define OPT_CLIENT 256
+#define OPT_HOSTNAME 257
+#define OPT_NO_CREATE 258
+#define OPT_SPOOL 259
+#define OPT_SPOOL_MAX 260
+
+struct opts {
+	const char *database, *host, *port, *table, *client, *hostname, *spool, *input;
+	const char *settings[MAX_SETTINGS];
+	int nr_settings;
+	uint64_t rows;
+	uint64_t interval_ms;
+	uint64_t spool_max;
+	bool create, verbose;
+};
+
+static PS_NORETURN void usage(FILE *fp, int status)
+{
+	ps_usage(fp, status, usage_text, help_text);
+}
+
+static uint64_t parse_seconds_ms(const char *arg, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0.05 || v > 86400)
+		ps_usage_error("%s: '%s' is not a number of seconds from 0.05 to 86400", what, arg);
+	return (uint64_t)(v * 1000 + 0.5);
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "client", required_argument, NULL, OPT_CLIENT },
+		{ "database", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "hostname", required_argument, NULL, OPT_HOSTNAME },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "no-create", no_argument, NULL, OPT_NO_CREATE },
+		{ "port", required_argument, NULL, 'P' },
+		{ "rows", required_argument, NULL, 'n' },
+		{ "setting", required_argument, NULL, 's' },
+		{ "spool", required_argument, NULL, OPT_SPOOL },
+		{ "spool-max", required_argument, NULL, OPT_SPOOL_MAX },
+		{ "table", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->host = "localhost";
+	o->table = "pstream";
+	o->client = "clickhouse-client";
+	o->rows = 100000;
+	o->interval_ms = 1000;
+	o->spool_max = 1024;
+	o->create = true;
+	while ((c = getopt_long(argc, argv, "H:P:Vd:hi:n:s:t:v", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			o->host = optarg;
+			break;
+		case 'P':
+			ps_parse_u64(optarg, 1, 65535, "--port");
+			o->port = optarg;
+			break;
+		case 'V':
+			ps_print_version();
+		case 'd':
+			if (!ps_schema__valid_table(optarg) || strchr(optarg, '.'))
+				ps_usage_error(
+				        "--database: '%s' is not a name (letters, digits, _)",
+				        optarg);
+			o->database = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'i':
+			o->interval_ms = parse_seconds_ms(optarg, "--interval");
+			break;
+		case 'n':
+			o->rows = ps_parse_u64(optarg, 1, MAX_ROWS, "--rows");
+			break;
+		case 's':
+			if (o->nr_settings == MAX_SETTINGS)
+				ps_usage_error("--setting: at most %d", MAX_SETTINGS);
+			if (!*optarg || *optarg == '-' || *optarg == '=')
+				ps_usage_error("--setting: '%s' is not NAME or NAME=VALUE", optarg);
+			o->settings[o->nr_settings++] = optarg;
+			break;
+		case 't':
+			if (!ps_schema__valid_table(optarg))
+				ps_usage_error("--table: '%s' is not NAME or DATABASE.NAME",
+				               optarg);
+			o->table = optarg;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case OPT_CLIENT:
+			o->client = optarg;
+			break;
+		case OPT_HOSTNAME:
+			o->hostname = optarg;
+			break;
+		case OPT_NO_CREATE:
+			o->create = false;
+			break;
+		case OPT_SPOOL:
+			o->spool = optarg;
+			break;
+		case OPT_SPOOL_MAX:
+			o->spool_max = ps_parse_u64(optarg, 1, 1u << 20, "--spool-max");
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (argc - optind > 1)
+		ps_usage_error("one input at most");
+	if (o->database && strchr(o->table, '.'))
+		ps_usage_error("--database with a --table that names its database");
+	o->input = optind < argc ? argv[optind] : "-";
+}
+
+/* ---- the spool: batches as files, sent in order ---- */
+
+#define MAX_QUEUE 100000
+
+struct batch {
+	char *path;  /* SPOOL/b-SEQ-ID.json */
+	char id[64]; /* the batch column's value */
+	uint64_t rows;
+	uint64_t bytes;
+	bool tried; /* an insert was attempted: check before inserting again */
+};
+
+enum job {
+	JOB_NONE,
+	JOB_CREATE, /* CREATE TABLE IF NOT EXISTS */
+	JOB_CHECK,  /* how many rows of the head batch are in already */
+	JOB_INSERT, /* the head batch */
+};
+
+struct loader {
+	const struct opts *o;
+	char *dir;
+	bool own_dir; /* made by us: removed at the end when empty */
+	char qtable[300];
+	char run_id[20];
+	uint64_t seq;
+	struct batch *q; /* FIFO of sealed batches */
+	size_t head, n, cap;
+	uint64_t spooled; /* bytes in sealed batches + the open one */
+	char *schema;     /* the CREATE statement still to run, NULL once done */
+	pid_t child;
+	enum job job;
+	uint64_t next_try_ms, backoff_ms;
+	unsigned int failures;
+	uint64_t inserted_rows, inserted_batches;
+	/* the batch being written */
+	FILE *cur;
+	char *cur_path;
+	char cur_id[64];
+	uint64_t cur_rows, cur_start_ms;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static PS_NORETURN void fatal_sys(const char *what, const char *path)
+{
+	struct ps_error err = { 0 };
+
+	ps_error__sys(&err, PS_ESYS, path, "%s", what);
+	ps_die(&err);
+}
+
+static char *xasprintf(const char *fmt, ...) PS_PRINTF(1, 2);
+
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		ps_msg("out of memory");
+		exit(1);
+	}
+	return s;
+}
+
+static void queue_push(struct loader *l, const struct batch *b)
+{
+	if (l->head + l->n == l->cap) {
+		if (l->head) {
+			memmove(l->q, l->q + l->head, l->n * sizeof(*l->q));
+			l->head = 0;
+		} else {
+			size_t cap = l->cap ? l->cap * 2 : 64;
+			struct batch *nq =
+			        cap <= MAX_QUEUE ? realloc(l->q, cap * sizeof(*nq)) : NULL;
+
+			if (!nq) {
+				ps_msg("%s: too many batches waiting", l->dir);
+				exit(1);
+			}
+			l->q = nq;
+			l->cap = cap;
+		}
+	}
+	l->q[l->head + l->n++] = *b;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static uint64_t count_lines(const char *path, uint64_t *bytes)
+{
+	char buf[65536];
+	uint64_t n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*bytes = 0;
+	if (fd < 0)
+		return 0;
+	while ((r = read(fd, buf, sizeof(buf))) > 0) {
+		*bytes += (uint64_t)r;
+		for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++)
+			n++;
+	}
+	close(fd);
+	return n;
+}
+
+/* Batches an earlier run left in the spool go first, in their order. */
+static void spool_resume(struct loader *l)
+{
+	DIR *d = opendir(l->dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, i;
+
+	if (!d)
+		fatal_sys("cannot open the spool directory", l->dir);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "b-", 2) != 0 || len < 8 ||
+		    strcmp(e->d_name + len - 5, ".json") != 0)
+			continue;
+		char **nn = realloc(names, (n + 1) * sizeof(*names));
+
+		if (!nn || !(nn[n] = strdup(e->d_name))) {
+			ps_msg("out of memory");
+			exit(1);
+		}
+		names = nn;
+		n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_names);
+	for (i = 0; i < n; i++) {
+		struct batch b = { 0 };
+		const char *id = strchr(names[i] + 2, '-');
+		size_t len;
+
+		b.path = xasprintf("%s/%s", l->dir, names[i]);
+		if (id) {
+			len = strlen(id + 1) - 5;
+			snprintf(b.id, sizeof(b.id), "%.*s", (int)len, id + 1);
+		}
+		b.rows = count_lines(b.path, &b.bytes);
+		b.tried = true; /* an earlier run may have sent it: check first */
+		l->spooled += b.bytes;
+		queue_push(l, &b);
+		free(names[i]);
+	}
+	free(names);
+	if (n)
+		ps_msg("%s: %zu batches from an earlier run go first", l->dir, n);
+}
+
+static void loader_init(struct loader *l, const struct opts *o)
+{
+	uint64_t rnd = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->o = o;
+	if (o->database)
+		snprintf(l->qtable, sizeof(l->qtable), "`%s`.`%s`", o->database, o->table);
+	else if (strchr(o->table, '.'))
+		snprintf(l->qtable, sizeof(l->qtable), "`%.*s`.`%s`",
+		         (int)(strchr(o->table, '.') - o->table), o->table,
+		         strchr(o->table, '.') + 1);
+	else
+		snprintf(l->qtable, sizeof(l->qtable), "`%s`", o->table);
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (uint64_t)getpid() << 32 ^ now_ms();
+	snprintf(l->run_id, sizeof(l->run_id), "%016" PRIx64, rnd);
+	if (o->spool) {
+		if (mkdir(o->spool, 0700) < 0 && errno != EEXIST)
+			fatal_sys("cannot create the spool directory", o->spool);
+		l->dir = xasprintf("%s", o->spool);
+		spool_resume(l);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		l->dir = xasprintf("%s/pstream-clickhouse.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(l->dir))
+			fatal_sys("cannot create the spool directory", l->dir);
+		l->own_dir = true;
+	}
+	l->backoff_ms = BACKOFF_MIN_MS;
+}
+
+/* Run the client: args, stdin from @in_path (or /dev/null), stdout to @out_path. */
+static pid_t spawn_client(struct loader *l, const char *query, const char *in_path,
+                          const char *out_path, bool insert)
+{
+	const struct opts *o = l->o;
+	char *argv[MAX_SETTINGS + 16];
+	char *own[MAX_SETTINGS + 4];
+	int argc = 0, nown = 0, i;
+	pid_t pid;
+
+	argv[argc++] = (char *)o->client;
+	argv[argc++] = own[nown++] = xasprintf("--host=%s", o->host);
+	if (o->port)
+		argv[argc++] = own[nown++] = xasprintf("--port=%s", o->port);
+	if (insert) {
+		argv[argc++] = "--input_format_import_nested_json=1";
+		argv[argc++] = "--input_format_skip_unknown_fields=1";
+	}
+	for (i = 0; i < o->nr_settings; i++)
+		argv[argc++] = own[nown++] = xasprintf("--%s", o->settings[i]);
+	argv[argc++] = own[nown++] = xasprintf("--query=%s", query);
+	argv[argc] = NULL;
+
+	pid = fork();
+	if (pid == 0) {
+		int in = open(in_path ? in_path : "/dev/null", O_RDONLY);
+		int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		char *errp = xasprintf("%s/.client.err", l->dir);
+		int errfd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (in < 0 || out < 0 || errfd < 0)
+			_exit(127);
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(errfd, 2);
+		signal(SIGPIPE, SIG_DFL);
+		/* a Ctrl-C for the pipeline is ours to handle: the insert finishes */
+		setpgid(0, 0);
+		execvp(argv[0], argv);
+		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	for (i = 0; i < nown; i++)
+		free(own[i]);
+	if (pid < 0)
+		fatal_sys("cannot fork", o->client);
+	return pid;
+}
+
+/* The client's first error line, for the message. */
+static void client_error(struct loader *l, char *buf, size_t len)
+{
+	char *p = xasprintf("%s/.client.err", l->dir);
+	FILE *f = fopen(p, "r");
+
+	buf[0] = 0;
+	if (f) {
+		while (fgets(buf, (int)len, f))
+			if (buf[0] != '\n')
+				break;
+		fclose(f);
+	}
+	buf[strcspn(buf, "\n")] = 0;
+	free(p);
+}
+
+static void start_job(struct loader *l)
+{
+	char q[512], *out = xasprintf("%s/.client.out", l->dir);
+	struct batch *b = l->n ? &l->q[l->head] : NULL;
+
+	if (l->schema) {
+		l->job = JOB_CREATE;
+		l->child = spawn_client(l, l->schema, NULL, out, false);
+	} else if (b && b->tried) {
+		snprintf(q, sizeof(q), "SELECT count() FROM %s WHERE batch = '%s'", l->qtable,
+		         b->id);
+		l->job = JOB_CHECK;
+		l->child = spawn_client(l, q, NULL, out, false);
+	} else if (b) {
+		snprintf(q, sizeof(q), "INSERT INTO %s FORMAT JSONEachRow", l->qtable);
+		l->job = JOB_INSERT;
+		b->tried = true;
+		l->child = spawn_client(l, q, b->path, out, true);
+	}
+	free(out);
+}
+
+static void batch_done(struct loader *l, const char *how)
+{
+	struct batch *b = &l->q[l->head];
+
+	if (l->o->verbose)
+		ps_msg("batch %s: %" PRIu64 " rows %s", b->id, b->rows, how);
+	l->inserted_rows += b->rows;
+	l->inserted_batches++;
+	unlink(b->path);
+	free(b->path);
+	l->spooled -= b->bytes < l->spooled ? b->bytes : l->spooled;
+	l->head++;
+	l->n--;
+}
+
+static void job_finished(struct loader *l, int status)
+{
+	bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	enum job job = l->job;
+	char msg[512];
+
+	l->child = 0;
+	l->job = JOB_NONE;
+	if (ok && job == JOB_CHECK) {
+		char *p = xasprintf("%s/.client.out", l->dir);
+		FILE *f = fopen(p, "r");
+		unsigned long long have = 0;
+		struct batch *b = &l->q[l->head];
+
+		ok = f && fscanf(f, "%llu", &have) == 1;
+		if (f)
+			fclose(f);
+		free(p);
+		if (ok && have == b->rows) {
+			batch_done(l, "were in already");
+		} else if (ok && have == 0) {
+			b->tried = false; /* not in: insert it */
+		} else if (ok) {
+			ps_msg("batch %s: %llu of its %" PRIu64
+			       " rows are in the table; not inserted again",
+			       b->id, have, b->rows);
+			batch_done(l, "partly in");
+		}
+	} else if (ok && job == JOB_INSERT) {
+		batch_done(l, "inserted");
+	} else if (ok && job == JOB_CREATE) {
+		free(l->schema);
+		l->schema = NULL;
+	}
+	if (ok) {
+		if (l->failures)
+			ps_msg("%s:%s: connected again; %zu batches waiting", l->o->host,
+			       l->o->port ? l->o->port : "9000", l->n);
+		l->failures = 0;
+		l->backoff_ms = BACKOFF_MIN_MS;
+		l->next_try_ms = 0;
+		return;
+	}
+	client_error(l, msg, sizeof(msg));
+	if (l->failures++ == 0 || l->o->verbose)
+		ps_msg("%s failed, retrying (batches wait in %s): %s",
+		       job == JOB_CREATE ? "create table" :
+		       job == JOB_CHECK  ? "batch check" :
+		                           "insert",
+		       l->dir, msg[0] ? msg : "clickhouse-client failed");
+	l->next_try_ms = now_ms() + l->backoff_ms;
+	l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
+}
+
+/* Move the loader on without blocking: reap a finished client, start the next one. */
+static void pump(struct loader *l)
+{
+	int status;
+
+	if (l->child) {
+		pid_t r = waitpid(l->child, &status, WNOHANG);
+
+		if (r == 0)
+			return;
+		if (r < 0)
+			status = 1 << 8;
+		job_finished(l, status);
+	}
+	if (!l->child && (l->schema || l->n) && now_ms() >= l->next_try_ms)
+		start_job(l);
+}
+
+static void seal(struct loader *l)
+{
+	struct batch b = { 0 };
+	char *path;
+
+	if (!l->cur)
+		return;
+	if (fclose(l->cur) != 0)
+		fatal_sys("write error", l->cur_path);
+	l->cur = NULL;
+	path = xasprintf("%.*s.json", (int)(strlen(l->cur_path) - 5), l->cur_path);
+	if (rename(l->cur_path, path) < 0)
+		fatal_sys("cannot rename", l->cur_path);
+	free(l->cur_path);
+	l->cur_path = NULL;
+	b.path = path;
+	snprintf(b.id, sizeof(b.id), "%s", l->cur_id);
+	b.rows = l->cur_rows;
+	{
+		struct stat sb;
+
+		b.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+	}
+	queue_push(l, &b);
+}
+
+/* The open batch, created on its first row; its id goes into every row. */
+static FILE *current(struct loader *l)
+{
+	if (l->cur)
+		return l->cur;
+	l->seq++;
+	snprintf(l->cur_id, sizeof(l->cur_id), "%s-%" PRIu64, l->run_id, l->seq);
+	l->cur_path = xasprintf("%s/b-%012" PRIu64 "-%s.part", l->dir, l->seq, l->cur_id);
+	l->cur = fopen(l->cur_path, "w");
+	if (!l->cur)
+		fatal_sys("cannot create", l->cur_path);
+	l->cur_rows = 0;
+	l->cur_start_ms = now_ms();
+	return l->cur;
+}
+
+/* ---- the stream ---- */
+
+struct ctx {
+	const struct opts *o;
+	struct ps_input *in;
+	struct ps_session *s;
+	struct loader *l;
+	char host_json[600]; /* ,"host":"NAME" */
+	bool header_done;
+	char *buf;
+	size_t cap;
+};
+
+static void json_escape_into(char *dst, size_t len, const char *s)
+{
+	json_t *str = ps_json_string(s, strlen(s));
+	size_t n = str ? json_dumpb(str, dst, len - 1, JSON_ENCODE_ANY) : 0;
+
+	json_decref(str);
+	dst[n < len ? n : 0] = 0;
+}
+
+/* The header is read (first sample or end): the host name and the table. */
+static void header_done(struct ctx *c)
+{
+	char name[256], quoted[520];
+	const char *host = c->o->hostname;
+	struct ps_error err = { 0 };
+
+	c->header_done = true;
+	if (!host)
+		host = ps_session__feature_string(c->s, PS_FEAT_HOSTNAME, name, sizeof(name));
+	if (!host || !*host) {
+		if (gethostname(name, sizeof(name) - 1) < 0)
+			strcpy(name, "unknown");
+		name[sizeof(name) - 1] = 0;
+		host = name;
+	}
+	json_escape_into(quoted, sizeof(quoted), host);
+	snprintf(c->host_json, sizeof(c->host_json), ",\"host\":%s", quoted);
+	if (c->o->create) {
+		const char *t = c->o->table;
+		char full[300];
+
+		if (c->o->database) {
+			snprintf(full, sizeof(full), "%s.%s", c->o->database, c->o->table);
+			t = full;
+		}
+		c->l->schema = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t, &err);
+		if (!c->l->schema)
+			ps_die(&err);
+	}
+}
+
+static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+{
+	struct ps_sample smp;
+	const char *comm = NULL;
+	json_t *obj;
+	size_t n;
+	FILE *f;
+	char tail[160];
+	int tn;
+
+	if (rec->type != PERF_RECORD_SAMPLE)
+		return 0;
+	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
+		return -1;
+	if (smp.type & PERF_SAMPLE_TID)
+		comm = ps_session__comm(c->s, smp.tid);
+	obj = ps_sample_json(c->s, &smp, comm, PS_TIME_NS, NULL);
+	if (!obj)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	n = json_dumpb(obj, c->buf, c->cap, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (n >= c->cap) {
+		char *nb = realloc(c->buf, n + 1);
+
+		if (!nb) {
+			json_decref(obj);
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		}
+		c->buf = nb;
+		c->cap = n + 1;
+		n = json_dumpb(obj, c->buf, c->cap, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	}
+	json_decref(obj);
+	if (n < 2)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	f = current(c->l);
+	tn = snprintf(tail, sizeof(tail), ",\"batch\":\"%s\"}\n", c->l->cur_id);
+	/* the object without its closing brace, then host and batch */
+	if (fwrite(c->buf, 1, n - 1, f) != n - 1 || fputs(c->host_json, f) < 0 ||
+	    fwrite(tail, 1, (size_t)tn, f) != (size_t)tn)
+		return ps_error__sys(err, PS_EWRITE, c->l->cur_path, "write error");
+	c->l->spooled += n + strlen(c->host_json) + (size_t)tn - 1;
+	c->l->cur_rows++;
+	return 0;
+}
+
+static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
+{
+	struct ps_record rec;
+
+	while (ps_order__pop(ord, &rec) > 0)
+		if (emit(c, &rec, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Seal the open batch when it is full or old enough; move the loader on. */
+static void tick(struct ctx *c)
+{
+	struct loader *l = c->l;
+
+	if (l->cur &&
+	    (l->cur_rows >= c->o->rows || now_ms() - l->cur_start_ms >= c->o->interval_ms))
+		seal(l);
+	pump(l);
+	/* a full spool stops the reading: the stream waits upstream */
+	while (!ps_stop && l->spooled >= c->o->spool_max << 20 && (l->n || l->child)) {
+		struct timespec ts = { 0, 50 * 1000000 };
+
+		nanosleep(&ts, NULL);
+		pump(l);
+	}
+}
+
+/* End: every sealed batch into the table, or give up on a signal. */
+static int finish(struct loader *l)
+{
+	seal(l);
+	while (l->schema || l->n || l->child) {
+		struct timespec ts = { 0, 20 * 1000000 };
+
+		if (ps_stop && !l->child)
+			break;
+		pump(l);
+		if (l->child || l->schema || l->n)
+			nanosleep(&ts, NULL);
+	}
+	if (l->n || l->schema) {
+		ps_msg("%zu batches not inserted are kept in %s (--spool %s inserts them)", l->n,
+		       l->dir, l->dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void loader_cleanup(struct loader *l)
+{
+	char *p = xasprintf("%s/.client.err", l->dir);
+
+	unlink(p);
+	free(p);
+	p = xasprintf("%s/.client.out", l->dir);
+	unlink(p);
+	free(p);
+	if (l->own_dir && l->n == 0)
+		rmdir(l->dir);
+	free(l->dir);
+	free(l->q);
+	free(l->schema);
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_error err = { 0 };
+	struct ps_order *ord = NULL;
+	struct ps_record rec;
+	struct loader l;
+	struct ctx c = { 0 };
+	struct opts o;
+	uint64_t last_tick = 0;
+	int r = 0, left;
+
+	ps_progname = "pstream-clickhouse";
+	ps_signals__init();
+	parse_args(argc, argv, &o);
+	c.o = &o;
+	c.l = &l;
+	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
+	if (!c.in)
+		ps_die(&err);
+	loader_init(&l, &o);
+	c.s = ps_input__session(c.in);
+	ps_input__set_idle(c.in, IDLE_MS);
+	ord = ps_order__new(c.s, ORDER_CAP);
+	if (!ord) {
+		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		goto out;
+	}
+	while (!ps_stop && (r = ps_input__next(c.in, &rec, &err)) > 0) {
+		if (r == PS_INPUT_IDLE) {
+			ps_order__flush_all(ord);
+		} else {
+			if (!c.header_done && rec.type == PERF_RECORD_SAMPLE)
+				header_done(&c);
+			if (ps_order__push(ord, &rec, &err) < 0) {
+				r = -1;
+				break;
+			}
+		}
+		if (drain(&c, ord, &err) < 0) {
+			r = -1;
+			break;
+		}
+		if (r == PS_INPUT_IDLE || now_ms() - last_tick >= 20) {
+			last_tick = now_ms();
+			tick(&c);
+		}
+	}
+	ps_order__flush_all(ord);
+	if (err.code != PS_EWRITE && drain(&c, ord, err.code ? &(struct ps_error){ 0 } : &err))
+		r = -1;
+	if (!c.header_done && (l.cur || l.n))
+		header_done(&c);
+out:
+	left = finish(&l);
+	if (o.verbose)
+		ps_msg("%" PRIu64 " rows in %" PRIu64 " batches inserted into %s", l.inserted_rows,
+		       l.inserted_batches, l.qtable);
+	ps_order__delete(ord);
+	free(c.buf);
+	if (err.code && err.detail[0])
+		ps_warn(&err);
+	loader_cleanup(&l);
+	ps_input__close(c.in);
+	if (err.code == PS_EUSAGE)
+		return 2;
+	return err.code || left < 0 ? 1 : 0;
+}
