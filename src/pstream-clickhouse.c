@@ -234,6 +234,7 @@ struct loader {
 	enum job job;
 	uint64_t next_try_ms, backoff_ms;
 	unsigned int failures;
+	bool fatal; /* an error a retry cannot mend: stop, keep the spool */
 	uint64_t inserted_rows, inserted_batches;
 	/* the batch being written */
 	FILE *cur;
@@ -452,21 +453,47 @@ static pid_t spawn_client(struct loader *l, const char *query, const char *in_pa
 	return pid;
 }
 
-/* The client's first error line, for the message. */
+/* The client's error line (the one with the server's "Code: N."), for the message. */
 static void client_error(struct loader *l, char *buf, size_t len)
 {
-	char *p = xasprintf("%s/.client.err", l->dir);
+	char *p = xasprintf("%s/.client.err", l->dir), line[512];
 	FILE *f = fopen(p, "r");
 
 	buf[0] = 0;
 	if (f) {
-		while (fgets(buf, (int)len, f))
-			if (buf[0] != '\n')
-				break;
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			if (!buf[0] || strstr(line, "Code: ")) {
+				snprintf(buf, len, "%s", line);
+				if (strstr(line, "Code: "))
+					break;
+			}
+		}
 		fclose(f);
 	}
-	buf[strcspn(buf, "\n")] = 0;
 	free(p);
+}
+
+/*
+ * Errors that a retry cannot mend: the client could not run or was given a bad option
+ * (no server code), or the server refused the statement itself (unknown table or
+ * database, syntax, data it cannot parse, access).  Everything else, first of all the
+ * network errors of a server that is down or restarting, is retried.
+ */
+static bool permanent(const char *msg)
+{
+	static const int codes[] = { 16, 26, 27,  36,  44,  47,  53,  57,  60,  62,  69, 70,
+		                     72, 81, 115, 117, 164, 192, 193, 194, 195, 497, 516 };
+	const char *c = strstr(msg, "Code: ");
+	int code;
+
+	if (!c)
+		return true;
+	code = atoi(c + 6);
+	for (size_t i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i] == code)
+			return true;
+	return false;
 }
 
 static void start_job(struct loader *l)
@@ -550,6 +577,15 @@ static void job_finished(struct loader *l, int status)
 		return;
 	}
 	client_error(l, msg, sizeof(msg));
+	if (permanent(msg)) {
+		ps_msg("%s failed: %s",
+		       job == JOB_CREATE ? "create table" :
+		       job == JOB_CHECK  ? "batch check" :
+		                           "insert",
+		       msg[0] ? msg : "clickhouse-client failed");
+		l->fatal = true;
+		return;
+	}
 	if (l->failures++ == 0 || l->o->verbose)
 		ps_msg("%s failed, retrying (batches wait in %s): %s",
 		       job == JOB_CREATE ? "create table" :
@@ -574,7 +610,7 @@ static void pump(struct loader *l)
 			status = 1 << 8;
 		job_finished(l, status);
 	}
-	if (!l->child && (l->schema || l->n) && now_ms() >= l->next_try_ms)
+	if (!l->child && !l->fatal && (l->schema || l->n) && now_ms() >= l->next_try_ms)
 		start_job(l);
 }
 
@@ -739,7 +775,7 @@ static void tick(struct ctx *c)
 		seal(l);
 	pump(l);
 	/* a full spool stops the reading: the stream waits upstream */
-	while (!ps_stop && l->spooled >= c->o->spool_max << 20 && (l->n || l->child)) {
+	while (!ps_stop && !l->fatal && l->spooled >= c->o->spool_max << 20 && (l->n || l->child)) {
 		struct timespec ts = { 0, 50 * 1000000 };
 
 		nanosleep(&ts, NULL);
@@ -754,7 +790,7 @@ static int finish(struct loader *l)
 	while (l->schema || l->n || l->child) {
 		struct timespec ts = { 0, 20 * 1000000 };
 
-		if (ps_stop && !l->child)
+		if ((ps_stop || l->fatal) && !l->child)
 			break;
 		pump(l);
 		if (l->child || l->schema || l->n)
@@ -811,7 +847,7 @@ int main(int argc, char **argv)
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 		goto out;
 	}
-	while (!ps_stop && (r = ps_input__next(c.in, &rec, &err)) > 0) {
+	while (!ps_stop && !l.fatal && (r = ps_input__next(c.in, &rec, &err)) > 0) {
 		if (r == PS_INPUT_IDLE) {
 			ps_order__flush_all(ord);
 		} else {

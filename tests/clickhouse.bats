@@ -181,6 +181,17 @@ fixtures() {
 	[ "$(ch -q "SELECT count() FROM $DB.bad")" -gt 0 ]
 }
 
+@test "pstream-clickhouse: an error a retry cannot mend stops at once, the batches kept" {
+	local spool=$BATS_TEST_TMPDIR/spool
+	run -1 --separate-stderr load_into nosuch "$DATA/rawsys-dd.pipe" --no-create --spool "$spool"
+	[[ "$stderr" == "pstream-clickhouse: insert failed: Code: 60. "* ]]
+	[[ "$stderr" == *"batches not inserted are kept in $spool"* ]]
+	[ "$(cat "$spool"/b-*.json | wc -l)" = 896 ]
+	TMPDIR=$BATS_TEST_TMPDIR run -1 --separate-stderr load_into x "$DATA/rawsys-dd.pipe" \
+		--client /nonexistent
+	[[ "$stderr" == "pstream-clickhouse: create table failed: cannot run /nonexistent: "* ]]
+}
+
 # samples precord wrote, from the stream it wrote (pheader counts the records)
 samples_in() {
 	"$BIN/pcount" -j --by event "$1" | jq '.total'

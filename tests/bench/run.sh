@@ -90,3 +90,26 @@ if command -v perf >/dev/null; then
 		"$((copies * per))" "$t2" "$t1" "$(echo "$t1 / $t2" | bc -l)"
 	rm -f "$work/cg.pipe"
 fi
+
+# ---- pstream-clickhouse (engineer F): rows/s from stream to table against ptojson alone,
+# on a private server (tests/clickhouse-server.sh); skipped without clickhouse-server
+if command -v clickhouse-client >/dev/null && [ "$samples" -gt 0 ]; then
+	ch=$(mktemp -d "${TMPDIR:-/tmp}/pstream-ch-bench.XXXXXX")
+	if port=$(tests/clickhouse-server.sh start "$ch" 2>/dev/null); then
+		tj=$(secs "'$BIN/ptojson' < '$work/big.pipe' > /dev/null")
+		s=$(date +%s.%N)
+		"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$port" -t bench \
+			<"$work/big.pipe"
+		e=$(date +%s.%N)
+		tc=$(echo "$e - $s" | bc -l)
+		rows=$(clickhouse-client --host 127.0.0.1 --port "$port" \
+			-q 'SELECT count() FROM bench' </dev/null)
+		printf 'pstream-clickhouse %8.0f rows/s into the table (%s rows); ptojson alone %8.0f samples/s: %.2fx the time of ptojson\n' \
+			"$(echo "$rows / $tc" | bc -l)" "$rows" "$(echo "$samples / $tj" | bc -l)" \
+			"$(echo "$tc / $tj" | bc -l)"
+	else
+		echo "pstream-clickhouse: skipped, the ClickHouse server does not start here"
+	fi
+	tests/clickhouse-server.sh stop "$ch"
+	rm -rf "$ch"
+fi
