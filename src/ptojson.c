@@ -14,6 +14,7 @@
 #include "lib/input.h"
 #include "lib/opts.h"
 #include "lib/order.h"
+#include "lib/output.h"
 #include "lib/record_json.h"
 #include "lib/sample.h"
 #include "lib/sample_json.h"
@@ -191,16 +192,11 @@ struct ctx {
 	struct ps_input *in;
 	struct ps_session *s;
 	struct ps_json_clock clock;
-	FILE *out;
+	struct ps_output *out;
 	char *buf; /* the line being written */
 	size_t cap;
 	unsigned long long lines;
 };
-
-static void flush_out(void *arg)
-{
-	fflush(arg);
-}
 
 /* Write one released record; 0, or -1 with @err set. */
 static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
@@ -245,11 +241,9 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 	if (n == 0)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	c->buf[n++] = '\n';
-	if (fwrite(c->buf, 1, n, c->out) != n) {
-		if (errno == EPIPE)
-			return ps_error__set(err, PS_EPIPE, NULL, PS_NO_OFFSET, NULL);
-		return ps_error__sys(err, PS_EWRITE, "<stdout>", "write error");
-	}
+	/* one unit per line: a stop request never leaves a cut line behind */
+	if (ps_output__write(c->out, c->buf, n, err) < 0)
+		return -1;
 	c->lines++;
 	return 0;
 }
@@ -278,16 +272,19 @@ int main(int argc, char **argv)
 	ps_signals__init();
 	parse_args(argc, argv, &o);
 	c.o = &o;
-	c.out = stdout;
 	if (o.output && strcmp(o.output, "-") != 0 && !freopen(o.output, "w", stdout)) {
 		ps_error__sys(&err, PS_ESYS, o.output, "cannot create");
 		ps_die(&err);
 	}
+	/* text, so a terminal is fine; written by the stream writer for its stop handling */
+	c.out = ps_output__open(NULL, true, &err);
+	if (!c.out)
+		ps_die(&err);
 	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
 	if (!c.in)
 		ps_die(&err);
 	c.s = ps_input__session(c.in);
-	ps_input__set_wait_hook(c.in, flush_out, stdout);
+	ps_input__set_wait_hook(c.in, ps_output__flush_hook, c.out);
 	ps_input__set_idle(c.in, IDLE_MS);
 	ord = ps_order__new(c.s, ORDER_CAP);
 	if (!ord) {
@@ -331,6 +328,8 @@ int main(int argc, char **argv)
 out:
 	ps_order__delete(ord);
 	free(c.buf);
+	/* one failed write is one message: the first error wins */
+	ps_output__close(c.out, err.code ? &(struct ps_error){ 0 } : &err);
 	if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE; /* already reported */
 	if (err.code == PS_EPIPE) {

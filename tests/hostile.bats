@@ -156,3 +156,58 @@ every_program() {
 			{ cat "$T/err"; return 1; }
 	done
 }
+
+# stalled_reader PROG [ARGS...]: PROG reads a big stream into a FIFO whose reader sleeps;
+# SIGTERM while PROG is blocked writing.  Sets $status, $took (seconds) and $T/got (what
+# the reader got once it woke up).
+stalled_reader() {
+	"$TOOLS/phostile" samples 1000000 >"$T/big"
+	mkfifo "$T/fifo"
+	{
+		sleep 4
+		cat >"$T/got"
+	} <"$T/fifo" &
+	local rpid=$! pid t0
+	"$BIN/$1" "${@:2}" <"$T/big" >"$T/fifo" 2>"$T/err" &
+	pid=$!
+	sleep 1.5
+	t0=$(date +%s%N)
+	kill -TERM "$pid"
+	status=0
+	wait "$pid" || status=$?
+	took=$((($(date +%s%N) - t0) / 1000000))
+	wait "$rpid"
+}
+
+@test "hostile: SIGTERM ends pcat and pfilter blocked on a stalled reader at once, no record cut" {
+	local p
+	for p in pcat "pfilter pid>=0"; do
+		# shellcheck disable=SC2086
+		stalled_reader $p
+		[ "$status" -eq 0 ] || { echo "$p: status $status"; cat "$T/err"; return 1; }
+		[ ! -s "$T/err" ] || { cat "$T/err"; return 1; }
+		# well under the reader's 2.5 s of sleep left
+		[ "$took" -lt 2000 ] || { echo "$p: took $took ms"; return 1; }
+		run -0 "$BIN/pcat" -o /dev/null "$T/got"
+		rm -f "$T/fifo"
+	done
+}
+
+@test "hostile: SIGTERM ends ptojson blocked on a stalled reader: status 0, complete lines, no message" {
+	stalled_reader ptojson
+	[ "$status" -eq 0 ]
+	[ "$took" -lt 2000 ] || { echo "took $took ms"; return 1; }
+	[ ! -s "$T/err" ] || { cat "$T/err"; return 1; }
+	[ -s "$T/got" ]
+	[ "$(tail -c 1 "$T/got" | od -An -c | tr -d ' ')" = '\n' ]
+	jq -c . <"$T/got" >/dev/null
+}
+
+@test "hostile: ptojson says one thing about one write error, and EPIPE is quiet" {
+	"$TOOLS/phostile" samples 100000 >"$T/s"
+	run -1 --separate-stderr bash -c "'$BIN/ptojson' <'$T/s' >/dev/full"
+	[ "${#stderr_lines[@]}" -eq 1 ] || { echo "$stderr"; return 1; }
+	[[ "$stderr" == "ptojson: <stdout>: write error: No space left on device" ]] || { echo "$stderr"; return 1; }
+	run -0 --separate-stderr bash -c "'$BIN/ptojson' <'$T/s' | head -n 1 >/dev/null"
+	[ -z "$stderr" ]
+}

@@ -20,22 +20,37 @@ ssize_t ps_read_some(int fd, void *buf, size_t len)
 	}
 }
 
-int ps_write_full(int fd, const void *buf, size_t len)
+int ps_write_upto(int fd, const void *buf, size_t len, size_t *done)
 {
 	const char *p = buf;
 	ssize_t n;
 
+	*done = 0;
 	while (len) {
+		/* after a short write, the signal that cut it may be the stop request */
+		if (*done && ps_stop) {
+			errno = EINTR;
+			return -1;
+		}
 		n = write(fd, p, len);
 		if (n < 0) {
-			if (errno == EINTR)
+			/* a stop request ends a write blocked on a stalled reader */
+			if (errno == EINTR && !ps_stop)
 				continue;
 			return -1;
 		}
 		p += n;
 		len -= (size_t)n;
+		*done += (size_t)n;
 	}
 	return 0;
+}
+
+int ps_write_full(int fd, const void *buf, size_t len)
+{
+	size_t done;
+
+	return ps_write_upto(fd, buf, len, &done);
 }
 
 ssize_t ps_pread_full(int fd, void *buf, size_t len, off_t off)

@@ -16,10 +16,18 @@
 ssize_t ps_read_some(int fd, void *buf, size_t len);
 
 /**
- * ps_write_full() - write all @len bytes, looping over short writes and EINTR.
- * Return: 0, or -1 with errno set (EPIPE when the reader went away).
+ * ps_write_full() - write all @len bytes, looping over short writes and EINTR, unless a stop
+ * was requested (ps_stop): a write blocked on a stalled reader then ends at once.
+ * Return: 0, or -1 with errno set (EPIPE when the reader went away, EINTR when stopped).
  */
 int ps_write_full(int fd, const void *buf, size_t len);
+
+/**
+ * ps_write_upto() - ps_write_full() that also tells how much was written.
+ * @done: bytes written, all of @len on success
+ * Return: 0, or -1 with errno set.
+ */
+int ps_write_upto(int fd, const void *buf, size_t len, size_t *done);
 
 /**
  * ps_pread_full() - read exactly @len bytes at @off.

@@ -6,6 +6,13 @@
  * from the input's wait hook, before a read that would block), or the output is closed.
  * A reader that went away makes every call fail with PS_EPIPE, which mains treat as a
  * quiet end.
+ *
+ * Each ps_output__put() or ps_output__write() is one unit (a record, a line).  Into a pipe,
+ * whole units go at most PIPE_BUF bytes per write(2), which the kernel makes atomic, so a
+ * SIGINT/SIGTERM (ps_stop) that interrupts a write blocked on a stalled reader leaves no
+ * cut unit behind.  After a stop request nothing blocks: the units held are written while
+ * the reader takes them, for at most a fraction of a second; when it does not, the output
+ * ends with PS_EPIPE (a quiet end) at a unit boundary.
  */
 #ifndef PS_OUTPUT_H
 #define PS_OUTPUT_H

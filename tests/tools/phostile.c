@@ -3,6 +3,7 @@
  * phostile - write the hostile streams of tests/hostile.bats to standard output, so no big
  * or hand-edited binary is committed: each kind reproduces one fault an audit found.
  *
+ *   samples N          N samples of one event (a big, well-formed stream)
  *   ids N [STRIDE]     ATTR records carrying N event ids 0, STRIDE, 2*STRIDE... (default 1),
  *                      then a few samples that use them
  *   compressed2 [bad]  a COMPRESSED2 record (perf 6.15+) holding a COMM and three samples;
@@ -154,6 +155,26 @@ static int gen_ids(uint64_t n, uint64_t stride)
 	for (i = 0; i < 16; i++)
 		sample(&b, n ? ((uint64_t)i * 7919 % n) * stride : 0, 1000, 1000 + (uint64_t)i);
 	emit(&b);
+	return 0;
+}
+
+static int gen_samples(uint64_t n)
+{
+	struct buf b = { 0 };
+	uint64_t i;
+
+	pipe_header(&b);
+	attr_record(&b, 7, 1, 1);
+	comm(&b, 1000, "hostile", 7, 0);
+	for (i = 0; i < n; i++) {
+		sample(&b, 7, 1000, i + 1);
+		if (b.len >= (1u << 20)) {
+			emit(&b);
+			b.len = 0;
+		}
+	}
+	emit(&b);
+	free(b.p);
 	return 0;
 }
 
@@ -351,6 +372,8 @@ int main(int argc, char **argv)
 	if (strcmp(k, "ids") == 0 && argc > 2)
 		return gen_ids(strtoull(argv[2], NULL, 0),
 		               argc > 3 ? strtoull(argv[3], NULL, 0) : 1);
+	if (strcmp(k, "samples") == 0 && argc > 2)
+		return gen_samples(strtoull(argv[2], NULL, 0));
 	if (strcmp(k, "compressed2") == 0)
 		return gen_compressed(PS_RECORD_COMPRESSED2, bad);
 	if (strcmp(k, "compressed") == 0)
