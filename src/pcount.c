@@ -796,6 +796,8 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 
 	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
 		return -1;
+	if (ps_session__tracing_notice(c->s, smp.attr, key, sizeof(key)))
+		ps_msg("%s: %s", ps_input__name(c->in), key); /* once: fields would vanish unsaid */
 	if (o->interval_ns) {
 		if (smp.type & PERF_SAMPLE_TIME) {
 			if (!c->have_sample)

@@ -207,9 +207,13 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		const char *comm = NULL;
+		char note[512];
 
 		if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
 			return -1;
+		if (ps_session__tracing_notice(c->s, smp.attr, note, sizeof(note)))
+			ps_msg("%s: %s", ps_input__name(c->in),
+			       note); /* once: fields would vanish unsaid */
 		if (smp.type & PERF_SAMPLE_TID)
 			comm = ps_session__comm(c->s, smp.tid);
 		obj = ps_sample_json(c->s, &smp, comm, c->o->tf, &c->clock);

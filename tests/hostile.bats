@@ -211,3 +211,22 @@ stalled_reader() {
 	run -0 --separate-stderr bash -c "'$BIN/ptojson' <'$T/s' | head -n 1 >/dev/null"
 	[ -z "$stderr" ]
 }
+
+@test "hostile: tracepoint fields that cannot be decoded are said once, with why" {
+	local kind p want
+	for kind in "" bad; do
+		# shellcheck disable=SC2086
+		"$TOOLS/phostile" tracepoint $kind >"$T/tp"
+		case $kind in
+		bad) want="the fields of tracepoint:0x12c are not decoded: its TRACING_DATA record cannot be read (offset 0xa0: tracing data: no tracing magic)" ;;
+		*) want="the fields of tracepoint:0x12c are not decoded: the stream has no TRACING_DATA record" ;;
+		esac
+		for p in ptojson pcount; do
+			run -0 --separate-stderr "$BIN/$p" "$T/tp"
+			[ "$stderr" = "$p: $T/tp: $want" ] || { echo "$p: $stderr"; return 1; }
+		done
+	done
+	# a stream whose tracepoints decode says nothing
+	run -0 --separate-stderr "$BIN/ptojson" "$DATA/rawsys-dd.pipe"
+	[ -z "$stderr" ]
+}

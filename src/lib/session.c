@@ -54,6 +54,7 @@ struct ps_session {
 	size_t nr_threads;
 	size_t nr_build_ids;
 	char tracing_error[256];
+	bool tracing_noticed;
 };
 
 struct ps_session *ps_session__new(bool swap)
@@ -614,6 +615,29 @@ struct tep_handle *ps_session__tep(const struct ps_session *s)
 const char *ps_session__tracing_error(const struct ps_session *s)
 {
 	return s->tracing_error[0] ? s->tracing_error : NULL;
+}
+
+const char *ps_session__tracing_notice(struct ps_session *s, const struct ps_attr *a, char *buf,
+                                       size_t len)
+{
+	if (!a || a->type != PERF_TYPE_TRACEPOINT || a->tp || s->tracing_noticed || !len)
+		return NULL;
+	s->tracing_noticed = true;
+	if (s->tracing_error[0])
+		snprintf(
+		        buf, len,
+		        "the fields of %s are not decoded: its TRACING_DATA record cannot be read (%s)",
+		        a->name ? a->name : "tracepoint events", s->tracing_error);
+	else if (!s->tep)
+		snprintf(buf, len,
+		         "the fields of %s are not decoded: the stream has no TRACING_DATA record",
+		         a->name ? a->name : "tracepoint events");
+	else
+		snprintf(
+		        buf, len,
+		        "the fields of %s are not decoded: its TRACING_DATA has no format for tracepoint id %" PRIu64,
+		        a->name ? a->name : "tracepoint events", a->config);
+	return buf;
 }
 
 size_t ps_session__nr_build_ids(const struct ps_session *s)

@@ -170,6 +170,17 @@ void ps_session__set_comm(struct ps_session *s, uint32_t pid, uint32_t tid, cons
  */
 const char *ps_session__tracing_error(const struct ps_session *s);
 
+/**
+ * ps_session__tracing_notice() - why the tracepoint fields of @a cannot be decoded (no
+ * TRACING_DATA, one that cannot be read and why, or no format for its id), once per
+ * session: mains print it, so a stream whose fields are lost does not pass without a word.
+ * @buf, @len: where the sentence goes
+ * Return: @buf the first time it is asked about a tracepoint attr without a format; NULL
+ * for any other attr and every later time.
+ */
+const char *ps_session__tracing_notice(struct ps_session *s, const struct ps_attr *a, char *buf,
+                                       size_t len);
+
 /** ps_session__nr_build_ids() - BUILD_ID records seen so far. */
 size_t ps_session__nr_build_ids(const struct ps_session *s);
 

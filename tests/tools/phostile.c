@@ -294,14 +294,16 @@ static int gen_tracepoint(bool bad)
 		put32(&b, 0);
 		memcpy(grow(&b, 64), "not tracing data", 16);
 	}
-	header(&b, PERF_RECORD_SAMPLE, 48);
-	put64(&b, 7);
-	put32(&b, 1);
-	put32(&b, 1);
-	put64(&b, 100);
-	put32(&b, 12); /* raw size, then 12 bytes: common_type 300 ... */
-	put16(&b, 300);
-	grow(&b, 10);
+	for (int i = 0; i < 2; i++) {
+		header(&b, PERF_RECORD_SAMPLE, 48);
+		put64(&b, 7);
+		put32(&b, 1);
+		put32(&b, 1);
+		put64(&b, 100 + (uint64_t)i);
+		put32(&b, 12); /* raw size, then 12 bytes: common_type 300 ... */
+		put16(&b, 300);
+		grow(&b, 10);
+	}
 	emit(&b);
 	return 0;
 }
