@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-only
+# run.sh SECONDS DIR TARGET...: run each libFuzzer target built in DIR for SECONDS seconds,
+# from its seeds (tests/fuzz/corpus for fuzz_input, tests/fuzz/corpus-NAME for fuzz_NAME)
+# and the corpus it grew before (DIR/corpus/TARGET), at the lowest priority.  Prints one
+# line per target (executions, coverage, corpus size); a crash, leak, timeout or UBSan
+# finding is saved as DIR/crashes/TARGET-* and makes the exit status 1.
+set -u
+secs=$1 dir=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
+rc=0
+for t in "$@"; do
+	name=${t#fuzz_}
+	seeds=$here/corpus-$name
+	[ "$t" = fuzz_input ] && seeds=$here/corpus
+	mkdir -p "$dir/corpus/$t" "$dir/crashes"
+	args=("$dir/corpus/$t")
+	[ -d "$seeds" ] && args+=("$seeds")
+	log=$dir/$t.log
+	st=0
+	nice -n 19 "$dir/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 \
+		-max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/crashes/$t-" \
+		"${args[@]}" >"$log" 2>&1 || st=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+	ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+	units=$(find "$dir/corpus/$t" -type f | wc -l)
+	if [ "$st" -eq 0 ]; then
+		printf 'fuzz: %-13s %6ss  %10s execs  cov %5s  ft %6s  corpus %5s  ok\n' \
+			"$t" "$secs" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$units"
+	else
+		printf 'fuzz: %-13s FOUND SOMETHING (status %s): see %s\n' "$t" "$st" "$log"
+		grep -m 3 'ERROR: \|runtime error\|SUMMARY' "$log" | sed 's/^/      /'
+		rc=1
+	fi
+done
+exit $rc
