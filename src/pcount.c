@@ -1028,7 +1028,7 @@ int main(int argc, char **argv)
 			exit(2);
 		}
 	}
-	c->in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
+	c->in = ps_input__open(o.input, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, &err);
 	if (!c->in)
 		ps_die(&err);
 	c->s = ps_input__session(c->in);

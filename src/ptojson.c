@@ -284,7 +284,7 @@ int main(int argc, char **argv)
 	c.out = ps_output__open(NULL, true, &err);
 	if (!c.out)
 		ps_die(&err);
-	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
+	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, &err);
 	if (!c.in)
 		ps_die(&err);
 	c.s = ps_input__session(c.in);

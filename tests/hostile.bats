@@ -230,3 +230,16 @@ stalled_reader() {
 	run -0 --separate-stderr "$BIN/ptojson" "$DATA/rawsys-dd.pipe"
 	[ -z "$stderr" ]
 }
+
+@test "hostile: a 256 MiB AUXTRACE payload is held once at most, by every program" {
+	"$TOOLS/phostile" auxtrace 256 >"$T/aux"
+	# the largest record plus 64 MiB
+	every_program 120 $(((256 + 64) * 1024)) "$T/aux" 0
+	# the programs that do not use the payload do not hold it at all
+	bounded 120 65536 "$T/aux" ptojson
+	[ "$(wc -l <"$T/out")" -eq 2 ]
+	bounded 120 65536 "$T/aux" pcount --by comm
+	bounded 120 $(((256 + 64) * 1024)) "$T/aux" pcat
+	cmp_or_show "$T/aux" "$T/out"
+	rm -f "$T/aux" "$T/out"
+}

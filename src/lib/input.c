@@ -53,6 +53,8 @@ struct ps_input {
 	uint64_t pos;           /* input offset of buf[start] */
 	uint64_t limit;         /* offset where the records end (perf.data: data section end) */
 	size_t consume;         /* bytes of the record handed out last, dropped on the next call */
+	uint64_t skip;          /* then these bytes: a payload not delivered (PS_INPUT_SKIP_AUX) */
+	uint64_t skip_off;      /* offset of the record they belong to */
 	uint64_t seq;
 
 	/* decompression */
@@ -880,6 +882,47 @@ static int next_inner(struct ps_input *in, struct ps_record *rec, struct ps_erro
 	}
 }
 
+/* Drop in->skip bytes of payload after the record handed out last: from the buffer, then
+ * by moving on in a file or reading and dropping from a pipe.  1, 0 when stopped, -1. */
+static int skip_payload(struct ps_input *in, struct ps_error *err)
+{
+	while (in->skip) {
+		size_t have = in->end - in->start;
+		uint64_t n = in->skip < have ? in->skip : have;
+		int r;
+
+		in->start += (size_t)n;
+		in->pos += n;
+		in->skip -= n;
+		if (!in->skip)
+			break;
+		if (in->format == PS_FORMAT_FILE) {
+			if (in->skip > in->limit - in->pos)
+				break; /* past the data section: reported below */
+			in->pos += in->skip;
+			in->skip = 0;
+			break;
+		}
+		in->start = in->end = 0;
+		r = ensure(in, 1, err);
+		if (r < 0)
+			return -1;
+		if (r == PS_INPUT_IDLE)
+			return r; /* the caller comes back for the rest */
+		if (r == 0)
+			break;
+	}
+	if (in->skip) {
+		if (ps_stop)
+			return 0;
+		return fail(in, err, PS_ETRUNC, in->skip_off,
+		            "AUXTRACE payload runs past the end of the input (%" PRIu64
+		            " bytes missing)",
+		            in->skip);
+	}
+	return 1;
+}
+
 int ps_input__next(struct ps_input *in, struct ps_record *rec, struct ps_error *err)
 {
 	char tmp[32];
@@ -906,6 +949,11 @@ again:
 	in->start += in->consume;
 	in->pos += in->consume;
 	in->consume = 0;
+	if (in->skip) {
+		r = skip_payload(in, err);
+		if (r != 1)
+			return r;
+	}
 
 	r = ensure(in, 8, err);
 	if (r < 0 || r == PS_INPUT_IDLE)
@@ -975,6 +1023,13 @@ again:
 			return fail(in, err, PS_ECAP, in->pos,
 			            "%s payload of %" PRIu64 " bytes is over the limit of %" PRIu64,
 			            type_name(type, tmp, sizeof(tmp)), extra, cap);
+		if (type == PS_RECORD_AUXTRACE && (in->flags & PS_INPUT_SKIP_AUX)) {
+			/* delivered without its payload, which is dropped on the next call */
+			in->consume = size;
+			in->skip = extra;
+			in->skip_off = in->pos;
+			return deliver(in, rec, in->buf + in->start, size, in->pos, 0, err);
+		}
 		total += extra;
 		r = ensure(in, total, err);
 		if (r < 0 || r == PS_INPUT_IDLE)

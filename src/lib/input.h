@@ -26,6 +26,8 @@ struct ps_session;
 /* ps_input__open() flags */
 #define PS_INPUT_DECOMPRESS 0x1 /* deliver the records inside COMPRESSED records */
 #define PS_INPUT_CONTAINERS 0x2 /* with DECOMPRESS: deliver the COMPRESSED records too */
+/* AUXTRACE records without their payload (len == size): the bytes are skipped, never held */
+#define PS_INPUT_SKIP_AUX 0x4
 
 /* ps_input__next() results besides 1 (a record), 0 (end) and -1 (error) */
 #define PS_INPUT_IDLE 2

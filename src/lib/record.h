@@ -27,7 +27,8 @@ enum ps_record_class {
 /**
  * struct ps_record - one record, as found in the input.
  * @data: the record's bytes, header first, in the input's byte order; for TRACING_DATA and
- *        AUXTRACE the out-of-band payload follows the @size bytes
+ *        AUXTRACE the out-of-band payload follows the @size bytes (not for an AUXTRACE
+ *        read with PS_INPUT_SKIP_AUX: then @len is @size)
  * @len: bytes at @data: @size plus the out-of-band payload
  * @type, @misc, @size: the record header, in host order
  * @offset: byte offset of the record in the input (for a decompressed record, the offset of

@@ -676,6 +676,36 @@ static void test_tracing_data(bool swap)
 	CHECK_EQ_U64(r.r[0].len, 48 + 16);
 	CHECK_EQ_U64(r.r[1].off, after);
 	run_free(&r);
+
+	/* SKIP_AUX: the record without its payload, which is never held; a big payload read
+	 * through a pipe in small pieces and from a file */
+	b.len = td;
+	td = rec_begin(&b, PS_RECORD_AUXTRACE, 0);
+	put64(&b, 1 << 20);
+	grow(&b, 32);
+	rec_end(&b, td);
+	memset(grow(&b, 1 << 20), 0xa5, 1 << 20);
+	after = rec_words(&b, PS_RECORD_FINISHED_ROUND, 0, fr, 0);
+	for (int via = 0; via < 2; via++) {
+		run_buf(&b, via ? VIA_MEMFD : VIA_PIPE, 4000, PS_INPUT_SKIP_AUX, &r);
+		CHECK_EQ_U64(r.last, 0);
+		CHECK_EQ_U64(r.n, 2);
+		CHECK_EQ_U64(r.r[0].type, PS_RECORD_AUXTRACE);
+		CHECK_EQ_U64(r.r[0].len, 48);
+		CHECK_EQ_U64(r.r[1].type, PS_RECORD_FINISHED_ROUND);
+		CHECK_EQ_U64(r.r[1].off, after);
+		run_free(&r);
+	}
+	/* a payload cut short is truncation at its record */
+	b.len = after - 100;
+	for (int via = 0; via < 2; via++) {
+		run_buf(&b, via ? VIA_MEMFD : VIA_PIPE, 4000, PS_INPUT_SKIP_AUX, &r);
+		CHECK_EQ_U64(r.last, -1);
+		CHECK_EQ_U64(r.n, 1);
+		CHECK_EQ_U64(r.err.code, PS_ETRUNC);
+		CHECK_EQ_U64(r.err.offset, td);
+		run_free(&r);
+	}
 	buf_free(&b);
 }
 
