@@ -52,3 +52,9 @@ inputs() {
 		clean_run "$SAN/pcount" "$BATS_TEST_TMPDIR/cut"
 	done
 }
+
+@test "sanitize: the leak suppressions forgive libtraceevent's tep_parse_event and nothing else" {
+	local supp="$TOP/tests/fuzz/lsan.supp"
+	[ "$(grep -v '^#' "$supp" | grep -c .)" -eq 1 ]
+	grep -qx 'leak:tep_parse_event' "$supp"
+}

@@ -154,10 +154,23 @@ static bool stop_write(int fd, const unsigned char *buf, size_t len, const size_
 	return pos >= len;
 }
 
+/* Bytes a pipe takes now without blocking, kept a page short (a pipe holds pages, and its
+ * reader may be half way through one); 0 when it cannot tell. */
+static size_t pipe_room(int fd)
+{
+	int cap = fcntl(fd, F_GETPIPE_SZ), used;
+
+	if (cap <= 0 || ioctl(fd, FIONREAD, &used) < 0 || used < 0 || cap - used <= 8192)
+		return 0;
+	return (size_t)(cap - used - 8192);
+}
+
 /*
- * Into a pipe, whole units at most PIPE_BUF bytes at a time: such a write is atomic, so a
- * stop request that interrupts it leaves no cut record or line in the pipe.  A unit longer
- * than that goes alone.  Return: 0, or -1 with errno and *@done set.
+ * Into a pipe, whole units only: as many as the pipe has room for now, or, when it is
+ * full, at most PIPE_BUF bytes of them, a write the kernel makes atomic.  So a stop
+ * request that interrupts a write blocked on a stalled reader leaves no cut record or line
+ * in the pipe.  A unit longer than PIPE_BUF that does not fit goes alone.
+ * Return: 0, or -1 with errno and *@done set.
  */
 static int pipe_write(int fd, const unsigned char *buf, size_t len, const size_t *ends,
                       size_t nr_ends, size_t *done)
@@ -166,12 +179,16 @@ static int pipe_write(int fd, const unsigned char *buf, size_t len, const size_t
 
 	*done = 0;
 	while (pos < len) {
-		size_t to = pos;
+		size_t to = pos, room = pipe_room(fd);
 
-		while (u < nr_ends && ends[u] - pos <= PIPE_BUF)
+		while (u < nr_ends && ends[u] - pos <= room)
 			to = ends[u++];
-		if (to == pos) /* one long unit, or the tail without a noted end */
-			to = u < nr_ends ? ends[u++] : len;
+		if (to == pos) {
+			while (u < nr_ends && ends[u] - pos <= PIPE_BUF)
+				to = ends[u++];
+			if (to == pos) /* one long unit, or the tail without a noted end */
+				to = u < nr_ends ? ends[u++] : len;
+		}
 		if (ps_stop) {
 			errno = EINTR;
 			return -1;
