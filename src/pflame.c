@@ -489,7 +489,7 @@ static int read_stream(struct ctx *c, const char *path, struct ps_error *err)
 	struct ps_record rec;
 	int r, rc = 0;
 
-	c->in = ps_input__open(path, PS_INPUT_DECOMPRESS, err);
+	c->in = ps_input__open(path, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, err);
 	if (!c->in)
 		return -1;
 	c->s = ps_input__session(c->in);
