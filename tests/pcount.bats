@@ -135,6 +135,19 @@ our_counts() {
 	[ "$("$BIN/pcount" -j --by syscall "$f" | jq .total)" -eq "$(awk '{s += $2} END {print s}' "$BATS_TEST_TMPDIR/perf")" ]
 }
 
+@test "pcount: fields printed through symbols or flags are shown as perf prints them" {
+	need_perf
+	local f="$DATA/sched-switch-wakeup-a.pipe"
+	perf_script_pipe "$f" 2>/dev/null | grep -o 'prev_state=[^ ]*' | sed 's/prev_state=//' | sort | uniq -c |
+		awk '{print $2, $1}' >"$BATS_TEST_TMPDIR/perf"
+	[ -s "$BATS_TEST_TMPDIR/perf" ]
+	"$BIN/pcount" -j -b prev_state "$f" | jq -r '.rows[] | "\(.prev_state) \(.count)"' | sort >"$BATS_TEST_TMPDIR/ours"
+	diff "$BATS_TEST_TMPDIR/perf" "$BATS_TEST_TMPDIR/ours"
+	# the number is still there as a bucket of one
+	run -0 "$BIN/pcount" -j -b prev_state/1 "$f"
+	[[ "$output" == *'"prev_state/1":"1-1"'* ]]
+}
+
 @test "pcount: --sum adds a field and sorts by the sum; --top keeps the largest rows" {
 	local f="$DATA/sched-switch-wakeup-a.pipe"
 	run -0 bash -c "'$BIN/pcount' -j --by prev_state --sum prev_prio '$f'"

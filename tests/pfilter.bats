@@ -381,7 +381,7 @@ userspace:  comm startswith kworker" ]
 	local f
 	f=$(fixture rawsys-dd.pipe)
 	run -2 --separate-stderr bash -c "'$BIN/pfilter' comn=dd < '$f' > '$BATS_TEST_TMPDIR/out'"
-	[ "$stderr" = "pfilter: unknown field 'comn' (did you mean comm?); the fields of this stream are: event, comm, pid, tid, cpu, time, period, ip, syscall, id, args, ret, common_type, common_flags, common_preempt_count, common_pid
+	[ "$stderr" = "pfilter: unknown field 'comn' (did you mean comm?); the fields of this stream are: event, comm, pid, tid, cpu, time, period, ip, syscall, errno, id, args, ret, common_type, common_flags, common_preempt_count, common_pid
 comn=dd
 ^" ]
 	[ ! -s "$BATS_TEST_TMPDIR/out" ]
@@ -411,6 +411,35 @@ event = raw_syscalls:sys_exitt
 	# globs and string operators are patterns, not names
 	run -0 "$BIN/pfilter" -c -i "$f" 'event glob "raw_syscalls:*"'
 	[ "$output" -eq 896 ]
+}
+
+@test "pfilter: errno = NAME keeps the failed syscall exits perf script shows with that error" {
+	local f="$DATA/compressed-z.pipe"
+	perf_script_pipe "$f" 2>/dev/null | grep sys_exit >"$BATS_TEST_TMPDIR/exits" || skip "perf not installed"
+	[ "$("$BIN/pfilter" -c -i "$f" 'errno exists')" -eq "$(awk '$NF < 0 && $NF >= -4095' "$BATS_TEST_TMPDIR/exits" | wc -l)" ]
+	[ "$("$BIN/pfilter" -c -i "$f" 'errno = ENOENT')" -eq "$(awk '$NF == -2' "$BATS_TEST_TMPDIR/exits" | wc -l)" ]
+	[ "$("$BIN/pfilter" -c -i "$f" 'errno = 2')" -eq "$(awk '$NF == -2' "$BATS_TEST_TMPDIR/exits" | wc -l)" ]
+	[ "$("$BIN/pfilter" -c -i "$f" 'errno in (ENOENT, EAGAIN)')" -eq "$(awk '$NF == -2 || $NF == -11' "$BATS_TEST_TMPDIR/exits" | wc -l)" ]
+	# pcount's errno key counts the same
+	[ "$("$BIN/pfilter" -c -i "$f" 'errno exists')" -eq "$("$BIN/pcount" -j -b errno "$f" | jq .total)" ]
+	run -2 --separate-stderr "$BIN/pfilter" -c -i "$f" 'errno = ENOENTT'
+	[ "${stderr_lines[0]}" = "pfilter: 'ENOENTT' is not an error name (did you mean ENOENT?)" ]
+	run -2 --separate-stderr "$BIN/pfilter" -c -i "$DATA/sched-switch-wakeup-a.pipe" 'errno = ENOENT'
+	[[ "${stderr_lines[0]}" == "pfilter: no event in this stream has a return value"* ]]
+}
+
+@test "pfilter: a field printed through symbols takes its names (prev_state = D), as perf prints them" {
+	local f="$DATA/sched-switch-wakeup-a.pipe" s
+	perf_script_pipe "$f" >"$BATS_TEST_TMPDIR/perf" 2>/dev/null || skip "perf not installed"
+	for s in S D R I Z; do
+		[ "$("$BIN/pfilter" -c -i "$f" "prev_state = $s")" -eq "$(grep -c "prev_state=$s " "$BATS_TEST_TMPDIR/perf")" ] ||
+			{ echo "prev_state = $s"; return 1; }
+	done
+	[ "$("$BIN/pfilter" -c -i "$f" 'prev_state in (D, Z)')" -eq "$(grep -Ec 'prev_state=(D|Z) ' "$BATS_TEST_TMPDIR/perf")" ]
+	# numbers still compare the number
+	[ "$("$BIN/pfilter" -c -i "$f" 'prev_state = 1')" -eq "$("$BIN/pfilter" -c -i "$f" 'prev_state = S')" ]
+	run -2 --separate-stderr "$BIN/pfilter" -c -i "$f" 'prev_state < D'
+	[[ "${stderr_lines[0]}" == "pfilter: prev_state is a number, and 'D' is not one" ]]
 }
 
 @test "pfilter: an unbalanced parenthesis is exit 2 with a caret, before anything is read" {

@@ -17,6 +17,7 @@
 
 #include "filter_int.h"
 #include "session.h"
+#include "symbolic.h"
 #include "syscalls.h"
 #include "tracing.h"
 #include "text.h"
@@ -116,6 +117,38 @@ static void bind_syscall(const struct ps_attr *a, struct fbind *b)
 	b->is_signed = true;
 }
 
+/* errno is a property of an event with a signed "ret" number: a syscall exit. */
+static void bind_errno(const struct ps_attr *a, struct fbind *b)
+{
+	struct tep_format_field *fld;
+
+	if (!a->tp || !(a->sample_type & PERF_SAMPLE_RAW))
+		return;
+	fld = ps_tracing__field(a->tp, "ret");
+	if (!fld ||
+	    (fld->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) ||
+	    fld->offset < 0 || (fld->size != 4 && fld->size != 8))
+		return;
+	b->kind = BK_ERRNO;
+	b->offset = (uint32_t)fld->offset;
+	b->size = (uint32_t)fld->size;
+	b->is_signed = true;
+}
+
+/* The error number named @name (ENOENT), or -1. */
+static long errno_number(const char *name)
+{
+	int e;
+
+	for (e = 1; e < 4096; e++) {
+		const char *n = strerrorname_np(e);
+
+		if (n && strcmp(n, name) == 0)
+			return e;
+	}
+	return -1;
+}
+
 static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbind *b)
 {
 	uint64_t st = a->sample_type;
@@ -131,6 +164,9 @@ static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbin
 		return;
 	case FF_SYSCALL:
 		bind_syscall(a, b);
+		return;
+	case FF_ERRNO:
+		bind_errno(a, b);
 		return;
 	case FF_TP:
 		break;
@@ -156,6 +192,11 @@ static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbin
 	if (!fld)
 		return;
 	b->kind = classify(c, fld, b, &type, &misuse);
+	if (b->kind == BK_TP_NUM && ps_symbolic__has(a->tp, c->name)) {
+		/* prev_state = D: a word compares the text perf prints */
+		b->symbolic = true;
+		type = FT_SYSCALL;
+	}
 	if (b->kind != BK_ABSENT && ps_filter_type_error(c, type, NULL))
 		b->kind = BK_ABSENT;
 }
@@ -185,6 +226,8 @@ int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 			v->sysnr = -1;
 			if (c->field == FF_SYSCALL && !v->is_num)
 				v->sysnr = ps_syscall_number(f->arch[0] ? f->arch : NULL, v->text);
+			if (c->field == FF_ERRNO && !v->is_num)
+				v->sysnr = errno_number(v->text);
 		}
 	}
 	f->session = s;
@@ -235,6 +278,15 @@ static bool is_syscall_event(const struct ps_attr *a)
 	return b.kind != BK_ABSENT;
 }
 
+static bool has_errno(const struct ps_attr *a)
+{
+	struct fbind b;
+
+	memset(&b, 0, sizeof(b));
+	bind_errno(a, &b);
+	return b.kind != BK_ABSENT;
+}
+
 /* The fields of the stream: the sample's own that some event carries, then each
  * tracepoint's (only those of @sys:@event when given), common_* last. */
 static void list_fields(const struct ps_session *s, const char *sys, const char *event,
@@ -253,6 +305,11 @@ static void list_fields(const struct ps_session *s, const char *sys, const char 
 				have = false;
 				ps_session__for_each_attr(s, a, i)
 					have = have || is_syscall_event(a);
+			}
+			if (sf->id == FF_ERRNO) {
+				have = false;
+				ps_session__for_each_attr(s, a, i)
+					have = have || has_errno(a);
 			}
 			if (have)
 				sb_add_unique(b, sf->name);
@@ -378,6 +435,10 @@ static int unknown_field(const struct fcond *c, const struct ps_session *s,
 	if (c->field == FF_TP)
 		snprintf(head, sizeof(head), "unknown field '%s'%s%s%s", c->name,
 		         guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
+	else if (c->field == FF_ERRNO)
+		snprintf(
+		        head, sizeof(head),
+		        "no event in this stream has a return value (raw_syscalls:sys_exit, syscalls:sys_exit_*), so none has the field errno");
 	else if (c->field == FF_SYSCALL)
 		snprintf(
 		        head, sizeof(head),
@@ -417,7 +478,10 @@ static int misfit(const struct fcond *c, const struct ps_session *s, struct ps_f
 		if (!fld)
 			continue;
 		memset(&b, 0, sizeof(b));
-		if (classify(c, fld, &b, &type, &misuse) == BK_ABSENT) {
+		b.kind = classify(c, fld, &b, &type, &misuse);
+		if (b.kind == BK_TP_NUM && ps_symbolic__has(a->tp, c->name))
+			type = FT_SYSCALL;
+		if (b.kind == BK_ABSENT) {
 			if (misuse && c->has_index)
 				return ps_filter_seterr(err, c->src, c->fpos,
 				                        "%s is not an array (in %s:%s)", c->name,
@@ -474,6 +538,37 @@ static int check_syscall_names(const struct ps_filter *f, const struct fcond *c,
 		if (!v->is_num && v->sysnr < 0)
 			return ps_filter_seterr(err, c->src, v->pos, "'%s' is not a syscall on %s",
 			                        v->text, f->arch[0] ? f->arch : "x86_64");
+	}
+	return 0;
+}
+
+/* "errno = ENOENTT" names no error: refuse it, with the nearest name. */
+static int check_errno_names(const struct fcond *c, struct ps_filter_error *err)
+{
+	size_t i;
+	int e;
+
+	if (c->op != OP_EQ && c->op != OP_NE && c->op != OP_IN)
+		return 0;
+	for (i = 0; i < c->nvalues; i++) {
+		const struct fvalue *v = &c->values[i];
+		const char *best = NULL;
+		size_t bd = 3;
+
+		if (v->is_num || v->sysnr >= 0)
+			continue;
+		for (e = 1; e < 4096; e++) {
+			const char *n = strerrorname_np(e);
+			size_t d = n ? ps_edit_distance(v->text, n) : SIZE_MAX;
+
+			if (d < bd) {
+				bd = d;
+				best = n;
+			}
+		}
+		return ps_filter_seterr(err, c->src, v->pos, "'%s' is not an error name%s%s%s",
+		                        v->text, best ? " (did you mean " : "", best ? best : "",
+		                        best ? "?)" : " (such as ENOENT, EAGAIN)");
 	}
 	return 0;
 }
@@ -554,6 +649,8 @@ int ps_filter__check(struct ps_filter *f, const struct ps_session *s, struct ps_
 		if (c->field == FF_SYSCALL && check_syscall_names(f, c, err))
 			return -1;
 		if (c->field == FF_EVENT && check_event_names(c, s, err))
+			return -1;
+		if (c->field == FF_ERRNO && check_errno_names(c, err))
 			return -1;
 	}
 	return 0;

@@ -12,6 +12,7 @@
 #include "filter_int.h"
 #include "sample.h"
 #include "session.h"
+#include "symbolic.h"
 #include "syscalls.h"
 
 /* ---- glob: * ? [set] [!set] [^set] and \ escapes ---- */
@@ -357,6 +358,67 @@ static bool syscall_cond(const struct ps_filter *f, const struct fcond *c, const
 	return false;
 }
 
+/* errno: the error of a syscall exit that failed (ret in [-4095, -1]); absent otherwise. */
+static bool errno_cond(const struct fcond *c, const struct fbind *b, const struct ps_sample *smp)
+{
+	const char *name;
+	uint64_t raw;
+	int64_t ret;
+	size_t i;
+
+	if (!raw_num(smp, b->offset, b->size, true, &raw))
+		return false;
+	ret = (int64_t)raw;
+	if (ret >= 0 || ret < -4095)
+		return false;
+	if (c->op == OP_EXISTS)
+		return true;
+	name = strerrorname_np((int)-ret);
+	for (i = 0; i < c->nvalues; i++) {
+		const struct fvalue *v = &c->values[i];
+		bool r;
+
+		if (v->is_num && !text_op(c->op))
+			r = num_is(c->op, (uint64_t)-ret, true, v);
+		else if (c->op == OP_EQ || c->op == OP_NE || c->op == OP_IN)
+			r = (v->sysnr == -ret) != (c->op == OP_NE);
+		else if (name)
+			r = str_is(c->op, name, strlen(name), v);
+		else
+			continue;
+		if (r)
+			return true;
+	}
+	return false;
+}
+
+/* A number printed through symbols or flags: numbers compare the number, words the text
+ * perf prints (prev_state = D). */
+static bool symbolic_cond(const struct fcond *c, const struct ps_sample *smp, uint64_t x, bool xs)
+{
+	char text[128];
+	bool have_text = false, tried = false;
+	size_t i;
+
+	for (i = 0; i < c->nvalues; i++) {
+		const struct fvalue *v = &c->values[i];
+
+		if (v->is_num && !text_op(c->op)) {
+			if (num_is(c->op, x, xs, v))
+				return true;
+			continue;
+		}
+		if (!tried) {
+			tried = true;
+			have_text = smp->attr->tp && ps_symbolic__text(smp->attr->tp, c->name, smp,
+			                                               text, sizeof(text)) == 0;
+		}
+		if (have_text && str_is(c->op, text, strlen(text), v))
+			return true;
+	}
+	return false;
+}
+
 static bool eval_cond(const struct ps_filter *f, const struct fcond *c, const struct ps_session *s,
                       const struct ps_sample *smp)
 {
@@ -383,6 +445,8 @@ static bool eval_cond(const struct ps_filter *f, const struct fcond *c, const st
 	case BK_TP_NUM:
 		if (!raw_num(smp, b->offset, b->size, b->is_signed, &v))
 			return false;
+		if (b->symbolic && c->op != OP_EXISTS)
+			return symbolic_cond(c, smp, v, b->is_signed);
 		return c->op == OP_EXISTS || num_cond(c, v, b->is_signed);
 	case BK_TP_STR:
 	case BK_TP_DYN:
@@ -393,6 +457,8 @@ static bool eval_cond(const struct ps_filter *f, const struct fcond *c, const st
 	case BK_SYS_RAW:
 	case BK_SYS_NAMED:
 		return c->op == OP_EXISTS || syscall_cond(f, c, b, smp);
+	case BK_ERRNO:
+		return errno_cond(c, b, smp);
 	default:
 		return false;
 	}

@@ -108,6 +108,7 @@ enum ffield {
 	FF_ADDR,
 	FF_STREAM_ID,
 	FF_SYSCALL,
+	FF_ERRNO,
 	FF_TP,
 };
 
@@ -116,6 +117,7 @@ enum ftype {
 	FT_NUM,
 	FT_STR,
 	FT_SYSCALL, /* a name when compared with a name, a number when compared with a number */
+	FT_ERRNO,   /* the same, for the error of a failed syscall exit */
 };
 
 struct fsample_field {
@@ -135,7 +137,8 @@ extern const size_t ps_filter_nr_sample_fields;
  * @text, @len: as written, unquoted and unescaped
  * @pos: where it is in the source text
  * @is_num, @num, @neg: the number it spells, when it is one
- * @sysnr: for the syscall field, the number of the syscall named @text (-1 unknown)
+ * @sysnr: for the syscall field, the number of the syscall named @text; for errno, the
+ *         error number named @text (-1 unknown)
  */
 struct fvalue {
 	char *text;
@@ -151,20 +154,22 @@ struct fvalue {
 /* how a condition reads its field in the events of one attr */
 enum fbind_kind {
 	BK_ABSENT,
-	BK_SAMPLE,   /* a field of the sample record (FF_PID ...) */
-	BK_EVENT,    /* the event's name */
-	BK_COMM,     /* the thread's name */
-	BK_TP_NUM,   /* a number in the raw data: @offset, @size, @is_signed */
-	BK_TP_STR,   /* a char array in the raw data: @offset, @size */
-	BK_TP_DYN,   /* a __data_loc string: the u32 at @offset locates it */
-	BK_TP_REL,   /* a __rel_loc string: like BK_TP_DYN, from the end of the field */
-	BK_SYS_RAW,  /* raw_syscalls: the number is the field at @offset, the name from the table */
-	BK_SYS_NAMED /* syscalls:sys_enter_NAME: @sysname, the number at @offset */
+	BK_SAMPLE,  /* a field of the sample record (FF_PID ...) */
+	BK_EVENT,   /* the event's name */
+	BK_COMM,    /* the thread's name */
+	BK_TP_NUM,  /* a number in the raw data: @offset, @size, @is_signed */
+	BK_TP_STR,  /* a char array in the raw data: @offset, @size */
+	BK_TP_DYN,  /* a __data_loc string: the u32 at @offset locates it */
+	BK_TP_REL,  /* a __rel_loc string: like BK_TP_DYN, from the end of the field */
+	BK_SYS_RAW, /* raw_syscalls: the number is the field at @offset, the name from the table */
+	BK_SYS_NAMED, /* syscalls:sys_enter_NAME: @sysname, the number at @offset */
+	BK_ERRNO      /* a syscall exit's "ret" at @offset, @size: -ret when it failed */
 };
 
 struct fbind {
 	enum fbind_kind kind;
 	bool is_signed;
+	bool symbolic; /* BK_TP_NUM printed through symbols or flags: words compare its text */
 	uint32_t offset, size;
 	char sysname[40];
 };

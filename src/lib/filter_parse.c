@@ -27,6 +27,7 @@ const struct fsample_field ps_filter_sample_fields[] = {
 	{ "addr", FF_ADDR, FT_NUM, false, PERF_SAMPLE_ADDR },
 	{ "stream_id", FF_STREAM_ID, FT_NUM, false, PERF_SAMPLE_STREAM_ID },
 	{ "syscall", FF_SYSCALL, FT_SYSCALL, false, 0 },
+	{ "errno", FF_ERRNO, FT_ERRNO, false, 0 },
 };
 
 const size_t ps_filter_nr_sample_fields = ARRAY_SIZE(ps_filter_sample_fields);
@@ -443,7 +444,7 @@ int ps_filter_type_error(const struct fcond *c, enum ftype type, struct ps_filte
 
 		if (v->is_num)
 			continue;
-		if (type == FT_SYSCALL && !op_is_numeric(c->op))
+		if ((type == FT_SYSCALL || type == FT_ERRNO) && !op_is_numeric(c->op))
 			continue;
 		return ps_filter_seterr(err, c->src, v->pos, "%s is a number, and '%s' is not one",
 		                        c->name, v->text);

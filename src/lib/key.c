@@ -19,6 +19,7 @@
 #include "key.h"
 #include "sample.h"
 #include "session.h"
+#include "symbolic.h"
 #include "syscalls.h"
 #include "text.h"
 #include "tracing.h"
@@ -287,7 +288,14 @@ static int value_errno(struct ps_key *ks, const struct key *k, const struct ps_s
 static int value_field(struct ps_key *ks, const struct key *k, const struct ps_session *s,
                        const struct ps_sample *smp, char *buf, size_t len, const char **out)
 {
+	const struct ps_attr *a = smp->attr;
+
 	(void)ks, (void)s, (void)out;
+	/* values as perf prints them: prev_state S, D, R+ */
+	if (!k->bucket && a->tp && (!k->event || strcmp(k->event, a->name) == 0) &&
+	    ps_symbolic__has(a->tp, k->field) &&
+	    ps_symbolic__text(a->tp, k->field, smp, buf, len) == 0)
+		return 0;
 	return field_text(smp, k->event, k->field, k->bucket, buf, len, NULL);
 }
 
@@ -807,8 +815,13 @@ int ps_key__check(struct ps_key *ks, const struct ps_session *s, struct ps_error
 			if (check_field(s, "key", k->name, k->event, k->field, k->bucket != 0, err))
 				return -1;
 		} else if (!kind_available(k->kind, s)) {
-			return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "no key %s: %s",
-			                     k->name, k->kind->absent);
+			const char *why = k->kind->available ? ps_session__tracing_error(s) : NULL;
+
+			return ps_error__set(
+			        err, PS_EUSAGE, NULL, PS_NO_OFFSET, "no key %s: %s%s%s%s", k->name,
+			        k->kind->absent,
+			        why ? " (the stream's tracepoint formats could not be read: " : "",
+			        why ? why : "", why ? ")" : "");
 		}
 	}
 	return 0;

@@ -80,8 +80,9 @@ int ps_key__check(struct ps_key *k, const struct ps_session *s, struct ps_error 
  * Values: event name; thread name (":PID" when unknown); pid, tid, cpu in decimal; the
  * syscall's name (number when unnamed; an exit has none when the stream records the
  * entries too, unless an errno key is asked for); errno's name for a syscall exit that
- * failed; a field's value (signed as its format says; strings up to their NUL); a bucket
- * as "LO-HI".
+ * failed; a field's value (signed as its format says; strings up to their NUL), as perf
+ * prints it where its format maps it through symbols or flags (prev_state: S, D, R+); a
+ * bucket as "LO-HI".
  * Return: the length of the text, or -1 when the sample lacks a key or the text does not
  * fit in @len.
  */

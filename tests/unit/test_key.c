@@ -10,12 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <traceevent/event-parse.h>
 
 #include "lib/duration.h"
 #include "lib/input.h"
 #include "lib/key.h"
 #include "lib/sample.h"
 #include "lib/session.h"
+#include "lib/symbolic.h"
 #include "unit.h"
 
 #define RAWSYS "tests/data/rawsys-dd.pipe"
@@ -298,6 +300,46 @@ static void test_sums(void)
 	ps_key_sum__delete(str);
 }
 
+/* prev_state is printed through __print_flags: perf script shows 430 S and 4 D here */
+static void test_symbolic(void)
+{
+	unsigned long s = 0, d = 0, other = 0;
+	struct stream st;
+	char text[64];
+
+	if (open_stream(SCHED, &st)) {
+		CHECK(!"open " SCHED);
+		return;
+	}
+	do {
+		const struct ps_attr *a = st.smp.attr;
+
+		if (!a->tp || strcmp(a->tp->name, "sched_switch") != 0) {
+			CHECK(!a->tp || !ps_symbolic__has(a->tp, "prev_state"));
+			continue;
+		}
+		CHECK(ps_symbolic__has(a->tp, "prev_state"));
+		CHECK(!ps_symbolic__has(a->tp, "prev_pid"));
+		CHECK(ps_symbolic__text(a->tp, "prev_pid", &st.smp, text, sizeof(text)) == -1);
+		if (ps_symbolic__text(a->tp, "prev_state", &st.smp, text, sizeof(text)) != 0) {
+			CHECK(!"prev_state text");
+			continue;
+		}
+		if (strcmp(text, "S") == 0)
+			s++;
+		else if (strcmp(text, "D") == 0)
+			d++;
+		else
+			other++;
+		/* cut to fit, never past the buffer */
+		CHECK(ps_symbolic__text(a->tp, "prev_state", &st.smp, text, 1) == 0 && !text[0]);
+	} while (next_sample(&st));
+	CHECK_EQ_U64(s, 430);
+	CHECK_EQ_U64(d, 4);
+	CHECK_EQ_U64(other, 408 + 10 + 5);
+	ps_input__close(st.in);
+}
+
 /* ---- durations ---- */
 
 static void test_duration(void)
@@ -354,6 +396,7 @@ int main(void)
 	test_check();
 	test_text();
 	test_sums();
+	test_symbolic();
 	test_duration();
 	return UNIT_DONE("key");
 }
