@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/abi.h"
 #include "lib/diag.h"
 #include "lib/input.h"
 #include "lib/opts.h"
@@ -22,14 +23,16 @@
 #include "lib/signals.h"
 
 static const char usage_text[] =
-        "usage: ptojson [-ap] [-F fields] [-o file] [-t ns | s | iso] [file]\n";
+        "usage: ptojson [-ap] [-F fields] [-o file] [-t ns | s | iso] [--host] [file]\n";
 
 #define IDLE_MS 100
+#define OPT_HOST 256
 #define ORDER_CAP (64u << 20)
 
 struct opts {
 	bool all;               /* -a: every record, not only samples */
 	bool pretty;            /* -p: indented, for people */
+	bool host;              /* --host: a "host" key in each sample */
 	const char *fields;     /* -F: the keys to keep, comma separated */
 	const char *output;     /* -o FILE */
 	enum ps_time_format tf; /* -t */
@@ -71,6 +74,7 @@ static const char *const known_fields[] = {
 	"size",
 	"misc",
 	"sample_id",
+	"host",
 };
 
 static const char help_text[] =
@@ -81,6 +85,7 @@ static const char help_text[] =
         "  -o, --output FILE       write to FILE instead of standard output\n"
         "  -p, --pretty            indent the objects, for people\n"
         "  -t, --time-format FMT   time as ns (default), s or iso\n"
+        "      --host              a \"host\" key in each sample: the stream's hostname\n"
         "  -h, --help              show this help\n"
         "  -V, --version           show the version\n";
 
@@ -112,6 +117,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "all", no_argument, NULL, 'a' },
 		{ "fields", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "host", no_argument, NULL, OPT_HOST },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "time-format", required_argument, NULL, 't' },
@@ -149,6 +155,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				o->tf = PS_TIME_ISO;
 			else
 				ps_usage_error("--time-format: '%s' is not ns, s or iso", optarg);
+			break;
+		case OPT_HOST:
+			o->host = true;
 			break;
 		default:
 			usage(stderr, 2);
@@ -193,7 +202,8 @@ struct ctx {
 	struct ps_session *s;
 	struct ps_json_clock clock;
 	struct ps_output *out;
-	char *buf; /* the line being written */
+	char host[256]; /* the hostname feature, for --host; "" when absent */
+	char *buf;      /* the line being written */
 	size_t cap;
 	unsigned long long lines;
 };
@@ -217,6 +227,8 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 		if (smp.type & PERF_SAMPLE_TID)
 			comm = ps_session__comm(c->s, smp.tid);
 		obj = ps_sample_json(c->s, &smp, comm, c->o->tf, &c->clock);
+		if (obj && c->o->host && c->host[0])
+			json_object_set_new(obj, "host", ps_json_string(c->host, strlen(c->host)));
 		if (obj && c->o->all)
 			json_object_set_new(obj, "type", json_string("SAMPLE"));
 	} else if (c->o->all) {
@@ -302,6 +314,8 @@ int main(int argc, char **argv)
 			/* the clock data is a header feature: known by the first sample */
 			if (!clock_checked && rec.type == PERF_RECORD_SAMPLE) {
 				clock_checked = true;
+				ps_session__feature_string(c.s, PS_FEAT_HOSTNAME, c.host,
+				                           sizeof(c.host));
 				if (ps_json_clock__from_session(c.s, &c.clock) < 0 &&
 				    o.tf == PS_TIME_ISO) {
 					ps_error__set(

@@ -147,3 +147,28 @@ all_inputs() {
 	t=$(date -u -d "${t%.*}Z" +%s)
 	[ "$t" -ge $((before - 60)) ] && [ "$t" -le "$after" ]
 }
+
+@test "ptojson: --host gives every sample the hostname perf report --header-only shows" {
+	need_perf
+	local f want n
+	for f in $(good_pipes) $(good_files); do
+		want=$(perf report --header-only -i - <"$f" 2>/dev/null | sed -n 's/^# hostname : //p')
+		[ -n "$want" ] || continue
+		n=$("$BIN/ptojson" "$f" | wc -l)
+		[ "$("$BIN/ptojson" --host "$f" | jq -r .host | grep -cxF -- "$want")" = "$n" ] ||
+			{ echo "$f: not every sample has host $want"; return 1; }
+		# and only on request
+		[ "$("$BIN/ptojson" "$f" | jq 'select(has("host"))' | wc -l)" = 0 ]
+	done
+}
+
+@test "ptojson: no string holds \\u0000, on every fixture, damaged ones included, with --all" {
+	local f
+	for f in $(good_pipes) $(good_files) "$FIXTURES"/BAD-*.pipe; do
+		[ -f "$f" ] || continue
+		if "$BIN/ptojson" -a "$f" 2>/dev/null | grep -qF '\u0000'; then
+			echo "$f: \\u0000 in the output"
+			return 1
+		fi
+	done
+}
