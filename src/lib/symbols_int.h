@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * symbols_int.h - what symbols.c (address spaces) and symbols_dso.c (reading objects)
+ * share: one object and its sorted symbol table.
+ */
+#ifndef PS_SYMBOLS_INT_H
+#define PS_SYMBOLS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PS_BUILD_ID_MAX 20
+
+enum ps_dso_kind {
+	PS_DSO_ELF,    /* a file: executable, shared library */
+	PS_DSO_KERNEL, /* [kernel.kallsyms] and its modules */
+	PS_DSO_VDSO,   /* [vdso] */
+	PS_DSO_JIT,    /* /tmp/perf-PID.map: absolute addresses */
+	PS_DSO_NONE,   /* mapped, but nothing to read ([heap], [stack], a failed file) */
+};
+
+/* one symbol: [start, end) in the object's own address space */
+struct ps_sym {
+	uint64_t start, end;
+	uint32_t name; /* offset into the table's strings */
+	uint8_t bind;  /* STB_* */
+	bool is_mod;   /* a kernel module's: its "[module]" follows the name's NUL */
+};
+
+struct ps_symtab {
+	struct ps_sym *syms;
+	size_t nr, cap;
+	char *strs;
+	size_t strs_len, strs_cap;
+};
+
+/* a PT_LOAD program header: file offsets [off, off + size) are at vaddr */
+struct ps_load {
+	uint64_t off, vaddr, size;
+};
+
+struct ps_dso {
+	char *name; /* as perf script prints it */
+	uint32_t hash;
+	enum ps_dso_kind kind;
+	int refs;          /* maps that point here */
+	uint64_t last_use; /* for the cache's eviction order */
+	bool loaded;       /* tried to read (successfully or not) */
+	bool has_build_id; /* @build_id is what the stream says */
+	unsigned char build_id[PS_BUILD_ID_MAX];
+	size_t build_id_len;
+	struct ps_symtab tab;
+	struct ps_load *loads;
+	size_t nr_loads;
+	struct ps_dso *next; /* hash chain */
+};
+
+/* where objects are looked for */
+struct ps_dso_paths {
+	const char *symfs;     /* "" when none */
+	const char *debug_dir; /* perf's build-id cache */
+};
+
+/*
+ * Append a symbol of @len name bytes; @mod: its kernel module ("[ext4]"), or NULL.
+ * Return: 0, or -1 when out of memory or over the cap.
+ */
+int ps_symtab__add(struct ps_symtab *t, uint64_t start, uint64_t end, const char *name, size_t len,
+                   uint8_t bind, const char *mod);
+
+/* Sort and apply perf's rules (duplicates, ends); @kallsyms: the kernel's order of rules. */
+void ps_symtab__finish(struct ps_symtab *t, bool kallsyms);
+
+/* The name of @s, and its module or NULL. */
+const char *ps_symtab__name(const struct ps_symtab *t, const struct ps_sym *s, const char **mod);
+
+/* Sort again after adding symbols to a finished table (no rules applied). */
+void ps_symtab__sort(struct ps_symtab *t);
+
+/* The symbol that holds @addr, or NULL. */
+const struct ps_sym *ps_symtab__find(const struct ps_symtab *t, uint64_t addr);
+
+void ps_symtab__free(struct ps_symtab *t);
+
+/* bytes the table holds */
+size_t ps_symtab__bytes(const struct ps_symtab *t);
+
+/* Read an ELF object's symbols (and program headers) into @d; unknown on failure. */
+void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p);
+
+/* Read this process's [vdso]. */
+void ps_dso__load_vdso(struct ps_dso *d);
+
+/* Read a JIT map /tmp/perf-PID.map (@d->name is its path). */
+void ps_dso__load_jit(struct ps_dso *d);
+
+/* Build-id of an ELF file; its length, or 0. */
+size_t ps_elf_file_build_id(const char *path, unsigned char *bid);
+
+/* "ab12..." of @bid into @out (2 * @len + 1 bytes). */
+void ps_build_id_hex(const unsigned char *bid, size_t len, char *out);
+
+/*
+ * Read a kallsyms file into @t, finished (text, weak, data and bss symbols, as perf keeps
+ * them); with @reloc_text (where the stream says _text was), the kernel's own symbols are
+ * moved by the difference to the file's _text.
+ * Return: 0, or -1 when the file cannot be read.
+ */
+int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text);
+
+#endif

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_symbols.c - the symbol module: perf's rules for aliases and unsized symbols, the
+ * address spaces (overlapping maps, FORK, EXIT), a JIT map, a kallsyms copy with its
+ * relocation and modules, call chains with context markers, and folded stacks.
+ */
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+
+#include "build.h"
+#include "lib/session.h"
+#include "lib/symbols.h"
+#include "lib/symbols_int.h"
+#include "unit.h"
+
+static const char *name_at(const struct ps_symtab *t, uint64_t addr)
+{
+	const struct ps_sym *s = ps_symtab__find(t, addr);
+
+	return s ? ps_symtab__name(t, s, NULL) : NULL;
+}
+
+static bool streq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static void add(struct ps_symtab *t, uint64_t start, uint64_t size, const char *name, int bind)
+{
+	CHECK(ps_symtab__add(t, start, start + size, name, strlen(name), (uint8_t)bind, NULL) == 0);
+}
+
+static void test_rules(void)
+{
+	struct ps_symtab t = { 0 };
+
+	/* aliases: sized beats unsized, anything beats weak, global beats local, fewer leading
+	 * underscores, then the longer name */
+	add(&t, 0x1000, 0x10, "__libc_malloc", STB_GLOBAL);
+	add(&t, 0x1000, 0x10, "malloc", STB_GLOBAL);
+	add(&t, 0x1000, 0x10, "__malloc", STB_WEAK);
+	add(&t, 0x2000, 0, "label", STB_GLOBAL);
+	add(&t, 0x2000, 0x20, "sized", STB_LOCAL);
+	add(&t, 0x3000, 0x10, "local_fn", STB_LOCAL);
+	add(&t, 0x3000, 0x10, "weak_fn", STB_WEAK);
+	add(&t, 0x4000, 0x10, "ab", STB_GLOBAL);
+	add(&t, 0x4000, 0x10, "abc", STB_GLOBAL);
+	/* an unsized symbol reaches the next one; the last one to the next page */
+	add(&t, 0x5000, 0, "asm_stub", STB_GLOBAL);
+	add(&t, 0x5100, 0x10, "after", STB_GLOBAL);
+	add(&t, 0x6010, 0, "last", STB_GLOBAL);
+	ps_symtab__finish(&t, false);
+	CHECK(streq(name_at(&t, 0x1008), "malloc"));
+	CHECK(streq(name_at(&t, 0x2010), "sized"));
+	CHECK(streq(name_at(&t, 0x3000), "local_fn"));
+	CHECK(streq(name_at(&t, 0x400f), "abc"));
+	CHECK(name_at(&t, 0x4010) == NULL); /* past a sized symbol: nothing */
+	CHECK(name_at(&t, 0x0fff) == NULL);
+	CHECK(streq(name_at(&t, 0x50ff), "asm_stub"));
+	CHECK(name_at(&t, 0x5110) == NULL);
+	CHECK(streq(name_at(&t, 0x7fff), "last"));
+	CHECK(name_at(&t, 0x8000) == NULL);
+	ps_symtab__free(&t);
+}
+
+static struct buf rec_start(uint32_t type, uint16_t misc)
+{
+	struct buf b = { 0 };
+
+	put32(&b, type);
+	put16(&b, misc);
+	put16(&b, 0);
+	return b;
+}
+
+static void rec_apply(struct ps_symbols *st, struct buf *b)
+{
+	struct ps_record r = { 0 };
+
+	while (b->len % 8)
+		put_bytes(b, "", 1);
+	ps_put16(b->p + 6, (uint16_t)b->len, false);
+	r.data = b->p;
+	r.len = b->len;
+	r.type = ps_get32(b->p, false);
+	r.misc = ps_get16(b->p + 4, false);
+	r.size = (uint16_t)b->len;
+	ps_symbols__process(st, &r);
+	free(b->p);
+}
+
+static void mmap2(struct ps_symbols *st, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+                  const char *file, uint16_t misc)
+{
+	struct buf b = rec_start(PERF_RECORD_MMAP2, misc);
+
+	put32(&b, pid);
+	put32(&b, pid);
+	put64(&b, start);
+	put64(&b, len);
+	put64(&b, pgoff);
+	grow(&b, 24); /* maj, min, ino, ino_generation */
+	put32(&b, 5);
+	put32(&b, 2);
+	put_bytes(&b, file, strlen(file) + 1);
+	rec_apply(st, &b);
+}
+
+static void fork_exit(struct ps_symbols *st, uint32_t type, uint32_t pid, uint32_t ppid)
+{
+	struct buf b = rec_start(type, 0);
+
+	put32(&b, pid);
+	put32(&b, ppid);
+	put32(&b, pid);
+	put32(&b, ppid);
+	put64(&b, 0);
+	rec_apply(st, &b);
+}
+
+static void test_spaces(void)
+{
+	struct ps_session *s = ps_session__new(false);
+	char jit[64], kfile[] = "/tmp/test_symbols_XXXXXX";
+	uint32_t pid = (uint32_t)getpid(), child = pid + 100000;
+	struct ps_symbols_opts o = { 0 };
+	struct ps_fold_buf fb = { 0 };
+	struct ps_frame fr[8];
+	struct ps_sample smp;
+	struct ps_symbols *st;
+	struct ps_symbol sym;
+	struct ps_error err;
+	uint64_t chain[6];
+	FILE *fp;
+	int fd;
+
+	snprintf(jit, sizeof(jit), "/tmp/perf-%u.map", pid);
+	fp = fopen(jit, "w");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fprintf(fp, "7f0000001000 100 jit_fn;with;semicolons\n7f0000001100 80 jit_other\n");
+	fclose(fp);
+	fd = mkstemp(kfile);
+	CHECK(fd >= 0);
+	fp = fdopen(fd, "w");
+	fprintf(fp, "ffffffff81000000 T _text\nffffffff81000100 T do_work\n"
+	            "ffffffff81000100 t __do_work_alias\nffffffff81000200 r rodata_thing\n"
+	            "ffffffff81000300 T next_fn\nffffffffc0000000 t mod_fn\t[mymod]\n");
+	fclose(fp);
+	o.kallsyms = kfile;
+	st = ps_symbols__new(s, &o, &err);
+	CHECK(st != NULL);
+	if (!st)
+		return;
+
+	/* KASLR: the stream's kernel sits 0x200000 higher than the copy says */
+	{
+		struct buf b = rec_start(PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL);
+
+		put32(&b, 0xffffffffu);
+		put32(&b, 0);
+		put64(&b, 0xffffffff81200000);
+		put64(&b, 0x1000000);
+		put64(&b, 0xffffffff81200000);
+		put_bytes(&b, "[kernel.kallsyms]_text", 23);
+		rec_apply(st, &b);
+	}
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_KERNEL, 0xffffffff81200110, &sym);
+	CHECK(streq(sym.name, "__do_work_alias") || streq(sym.name, "do_work"));
+	CHECK_EQ_U64(sym.off, 0x10);
+	CHECK(streq(sym.dso, "[kernel.kallsyms]"));
+	/* r is not a symbol perf keeps: do_work reaches next_fn */
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_KERNEL, 0xffffffff81200250, &sym);
+	CHECK_EQ_U64(sym.off, 0x150);
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_KERNEL, 0xffffffffc0000004, &sym);
+	CHECK(streq(sym.name, "mod_fn"));
+	CHECK(streq(sym.dso, "[mymod]"));
+
+	/* anonymous memory is named from the JIT map */
+	mmap2(st, pid, 0x7f0000000000, 0x10000, 0, "//anon", 0);
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_USER, 0x7f0000001010, &sym);
+	CHECK(streq(sym.name, "jit_fn;with;semicolons"));
+	CHECK_EQ_U64(sym.off, 0x10);
+	CHECK(streq(sym.dso, jit));
+	/* a mapping in the middle cuts the old one in two */
+	mmap2(st, pid, 0x7f0000004000, 0x1000, 0, "[heap]", 0);
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_USER, 0x7f0000004010, &sym);
+	CHECK(streq(sym.dso, "[heap]") && !sym.name);
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_USER, 0x7f0000001110, &sym);
+	CHECK(streq(sym.name, "jit_other"));
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_USER, 0x7f0000008000, &sym);
+	CHECK(streq(sym.dso, jit));
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_USER, 0x7f0000010000, &sym);
+	CHECK(!sym.dso && !sym.name);
+
+	/* FORK copies the maps; EXIT forgets them */
+	fork_exit(st, PERF_RECORD_FORK, child, pid);
+	ps_symbols__find(st, child, PERF_RECORD_MISC_USER, 0x7f0000001010, &sym);
+	CHECK(streq(sym.name, "jit_fn;with;semicolons"));
+	fork_exit(st, PERF_RECORD_EXIT, child, pid);
+	ps_symbols__find(st, child, PERF_RECORD_MISC_USER, 0x7f0000001010, &sym);
+	CHECK(!sym.dso);
+
+	/* a call chain: markers set the mode, are not frames; folded outermost first */
+	chain[0] = (uint64_t)PERF_CONTEXT_KERNEL;
+	chain[1] = 0xffffffff81200110;
+	chain[2] = (uint64_t)PERF_CONTEXT_USER;
+	chain[3] = 0x7f0000001010;
+	chain[4] = 0x10; /* nothing mapped */
+	memset(&smp, 0, sizeof(smp));
+	smp.type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	smp.pid = smp.tid = pid;
+	smp.ip = chain[1];
+	smp.callchain = (const unsigned char *)chain;
+	smp.nr_callchain = 5;
+	CHECK_EQ_U64(ps_symbols__frames(st, &smp, fr, 8), 3);
+	CHECK(streq(fr[1].sym.name, "jit_fn;with;semicolons"));
+	CHECK(!fr[2].sym.name && !fr[2].sym.dso);
+	CHECK(ps_symbols__fold(st, &smp, PERF_RECORD_MISC_KERNEL, "my prog", &fb, &err) == 0);
+	CHECK(strncmp(fb.buf, "my_prog;[unknown];jit_fn:with:semicolons;", 41) == 0);
+	/* the sample's own ip, by the record's cpumode */
+	CHECK(ps_symbols__sample(st, &smp, PERF_RECORD_MISC_KERNEL, &sym));
+	CHECK(streq(sym.dso, "[kernel.kallsyms]"));
+	/* an unknown marker drops the chain, as perf does */
+	chain[2] = (uint64_t)-3000;
+	CHECK_EQ_U64(ps_symbols__frames(st, &smp, fr, 8), 0);
+	CHECK(ps_symbols__fold(st, &smp, 0, NULL, &fb, &err) == 0);
+	CHECK(strcmp(fb.buf, "[unknown]") == 0);
+	/* no callchain: the sample's own function */
+	smp.type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
+	smp.ip = 0x7f0000001120;
+	CHECK(ps_symbols__fold(st, &smp, PERF_RECORD_MISC_USER, "p", &fb, &err) == 0);
+	CHECK(strcmp(fb.buf, "p;jit_other") == 0);
+
+	free(fb.buf);
+	ps_symbols__delete(st);
+	ps_session__delete(s);
+	unlink(jit);
+	unlink(kfile);
+}
+
+/* many short-lived processes: the tables stay bounded */
+static void test_flat(void)
+{
+	struct ps_session *s = ps_session__new(false);
+	struct ps_symbols *st = ps_symbols__new(s, NULL, NULL);
+	size_t objs = 0, bytes = 0, procs = 0;
+	uint32_t i;
+
+	for (i = 0; i < 200000; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "/nonexistent/lib%u.so", i % 5000);
+		fork_exit(st, PERF_RECORD_FORK, 1000 + i, 1);
+		mmap2(st, 1000 + i, 0x400000, 0x1000, 0, name, 0);
+		fork_exit(st, PERF_RECORD_EXIT, 1000 + i, 1);
+	}
+	ps_symbols__stats(st, &objs, &bytes, &procs);
+	CHECK_EQ_U64(procs, 0);
+	CHECK(objs <= 16384);
+	ps_symbols__delete(st);
+	ps_session__delete(s);
+}
+
+int main(void)
+{
+	test_rules();
+	test_spaces();
+	test_flat();
+	return UNIT_DONE("symbols");
+}
