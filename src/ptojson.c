@@ -21,9 +21,11 @@
 #include "lib/sample_json.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/symbols.h"
+#include "lib/symbols_json.h"
 
 static const char usage_text[] =
-        "usage: ptojson [-ap] [-F fields] [-o file] [-t ns | s | iso] [--host] [file]\n";
+        "usage: ptojson [-ap] [-F fields] [-o file] [-t ns | s | iso] [--host] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 100
 #define OPT_HOST 256
@@ -37,6 +39,8 @@ struct opts {
 	const char *output;     /* -o FILE */
 	enum ps_time_format tf; /* -t */
 	const char *input;      /* operand; "-" or none is standard input */
+	bool no_symbols;        /* --no-symbols */
+	struct ps_symbols_opts sym;
 };
 
 static const char *const known_fields[] = {
@@ -48,6 +52,9 @@ static const char *const known_fields[] = {
 	"comm",
 	"period",
 	"ip",
+	"sym",
+	"symoff",
+	"dso",
 	"addr",
 	"id",
 	"stream_id",
@@ -86,6 +93,9 @@ static const char help_text[] =
         "  -p, --pretty            indent the objects, for people\n"
         "  -t, --time-format FMT   time as ns (default), s or iso\n"
         "      --host              a \"host\" key in each sample: the stream's hostname\n"
+        "      --no-symbols        addresses only: no sym, symoff, dso keys\n"
+        "      --symfs DIR         look for the stream's objects under DIR\n"
+        "      --kallsyms FILE     kernel symbols from FILE (taken on the traced machine)\n"
         "  -h, --help              show this help\n"
         "  -V, --version           show the version\n";
 
@@ -111,6 +121,12 @@ static void check_fields(const char *list)
 	free(copy);
 }
 
+enum {
+	OPT_NO_SYMBOLS = OPT_HOST + 1,
+	OPT_SYMFS,
+	OPT_KALLSYMS
+};
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -122,6 +138,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "pretty", no_argument, NULL, 'p' },
 		{ "time-format", required_argument, NULL, 't' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -145,6 +164,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'p':
 			o->pretty = true;
+			break;
+		case OPT_NO_SYMBOLS:
+			o->no_symbols = true;
+			break;
+		case OPT_SYMFS:
+			o->sym.symfs = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->sym.kallsyms = optarg;
 			break;
 		case 't':
 			if (strcmp(optarg, "ns") == 0)
@@ -200,6 +228,7 @@ struct ctx {
 	const struct opts *o;
 	struct ps_input *in;
 	struct ps_session *s;
+	struct ps_symbols *syms; /* NULL with --no-symbols */
 	struct ps_json_clock clock;
 	struct ps_output *out;
 	char host[256]; /* the hostname feature, for --host; "" when absent */
@@ -229,6 +258,10 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 		obj = ps_sample_json(c->s, &smp, comm, c->o->tf, &c->clock);
 		if (obj && c->o->host && c->host[0])
 			json_object_set_new(obj, "host", ps_json_string(c->host, strlen(c->host)));
+		if (obj && ps_symbols__json(c->syms, obj, &smp, rec->misc) < 0) {
+			json_decref(obj);
+			obj = NULL;
+		}
 		if (obj && c->o->all)
 			json_object_set_new(obj, "type", json_string("SAMPLE"));
 	} else if (c->o->all) {
@@ -268,9 +301,12 @@ static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 {
 	struct ps_record rec;
 
-	while (ps_order__pop(ord, &rec) > 0)
+	while (ps_order__pop(ord, &rec) > 0) {
+		if (c->syms)
+			ps_symbols__process(c->syms, &rec);
 		if (emit(c, &rec, err) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -302,6 +338,11 @@ int main(int argc, char **argv)
 	c.s = ps_input__session(c.in);
 	ps_input__set_wait_hook(c.in, ps_output__flush_hook, c.out);
 	ps_input__set_idle(c.in, IDLE_MS);
+	if (!o.no_symbols) {
+		c.syms = ps_symbols__new(c.s, &o.sym, &err);
+		if (!c.syms)
+			goto out;
+	}
 	ord = ps_order__new(c.s, ORDER_CAP);
 	if (!ord) {
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -345,6 +386,7 @@ int main(int argc, char **argv)
 		r = -1;
 out:
 	ps_order__delete(ord);
+	ps_symbols__delete(c.syms);
 	free(c.buf);
 	/* one failed write is one message: the first error wins */
 	ps_output__close(c.out, err.code ? &(struct ps_error){ 0 } : &err);

@@ -1,0 +1,198 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# Symbols: every frame named as perf script names it.  The streams are recorded here, from
+# a small C program with deep frame-pointer call chains, libc and system calls, and every
+# comparison is against perf script on the same stream.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export WORK="$BATS_FILE_TMPDIR"
+	command -v gcc >/dev/null || return 0
+	gcc -O0 -g -fno-omit-frame-pointer -o "$WORK/symwork" \
+		"$BATS_TEST_DIRNAME/data/symbols-work.c" -lm
+}
+
+setup() {
+	load helpers
+	WORK="$BATS_FILE_TMPDIR"
+}
+
+need_workload() {
+	need_perf
+	[ -x "$WORK/symwork" ] || skip "gcc not installed"
+	perf record -q -e cpu-clock -o /dev/null true 2>/dev/null ||
+		skip "perf cannot record here"
+}
+
+# record NAME ARGS...: a stream of the workload, once per file
+record() {
+	local name=$1
+	shift
+	[ -s "$WORK/$name" ] && return 0
+	"$@" >"$WORK/$name.tmp" 2>"$WORK/$name.err" || {
+		cat "$WORK/$name.err"
+		return 1
+	}
+	mv "$WORK/$name.tmp" "$WORK/$name"
+}
+
+perf_g_pipe() {
+	record g.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/symwork" 300
+}
+
+# perf script's view of a stream: -i FILE for a perf.data file, stdin for a pipe
+perf_script() {
+	local f=$1
+	shift
+	if [[ "$f" == *.data ]]; then
+		perf script -i "$f" "$@" 2>/dev/null
+	else
+		perf script -i - "$@" <"$f" 2>/dev/null
+	fi
+}
+
+# compare_frames STREAM [COMM]: ptojson's sym/dso of every frame against perf script's
+compare_frames() {
+	perf_script "$1" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	"$BIN/ptojson" "$1" >"$BATS_TEST_TMPDIR/out.json"
+	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
+		"$BATS_TEST_TMPDIR/out.json" 99.5 98 ${2:+"$2"}
+}
+
+@test "symbols: ptojson names every frame of 'perf record -g -o -' as perf script does" {
+	need_workload
+	perf_g_pipe
+	run -0 compare_frames "$WORK/g.pipe"
+	echo "$output"
+}
+
+@test "symbols: ptojson names every frame of 'perf record -g -o FILE' as perf script does" {
+	need_workload
+	[ -s "$WORK/g.data" ] ||
+		perf record -q -g -e cpu-clock -F 999 -o "$WORK/g.data" "$WORK/symwork" 300 2>/dev/null
+	run -0 compare_frames "$WORK/g.data"
+	echo "$output"
+}
+
+@test "symbols: ptojson names every frame of 'precord -g' as perf script does" {
+	need_workload
+	record pre.pipe "$BIN/precord" -g -e cpu-clock -F 999 -- "$WORK/symwork" 300
+	run -0 compare_frames "$WORK/pre.pipe"
+	echo "$output"
+}
+
+@test "symbols: without -g, the sample's own ip is named as perf script names it" {
+	need_workload
+	record nog.pipe perf record -q -e cpu-clock -F 999 -o - "$WORK/symwork" 300
+	run -0 compare_frames "$WORK/nog.pipe"
+	echo "$output"
+	run -0 jq 'has("callchain") | not' <(head -n 1 "$BATS_TEST_TMPDIR/out.json")
+}
+
+@test "symbols: a system-wide stream: the workload's frames named as perf script does" {
+	need_workload
+	"$WORK/symwork" 600 &
+	local pid=$!
+	record sw.pipe perf record -q -a -g -e cpu-clock -F 499 -o - -- sleep 2
+	wait "$pid"
+	run -0 compare_frames "$WORK/sw.pipe" symwork
+	echo "$output"
+	# and over every process of the machine, other engineers' included
+	run -0 compare_frames "$WORK/sw.pipe"
+	echo "$output"
+}
+
+@test "symbols: the folded stacks of every sample are perf's stackcollapse lines" {
+	need_workload
+	perf_g_pipe
+	perf script report stackcollapse -i - <"$WORK/g.pipe" 2>/dev/null | sort >"$BATS_TEST_TMPDIR/perf.folded" ||
+		skip "perf has no python scripting"
+	[ -s "$BATS_TEST_TMPDIR/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	"$TOOLS/pfold" "$WORK/g.pipe" | sort | uniq -c |
+		sed -E 's/^ *([0-9]+) (.*)$/\2 \1/' | sort >"$BATS_TEST_TMPDIR/ours.folded"
+	cmp_or_show "$BATS_TEST_TMPDIR/perf.folded" "$BATS_TEST_TMPDIR/ours.folded"
+}
+
+@test "symbols: ptojson keys: sym, symoff, dso, callchain frames as objects" {
+	need_workload
+	perf_g_pipe
+	"$BIN/ptojson" "$WORK/g.pipe" | head -n 50 >"$BATS_TEST_TMPDIR/out.json"
+	# the sample's own ip is its first frame
+	run -0 jq 'select(.callchain | length > 0) | .ip == .callchain[0].ip and
+		.sym == .callchain[0].sym and .dso == .callchain[0].dso' "$BATS_TEST_TMPDIR/out.json"
+	[[ "$output" != *false* ]]
+	run -0 jq '.callchain[] | select(has("sym")) | (.symoff | type) == "number" and
+		(.ip | startswith("0x"))' "$BATS_TEST_TMPDIR/out.json"
+	[[ "$output" != *false* ]]
+	# an unknown function has no symoff either
+	run -0 jq '.callchain[] | select(has("sym") | not) | has("symoff") | not' \
+		"$BATS_TEST_TMPDIR/out.json"
+	[[ "$output" != *false* ]]
+	# symoff is perf script's +0x offset
+	perf_script "$WORK/g.pipe" -F ip,sym,symoff -G | head -n 20 | awk '{print $2}' \
+		>"$BATS_TEST_TMPDIR/perf.symoff"
+	jq -r 'if .sym then "\(.symoff) \(.sym)" else "- [unknown]" end' \
+		"$BATS_TEST_TMPDIR/out.json" | head -n 20 |
+		while read -r o s; do
+			if [ "$o" = - ]; then echo "$s"; else printf '%s+0x%x\n' "$s" "$o"; fi
+		done >"$BATS_TEST_TMPDIR/ours.symoff"
+	cmp_or_show "$BATS_TEST_TMPDIR/perf.symoff" "$BATS_TEST_TMPDIR/ours.symoff"
+}
+
+@test "symbols: --no-symbols keeps addresses only, frames as {ip} objects" {
+	need_workload
+	perf_g_pipe
+	"$BIN/ptojson" --no-symbols "$WORK/g.pipe" | head -n 20 >"$BATS_TEST_TMPDIR/out.json"
+	run -1 grep -c '"sym"\|"dso"' "$BATS_TEST_TMPDIR/out.json"
+	run -0 jq '.callchain | all(keys == ["ip"])' "$BATS_TEST_TMPDIR/out.json"
+	[[ "$output" != *false* ]]
+}
+
+@test "symbols: an object that is gone leaves its frames unnamed, and is no error" {
+	need_workload
+	cp "$WORK/symwork" "$WORK/gone"
+	perf record -q -g -e cpu-clock -F 999 -o - "$WORK/gone" 50 >"$WORK/gone.pipe" 2>/dev/null
+	rm -f "$WORK/gone"
+	run -0 --separate-stderr "$BIN/ptojson" "$WORK/gone.pipe"
+	[ -z "$stderr" ]
+	# the object is still named; its functions are not
+	run -0 jq -r '.callchain[0] | select(.dso | endswith("/gone")) | has("sym")' <<<"$output"
+	[[ "$output" == *false* && "$output" != *true* ]]
+	# as perf script says too
+	run -0 perf_script "$WORK/gone.pipe" -F ip,sym,dso -G
+	[[ "$output" == *"[unknown] ("*"/gone)"* ]]
+}
+
+@test "symbols: --kallsyms FILE names the kernel from that copy; a missing one is a usage error" {
+	need_workload
+	perf_g_pipe
+	cp /proc/kallsyms "$BATS_TEST_TMPDIR/kallsyms"
+	"$BIN/ptojson" "$WORK/g.pipe" >"$BATS_TEST_TMPDIR/a.json"
+	"$BIN/ptojson" --kallsyms "$BATS_TEST_TMPDIR/kallsyms" "$WORK/g.pipe" >"$BATS_TEST_TMPDIR/b.json"
+	cmp_or_show "$BATS_TEST_TMPDIR/a.json" "$BATS_TEST_TMPDIR/b.json"
+	grep -q '"dso":"\[kernel.kallsyms\]"' "$BATS_TEST_TMPDIR/b.json"
+	# an empty copy: kernel frames keep their object, lose their names
+	: >"$BATS_TEST_TMPDIR/empty"
+	"$BIN/ptojson" --kallsyms "$BATS_TEST_TMPDIR/empty" "$WORK/g.pipe" >"$BATS_TEST_TMPDIR/c.json"
+	run -1 grep -c '"sym":"[^"]*","symoff":[0-9]*,"dso":"\[kernel' "$BATS_TEST_TMPDIR/c.json"
+	run -2 --separate-stderr "$BIN/ptojson" --kallsyms "$BATS_TEST_TMPDIR/nonesuch" "$WORK/g.pipe"
+	[[ "$stderr" == "ptojson: "*"nonesuch"* ]]
+}
+
+@test "symbols: --symfs DIR finds the objects under DIR" {
+	need_workload
+	local root="$BATS_TEST_TMPDIR/root"
+	mkdir -p "$root$WORK"
+	cp "$WORK/symwork" "$WORK/moved"
+	perf record -q -g -e cpu-clock -F 999 -o - "$WORK/moved" 50 >"$WORK/moved.pipe" 2>/dev/null
+	mv "$WORK/moved" "$root$WORK/moved"
+	"$BIN/ptojson" "$WORK/moved.pipe" >"$BATS_TEST_TMPDIR/a.json"
+	run -1 grep -c '"sym":"recurse"' "$BATS_TEST_TMPDIR/a.json"
+	"$BIN/ptojson" --symfs "$root" "$WORK/moved.pipe" >"$BATS_TEST_TMPDIR/b.json"
+	grep -q '"sym":"recurse","symoff":[0-9]*,"dso":"'"$WORK"'/moved"' "$BATS_TEST_TMPDIR/b.json"
+	# perf agrees on the names found under the root
+	perf script -i - --symfs "$root" -F comm,tid,time,ip,sym,dso <"$WORK/moved.pipe" \
+		>"$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
+	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/b.json" 99.5 98
+}
