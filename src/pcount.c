@@ -31,9 +31,10 @@
 #include "lib/sample_json.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-j] [-b keys] [-i duration] [-l duration] [-n top] [-s field] [-w expression] [file]\n";
+        "usage: pcount [-j] [-b keys] [-i duration] [-l duration] [-n top] [-s field] [-w expression] [--folded] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
@@ -54,6 +55,7 @@ struct opts {
 	uint64_t late_ns;     /* -l */
 	uint64_t top;         /* -n, 0: all */
 	bool json;            /* -j */
+	bool folded;          /* --folded: stacks as perf's stackcollapse writes them */
 	const char *input;
 };
 
@@ -82,6 +84,8 @@ struct table {
  */
 struct ctx {
 	const struct opts *o;
+	struct ps_symbols *syms; /* for sym, dso, --folded; else NULL */
+	struct ps_fold_buf fold;
 	struct ps_input *in;
 	struct ps_session *s;
 	struct ps_filter *where;
@@ -119,8 +123,10 @@ static volatile sig_atomic_t resized;
 static const char help_text[] =
         "\nCount the samples of a perf event stream by keys.\n\n"
         "  -b, --by KEYS          comma-separated keys: event (default), comm, pid,\n"
-        "                         tid, cpu, syscall, errno, a tracepoint field,\n"
-        "                         FIELD/SIZE; checked against the stream\n"
+        "                         tid, cpu, syscall, errno, sym, dso, a tracepoint\n"
+        "                         field, FIELD/SIZE; checked against the stream\n"
+        "      --folded           count folded stacks (comm;outer;...;inner COUNT),\n"
+        "                         as perf's stackcollapse writes them\n"
         "  -i, --interval TIME    print a table every TIME of sample time\n"
         "                         (5, 5s, 500ms, 2m; 1ms to 24h)\n"
         "  -j, --json             JSON output (one document per table)\n"
@@ -171,6 +177,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "sum", required_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "where", required_argument, NULL, 'w' },
+		{ "folded", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *by = "event";
@@ -206,11 +213,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'w':
 			o->where = optarg;
 			break;
+		case 'F':
+			o->folded = true;
+			break;
 		default:
 			usage(stderr, 2);
 		}
 	}
 	parse_keys(by, o);
+	if (o->folded && (o->json || o->nsums))
+		ps_usage_error("--folded counts stacks: no --json, no --sum");
 	if (argc - optind > 1)
 		ps_usage_error("one input at most");
 	o->input = optind < argc ? argv[optind] : "-";
@@ -645,6 +657,30 @@ static int print_json(struct ctx *c, const struct table *t, uint64_t k, bool fin
 	return fflush(stdout);
 }
 
+static int cmp_keys(const void *a, const void *b)
+{
+	return strcmp((*(const struct row *const *)a)->key, (*(const struct row *const *)b)->key);
+}
+
+/* stackcollapse's lines, sorted as it sorts them; with -i, an empty line after each block */
+static int print_folded(struct ctx *c, const struct table *t, bool final)
+{
+	struct row **rows = sorted_rows(t, false);
+	size_t n = t->nrows, i;
+
+	if (!rows)
+		return -1;
+	if (c->o->top && c->o->top < n)
+		n = c->o->top; /* the largest stacks, still in stackcollapse's order */
+	qsort(rows, n, sizeof(*rows), cmp_keys);
+	for (i = 0; i < n; i++)
+		printf("%s %" PRIu64 "\n", rows[i]->key, rows[i]->count);
+	free(rows);
+	if (c->o->interval_ns && !final && putchar('\n') == EOF)
+		return -1;
+	return fflush(stdout);
+}
+
 /* Print the table of interval @k (or the whole count); a write error fills @err. */
 static int print_table(struct ctx *c, const struct table *t, uint64_t k, bool final,
                        struct ps_error *err)
@@ -660,7 +696,9 @@ static int print_table(struct ctx *c, const struct table *t, uint64_t k, bool fi
 	if (final && c->lost_samples > c->show_lost_total)
 		c->show_lost_total = c->lost_samples;
 	errno = 0;
-	r = c->o->json ? print_json(c, t, k, final) : print_text(c, t, k, final);
+	r = c->o->folded ? print_folded(c, t, final) :
+	    c->o->json   ? print_json(c, t, k, final) :
+	                   print_text(c, t, k, final);
 	c->printed++;
 	c->late = 0;
 	c->last_draw = mono_ns();
@@ -765,7 +803,7 @@ static void first_sample(struct ctx *c, uint64_t t)
 
 	c->have_sample = true;
 	load_wall(c);
-	c->live_view = c->tty && !c->o->json && !c->regular && here;
+	c->live_view = c->tty && !c->o->json && !c->o->folded && !c->regular && here;
 	if (c->have_grid && c->grid_guess && c->printed && here) {
 		c->grid_guess = false;
 		return;
@@ -826,8 +864,15 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 			any = true;
 	if (o->nsums && !any)
 		return 0; /* none of the summed fields is there: not counted */
-	if (ps_key__text(o->keys, c->s, &smp, key, sizeof(key)) < 0)
+	if (o->folded) {
+		if (ps_symbols__fold(
+		            c->syms, &smp, rec->misc,
+		            (smp.type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp.tid) : NULL,
+		            &c->fold, err) < 0)
+			return -1;
+	} else if (ps_key__text(o->keys, c->s, &smp, key, sizeof(key)) < 0) {
 		return 0;
+	}
 	if (late) {
 		c->late++;
 		c->late_total++;
@@ -838,7 +883,7 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 		if (c->live_view && k + 1 == c->shown)
 			c->dirty = true;
 	}
-	if (!t || add_row(c, t, key, sum))
+	if (!t || add_row(c, t, o->folded ? c->fold.buf : key, sum))
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	return 0;
 }
@@ -884,9 +929,12 @@ static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 {
 	struct ps_record rec;
 
-	while (ps_order__pop(ord, &rec) > 0)
+	while (ps_order__pop(ord, &rec) > 0) {
+		if (c->syms)
+			ps_symbols__process(c->syms, &rec);
 		if (handle(c, &rec, err) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -984,7 +1032,7 @@ static int setup(struct ctx *c)
 		 * clock, until a sample tells the stream's */
 		c->grid0 = mono_ns();
 		c->have_grid = c->grid_guess = true;
-		c->live_view = c->tty && !o->json;
+		c->live_view = c->tty && !o->json && !o->folded;
 	}
 	if (c->tty) {
 		struct sigaction sa;
@@ -1032,6 +1080,15 @@ int main(int argc, char **argv)
 	if (!c->in)
 		ps_die(&err);
 	c->s = ps_input__session(c->in);
+	if (o.folded || ps_key__needs_symbols(o.keys) ||
+	    (c->where && ps_filter__uses_symbols(c->where))) {
+		c->syms = ps_symbols__new(c->s, NULL, &err);
+		if (!c->syms)
+			ps_die(&err);
+		ps_key__set_symbols(o.keys, c->syms);
+		if (c->where)
+			ps_filter__set_symbols(c->where, c->syms);
+	}
 	ps_input__set_idle(c->in, IDLE_MS);
 	ord = ps_order__new(c->s, 0);
 	if (!ord || setup(c)) {
@@ -1083,6 +1140,8 @@ out:
 		ps_warn(&err);
 	ps_input__close(c->in);
 	ps_filter__delete(c->where);
+	ps_symbols__delete(c->syms);
+	free(c->fold.buf);
 	table_free(c, c->whole);
 	for (k = 0; k < c->nopen; k++)
 		table_free(c, c->open[k]);

@@ -27,6 +27,7 @@
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/symbols.h"
 
 static const char usage_text[] = "usage: pfilter [-cfv] [--explain] [--only-samples] "
                                  "[--start time] [--stop time] [-i file] [-o file] "
@@ -296,7 +297,8 @@ struct run {
 	struct ps_filter *filter;
 	struct ps_input *in;
 	struct ps_session *s;
-	struct ps_order *ord; /* NULL when samples are decided as they are read */
+	struct ps_order *ord;    /* NULL when samples are decided as they are read */
+	struct ps_symbols *syms; /* for sym, dso, stack; else NULL */
 	struct ps_output *out;
 	bool want_stream; /* not -c */
 	bool started;     /* the filter is checked and the output begun */
@@ -375,6 +377,8 @@ static int drain_order(struct run *r)
 		struct entry *e;
 		int keep;
 
+		if (r->syms)
+			ps_symbols__process(r->syms, &rec);
 		if (rec.type != PERF_RECORD_SAMPLE)
 			continue;
 		if (rec.seq >= r->stop_seq)
@@ -447,6 +451,8 @@ static int handle(struct run *r, const struct ps_record *rec)
 	}
 	if (r->ord && cls != PS_CLASS_HEADER && ps_order__push(r->ord, rec, &r->err) < 0)
 		return -1;
+	if (r->syms && rec->type == PS_RECORD_HEADER_BUILD_ID)
+		ps_symbols__process(r->syms, rec); /* which files name the samples */
 	if (r->want_stream) {
 		if (!r->q.n && st != PENDING) {
 			if (st == KEEP && ps_output__put(r->out, rec, &r->oerr) < 0)
@@ -547,7 +553,13 @@ int main(int argc, char **argv)
 	r.s = ps_input__session(r.in);
 	ps_input__set_wait_hook(r.in, wait_hook, &r);
 	ps_input__set_idle(r.in, IDLE_MS);
-	if (ps_filter__uses_comm(r.filter) || o.start.relative || o.stop.relative) {
+	if (ps_filter__uses_symbols(r.filter)) {
+		r.syms = ps_symbols__new(r.s, NULL, &r.err);
+		if (!r.syms)
+			goto out;
+		ps_filter__set_symbols(r.filter, r.syms);
+	}
+	if (ps_filter__uses_comm(r.filter) || r.syms || o.start.relative || o.stop.relative) {
 		r.ord = ps_order__new(r.s, 0);
 		if (!r.ord) {
 			ps_error__set(&r.err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -593,6 +605,7 @@ out:
 	if (r.out)
 		ps_output__close(r.out, r.oerr.code ? &spare : &r.oerr);
 	ps_order__delete(r.ord);
+	ps_symbols__delete(r.syms);
 	q_free(&r.q);
 	status = r.err.code || r.oerr.code ? 1 : 0;
 	if (r.oerr.code == PS_EPIPE)

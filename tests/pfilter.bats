@@ -381,7 +381,7 @@ userspace:  comm startswith kworker" ]
 	local f
 	f=$(fixture rawsys-dd.pipe)
 	run -2 --separate-stderr bash -c "'$BIN/pfilter' comn=dd < '$f' > '$BATS_TEST_TMPDIR/out'"
-	[ "$stderr" = "pfilter: unknown field 'comn' (did you mean comm?); the fields of this stream are: event, comm, pid, tid, cpu, time, period, ip, syscall, errno, id, args, ret, common_type, common_flags, common_preempt_count, common_pid
+	[ "$stderr" = "pfilter: unknown field 'comn' (did you mean comm?); the fields of this stream are: event, comm, pid, tid, cpu, time, period, ip, syscall, errno, sym, dso, stack, id, args, ret, common_type, common_flags, common_preempt_count, common_pid
 comn=dd
 ^" ]
 	[ ! -s "$BATS_TEST_TMPDIR/out" ]

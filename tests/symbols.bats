@@ -196,3 +196,98 @@ compare_frames() {
 		>"$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
 	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/b.json" 99.5 98
 }
+
+@test "symbols: pcount --by sym equals the leaf-symbol counts of perf script -G -F ip,sym" {
+	need_workload
+	perf_g_pipe
+	perf_script "$WORK/g.pipe" -G -F ip,sym | awk '{ $1 = ""; print substr($0, 2) }' |
+		sort | uniq -c | awk '{ c = $1; $1 = ""; print substr($0, 2) "\t" c }' |
+		sort >"$BATS_TEST_TMPDIR/perf.txt"
+	"$BIN/pcount" -j --by sym "$WORK/g.pipe" | jq -r '.rows[] | "\(.sym)\t\(.count)"' |
+		sort >"$BATS_TEST_TMPDIR/ours.txt"
+	[ -s "$BATS_TEST_TMPDIR/ours.txt" ]
+	cmp_or_show "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/ours.txt"
+}
+
+@test "symbols: pcount --by dso, and sym with other keys and --interval" {
+	need_workload
+	perf_g_pipe
+	perf_script "$WORK/g.pipe" -G -F ip,dso | sed -E 's/^ *[0-9a-f]+ \(//; s/\)$//' | sort | uniq -c |
+		awk '{ print $2 "\t" $1 }' | sort >"$BATS_TEST_TMPDIR/perf.txt"
+	"$BIN/pcount" -j --by dso "$WORK/g.pipe" | jq -r '.rows[] | "\(.dso)\t\(.count)"' |
+		sort >"$BATS_TEST_TMPDIR/ours.txt"
+	cmp_or_show "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/ours.txt"
+	# per interval, the counts add up to the whole
+	run -0 "$BIN/pcount" -j --by comm,sym,dso -i 100ms "$WORK/g.pipe"
+	[ "$(jq -s '[.[].rows[] | select(.sym == "spin") | .count] | add' <<<"$output")" = \
+		"$(perf_script "$WORK/g.pipe" -G -F ip,sym | awk '$2 == "spin"' | wc -l)" ]
+}
+
+@test "symbols: pcount --folded equals perf's stackcollapse, and gives one block per interval" {
+	need_workload
+	perf_g_pipe
+	perf script report stackcollapse -i - <"$WORK/g.pipe" 2>/dev/null | sort >"$BATS_TEST_TMPDIR/perf.folded" ||
+		skip "perf has no python scripting"
+	[ -s "$BATS_TEST_TMPDIR/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	"$BIN/pcount" --folded "$WORK/g.pipe" >"$BATS_TEST_TMPDIR/ours.folded"
+	# written in stackcollapse's own order
+	sort -c "$BATS_TEST_TMPDIR/ours.folded"
+	# the sample mass on identical stacks (the issue asks 99%; expect all of it)
+	run -0 python3 - "$BATS_TEST_TMPDIR/perf.folded" "$BATS_TEST_TMPDIR/ours.folded" <<'PY'
+import sys
+def load(p):
+    d = {}
+    for line in open(p):
+        stack, _, n = line.rstrip("\n").rpartition(" ")
+        d[stack] = d.get(stack, 0) + int(n)
+    return d
+a, b = load(sys.argv[1]), load(sys.argv[2])
+same = sum(min(n, b.get(k, 0)) for k, n in a.items())
+total = max(sum(a.values()), sum(b.values()))
+print("same mass %.2f%% of %d" % (100.0 * same / total, total))
+sys.exit(0 if same >= 0.99 * total else 1)
+PY
+	echo "$output"
+	cmp_or_show "$BATS_TEST_TMPDIR/perf.folded" "$BATS_TEST_TMPDIR/ours.folded"
+	# per interval: blocks separated by a blank line, adding up to the whole
+	"$BIN/pcount" --folded -i 100ms "$WORK/g.pipe" >"$BATS_TEST_TMPDIR/blocks"
+	[ "$(grep -c '^$' "$BATS_TEST_TMPDIR/blocks")" -ge 2 ]
+	[ "$(awk 'NF { s += $NF } END { print s }' "$BATS_TEST_TMPDIR/blocks")" = \
+		"$(awk '{ s += $NF } END { print s }' "$BATS_TEST_TMPDIR/perf.folded")" ]
+	run -2 "$BIN/pcount" --folded --json "$WORK/g.pipe"
+}
+
+@test "symbols: pfilter 'sym = NAME' keeps exactly the samples perf shows with that leaf symbol" {
+	need_workload
+	perf_g_pipe
+	local name
+	for name in spin do_syscall_64 __GI___libc_write; do
+		perf_script "$WORK/g.pipe" -G -F tid,time,ip,sym |
+			awk -v n="$name" '$4 == n { print $1, $2 }' >"$BATS_TEST_TMPDIR/perf.txt"
+		"$BIN/pfilter" -i "$WORK/g.pipe" "sym = $name" >"$BATS_TEST_TMPDIR/kept.pipe"
+		perf_script "$BATS_TEST_TMPDIR/kept.pipe" -G -F tid,time >"$BATS_TEST_TMPDIR/ours.txt"
+		sed -i 's/^ *//; s/  */ /g; s/ *$//' "$BATS_TEST_TMPDIR/ours.txt"
+		[ -s "$BATS_TEST_TMPDIR/perf.txt" ] || [ "$name" != spin ]
+		cmp_or_show "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/ours.txt"
+	done
+}
+
+@test "symbols: pfilter dso and stack: any frame's function, as perf script shows the frames" {
+	need_workload
+	perf_g_pipe
+	# the samples with a frame in a function whose name holds "sys_"
+	perf_script "$WORK/g.pipe" -F tid,time,ip,sym | awk '
+		/^[^\t]/ { key = $1 " " $2 } /^\t/ && $2 ~ /sys_/ { hit[key] = 1 }
+		END { for (k in hit) print k }' | sort >"$BATS_TEST_TMPDIR/perf.txt"
+	"$BIN/pfilter" -i "$WORK/g.pipe" 'stack contains "sys_"' |
+		perf script -i - -G -F tid,time 2>/dev/null | sed 's/^ *//; s/  */ /g; s/ *$//' |
+		sort >"$BATS_TEST_TMPDIR/ours.txt"
+	[ -s "$BATS_TEST_TMPDIR/perf.txt" ]
+	cmp_or_show "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/ours.txt"
+	# dso, with a string operator; its count is perf's
+	run -0 "$BIN/pfilter" -c -i "$WORK/g.pipe" 'dso endswith "/symwork"'
+	[ "$output" = "$(perf_script "$WORK/g.pipe" -G -F ip,dso | grep -c '/symwork)$')" ]
+	# and pcount --where reads them too
+	run -0 "$BIN/pcount" -j --by sym -w 'sym startswith "spi"' "$WORK/g.pipe"
+	[ "$(jq -r '.rows[0].sym' <<<"$output")" = spin ]
+}

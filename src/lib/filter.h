@@ -31,6 +31,7 @@
 struct ps_filter;
 struct ps_session;
 struct ps_sample;
+struct ps_symbols;
 
 /**
  * struct ps_filter_error - what is wrong with an expression, and where.
@@ -83,6 +84,19 @@ int ps_filter__match(struct ps_filter *f, const struct ps_session *s, const stru
 
 /** ps_filter__uses_comm() - the filter reads thread names (so it needs the time-ordered view). */
 bool ps_filter__uses_comm(const struct ps_filter *f);
+
+/**
+ * ps_filter__uses_symbols() - the filter reads sym, dso or stack: the caller feeds a symbol
+ * table (symbols.h) every record in time order and hands it over with
+ * ps_filter__set_symbols().
+ */
+bool ps_filter__uses_symbols(const struct ps_filter *f);
+
+/**
+ * ps_filter__set_symbols() - the table that names sym, dso and stack (not owned; without
+ * one every function and object is "[unknown]").
+ */
+void ps_filter__set_symbols(struct ps_filter *f, struct ps_symbols *st);
 
 /**
  * ps_filter__describe() - the parsed expression, printed back with the precedence made

@@ -178,7 +178,10 @@ static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbin
 				continue;
 			if (sf->need && !(st & sf->need))
 				return;
-			b->kind = c->field == FF_COMM ? BK_COMM : BK_SAMPLE;
+			b->kind = c->field == FF_COMM ? BK_COMM :
+			          c->field == FF_SYM || c->field == FF_DSO || c->field == FF_STACK ?
+			                                BK_SYMBOL :
+			                                BK_SAMPLE;
 			b->is_signed = sf->is_signed;
 			return;
 		}

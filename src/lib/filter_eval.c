@@ -13,6 +13,7 @@
 #include "sample.h"
 #include "session.h"
 #include "symbolic.h"
+#include "symbols.h"
 #include "syscalls.h"
 
 /* ---- glob: * ? [set] [!set] [^set] and \ escapes ---- */
@@ -312,6 +313,32 @@ static const char *comm_of(const struct ps_session *s, const struct ps_sample *s
 	return buf;
 }
 
+/* sym, dso: "[unknown]" when unknown, as perf script prints them; stack: any frame */
+static bool symbol_cond(const struct ps_filter *f, const struct fcond *c,
+                        const struct ps_sample *smp)
+{
+	struct ps_frame fr[PS_SYMBOLS_MAX_STACK];
+	struct ps_symbol sym = { 0 };
+	const char *v;
+	size_t n, i;
+
+	if (c->field == FF_STACK && f->syms && (smp->type & PERF_SAMPLE_CALLCHAIN)) {
+		n = ps_symbols__frames(f->syms, smp, fr, ARRAY_SIZE(fr));
+		for (i = 0; i < n; i++) {
+			v = fr[i].sym.name ? fr[i].sym.name : "[unknown]";
+			if (str_cond(c, v, strlen(v)))
+				return true;
+		}
+		return false;
+	}
+	if (f->syms)
+		ps_symbols__sample(f->syms, smp, smp->misc, &sym);
+	v = c->field == FF_DSO ? sym.dso : sym.name;
+	if (!v)
+		v = "[unknown]";
+	return str_cond(c, v, strlen(v));
+}
+
 static bool text_op(enum fop op)
 {
 	return op == OP_CONTAINS || op == OP_STARTSWITH || op == OP_ENDSWITH || op == OP_GLOB;
@@ -438,6 +465,8 @@ static bool eval_cond(const struct ps_filter *f, const struct fcond *c, const st
 			return true;
 		str = comm_of(s, smp, buf, sizeof(buf));
 		return str_cond(c, str, strlen(str));
+	case BK_SYMBOL:
+		return c->op == OP_EXISTS || symbol_cond(f, c, smp);
 	case BK_SAMPLE:
 		if (c->op == OP_EXISTS)
 			return true;

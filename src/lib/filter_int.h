@@ -109,6 +109,9 @@ enum ffield {
 	FF_STREAM_ID,
 	FF_SYSCALL,
 	FF_ERRNO,
+	FF_SYM,   /* the function of the sample's ip (symbols.h) */
+	FF_DSO,   /* its object */
+	FF_STACK, /* any function of the callchain */
 	FF_TP,
 };
 
@@ -157,6 +160,7 @@ enum fbind_kind {
 	BK_SAMPLE,  /* a field of the sample record (FF_PID ...) */
 	BK_EVENT,   /* the event's name */
 	BK_COMM,    /* the thread's name */
+	BK_SYMBOL,  /* sym, dso, stack: named by the filter's symbol table */
 	BK_TP_NUM,  /* a number in the raw data: @offset, @size, @is_signed */
 	BK_TP_STR,  /* a char array in the raw data: @offset, @size */
 	BK_TP_DYN,  /* a __data_loc string: the u32 at @offset locates it */
@@ -217,6 +221,8 @@ struct ps_filter {
 	struct fcond **conds;
 	size_t nconds, cap_conds;
 	bool uses_comm;
+	bool uses_symbols;
+	struct ps_symbols *syms;          /* names sym, dso, stack; not owned, may be NULL */
 	size_t nbound;                    /* attrs the conditions are bound for */
 	char arch[64];                    /* the stream's arch feature, for syscall names */
 	const struct ps_session *session; /* the session bindings were made for */

@@ -28,6 +28,9 @@ const struct fsample_field ps_filter_sample_fields[] = {
 	{ "stream_id", FF_STREAM_ID, FT_NUM, false, PERF_SAMPLE_STREAM_ID },
 	{ "syscall", FF_SYSCALL, FT_SYSCALL, false, 0 },
 	{ "errno", FF_ERRNO, FT_ERRNO, false, 0 },
+	{ "sym", FF_SYM, FT_STR, false, PERF_SAMPLE_IP },
+	{ "dso", FF_DSO, FT_STR, false, PERF_SAMPLE_IP },
+	{ "stack", FF_STACK, FT_STR, false, PERF_SAMPLE_IP },
 };
 
 const size_t ps_filter_nr_sample_fields = ARRAY_SIZE(ps_filter_sample_fields);
@@ -313,6 +316,8 @@ static int parse_field(struct parser *p, struct fcond *c)
 	c->name = take_text(p);
 	if (c->field == FF_COMM)
 		p->f->uses_comm = true;
+	if (c->field == FF_SYM || c->field == FF_DSO || c->field == FF_STACK)
+		p->f->uses_symbols = true;
 	return 0;
 }
 
@@ -737,4 +742,14 @@ void ps_filter__delete(struct ps_filter *f)
 bool ps_filter__uses_comm(const struct ps_filter *f)
 {
 	return f->uses_comm;
+}
+
+bool ps_filter__uses_symbols(const struct ps_filter *f)
+{
+	return f->uses_symbols;
+}
+
+void ps_filter__set_symbols(struct ps_filter *f, struct ps_symbols *st)
+{
+	f->syms = st;
 }

@@ -20,6 +20,7 @@
 #include "sample.h"
 #include "session.h"
 #include "symbolic.h"
+#include "symbols.h"
 #include "syscalls.h"
 #include "text.h"
 #include "tracing.h"
@@ -43,6 +44,7 @@ struct ps_key {
 	const char *arch;
 	char arch_buf[64];
 	bool enter_known, has_enter;
+	struct ps_symbols *syms; /* for sym and dso; not owned */
 };
 
 struct ps_key_sum {
@@ -324,6 +326,32 @@ static bool has_ret_field(const struct ps_session *s)
 	return false;
 }
 
+static int value_symbol(struct ps_key *ks, const struct ps_sample *smp, bool dso, const char **out)
+{
+	struct ps_symbol sym = { 0 };
+
+	if (ks->syms)
+		ps_symbols__sample(ks->syms, smp, smp->misc, &sym);
+	*out = dso ? sym.dso : sym.name;
+	if (!*out)
+		*out = "[unknown]"; /* as perf script prints it */
+	return 0;
+}
+
+static int value_sym(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                     const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)k, (void)s, (void)buf, (void)len;
+	return value_symbol(ks, smp, false, out);
+}
+
+static int value_dso(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                     const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)k, (void)s, (void)buf, (void)len;
+	return value_symbol(ks, smp, true, out);
+}
+
 static const struct key_kind kinds[] = {
 	{ "event", 0, value_event, NULL, NULL },
 	{ "comm", PERF_SAMPLE_TID, value_comm, NULL, "no event of this stream records the thread" },
@@ -334,6 +362,8 @@ static const struct key_kind kinds[] = {
 	  "no event of this stream is a syscall event (raw_syscalls:* or syscalls:*)" },
 	{ "errno", 0, value_errno, has_ret_field,
 	  "no event of this stream has a return value (raw_syscalls:sys_exit, syscalls:sys_exit_*)" },
+	{ "sym", PERF_SAMPLE_IP, value_sym, NULL, "no event of this stream records the ip" },
+	{ "dso", PERF_SAMPLE_IP, value_dso, NULL, "no event of this stream records the ip" },
 };
 
 static const struct key_kind field_kind = { NULL, 0, value_field, NULL, NULL };
@@ -496,6 +526,21 @@ const char *ps_key__name(const struct ps_key *ks, size_t i)
 }
 
 /* ---- key text ---- */
+
+bool ps_key__needs_symbols(const struct ps_key *ks)
+{
+	size_t i;
+
+	for (i = 0; i < ks->n; i++)
+		if (ks->keys[i].kind->value == value_sym || ks->keys[i].kind->value == value_dso)
+			return true;
+	return false;
+}
+
+void ps_key__set_symbols(struct ps_key *ks, struct ps_symbols *st)
+{
+	ks->syms = st;
+}
 
 int ps_key__text(struct ps_key *ks, const struct ps_session *s, const struct ps_sample *smp,
                  char *key, size_t len)

@@ -4,7 +4,7 @@
  * pcount --sum.
  *
  * A key list is a comma-separated list of keys.  Each key is a property of a sample
- * (event, comm, pid, tid, cpu, syscall, errno), a tracepoint field (FIELD, or
+ * (event, comm, pid, tid, cpu, syscall, errno, sym, dso), a tracepoint field (FIELD, or
  * system:event.FIELD for one event's), or a numeric field cut into buckets (FIELD/SIZE).
  * A sample's key text is its keys' values joined by PS_KEY_SEP; a sample that lacks one
  * of the keys has none.  Names are checked against a stream once its header records are
@@ -21,6 +21,7 @@
 
 struct ps_session;
 struct ps_sample;
+struct ps_symbols;
 
 #define PS_KEY_MAX 8         /* keys in one list */
 #define PS_KEY_SEP '\x1f'    /* between the values of a key text */
@@ -80,14 +81,28 @@ int ps_key__check(struct ps_key *k, const struct ps_session *s, struct ps_error 
  * Values: event name; thread name (":PID" when unknown); pid, tid, cpu in decimal; the
  * syscall's name (number when unnamed; an exit has none when the stream records the
  * entries too, unless an errno key is asked for); errno's name for a syscall exit that
- * failed; a field's value (signed as its format says; strings up to their NUL), as perf
- * prints it where its format maps it through symbols or flags (prev_state: S, D, R+); a
- * bucket as "LO-HI".
+ * failed; sym and dso: the function and object of the sample's ip as perf script names
+ * them ("[unknown]" when unknown); a field's value (signed as its format says; strings
+ * up to their NUL), as perf prints it where its format maps it through symbols or flags
+ * (prev_state: S, D, R+); a bucket as "LO-HI".
  * Return: the length of the text, or -1 when the sample lacks a key or the text does not
  * fit in @len.
  */
 int ps_key__text(struct ps_key *k, const struct ps_session *s, const struct ps_sample *smp,
                  char *buf, size_t len);
+
+/**
+ * ps_key__needs_symbols() - whether a key names the sample's function or object (sym,
+ * dso): then the caller feeds a symbol table (symbols.h) and hands it over with
+ * ps_key__set_symbols().
+ */
+bool ps_key__needs_symbols(const struct ps_key *k);
+
+/**
+ * ps_key__set_symbols() - the symbol table sym and dso are named from (not owned; NULL
+ * names everything "[unknown]").  The caller applies every record to it in time order.
+ */
+void ps_key__set_symbols(struct ps_key *k, struct ps_symbols *st);
 
 /**
  * ps_key__column() - value @idx of a key text made by ps_key__text().

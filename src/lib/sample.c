@@ -193,6 +193,7 @@ int ps_sample__parse(const struct ps_session *s, const struct ps_record *rec, st
 		        "SAMPLE record belongs to no event of the stream (unknown id)");
 	out->attr = a;
 	out->type = a->sample_type;
+	out->misc = rec->misc;
 	out->swap = w.swap;
 	if (walk(&w, a, out) < 0)
 		return ps_error__set(

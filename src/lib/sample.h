@@ -21,6 +21,7 @@ struct ps_session;
  * @attr: the event it belongs to
  * @type: the sample_type bits the values below were decoded with; a field is meaningful
  *        only when its PERF_SAMPLE_* bit is set
+ * @misc: the record header's misc (the cpumode of @ip), for a SAMPLE
  * @read, @read_len: the READ block in stream byte order (see ps_sample__read_value())
  * @callchain, @nr_callchain: u64 addresses in stream byte order (ps_sample__u64())
  * @raw, @raw_size: the RAW bytes (a tracepoint's record), in stream byte order
@@ -34,6 +35,7 @@ struct ps_session;
 struct ps_sample {
 	const struct ps_attr *attr;
 	uint64_t type;
+	uint16_t misc;
 	bool swap;
 	uint64_t identifier, ip, time, addr, id, stream_id, period;
 	uint32_t pid, tid, cpu;

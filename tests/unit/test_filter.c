@@ -566,7 +566,7 @@ static void test_check_errors(struct ps_session *s)
 		size_t pos;
 	} t[] = {
 		{ "comn=dd",
-		  "unknown field 'comn' (did you mean comm?); the fields of this stream are: event, comm, pid, tid, cpu, time, period, ip, syscall, prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, filename, old_pid, id, args, common_type, common_flags, common_preempt_count, common_pid",
+		  "unknown field 'comn' (did you mean comm?); the fields of this stream are: event, comm, pid, tid, cpu, time, period, ip, syscall, sym, dso, stack, prev_comm, prev_pid, prev_prio, prev_state, next_comm, next_pid, next_prio, filename, old_pid, id, args, common_type, common_flags, common_preempt_count, common_pid",
 		  0 },
 		{ "pid=1 and ret < 0", "unknown field 'ret'; the fields of this stream are: event,",
 		  10 },
