@@ -291,3 +291,20 @@ PY
 	run -0 "$BIN/pcount" -j --by sym -w 'sym startswith "spi"' "$WORK/g.pipe"
 	[ "$(jq -r '.rows[0].sym' <<<"$output")" = spin ]
 }
+
+@test "symbols: ptop --report counts functions as pcount --by sym does; ptop runs live" {
+	need_workload
+	perf_g_pipe
+	run -0 "$BIN/ptop" --report 1 <"$WORK/g.pipe"
+	[[ "$output" == *"sym"* && "$output" == *" spin"* ]]
+	# the sum over its intervals is the whole
+	[ "$(awk '$2 == "spin" { s += $1 } END { print s }' <<<"$output")" = \
+		"$(perf_script "$WORK/g.pipe" -G -F ip,sym | awk '$2 == "spin"' | wc -l)" ]
+	run -2 "$BIN/ptop" 1 2
+	# live: the whole machine for a few seconds, the workload's function among the top
+	"$WORK/symwork" 400 &
+	local pid=$!
+	run timeout -s INT 6 "$BIN/ptop" 1
+	wait "$pid" || true
+	[[ "$output" == *"COUNT"*"sym"* ]]
+}
