@@ -113,3 +113,5 @@ if command -v clickhouse-client >/dev/null && [ "$samples" -gt 0 ]; then
 	tests/clickhouse-server.sh stop "$ch"
 	rm -rf "$ch"
 fi
+# symbols: its own block (tests/bench/symbols.sh)
+bash tests/bench/symbols.sh
