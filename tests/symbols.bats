@@ -308,3 +308,25 @@ PY
 	wait "$pid" || true
 	[[ "$output" == *"COUNT"*"sym"* ]]
 }
+
+@test "symbols: an object rebuilt since the recording is not used (its build-id differs), as perf" {
+	need_workload
+	local home="$BATS_TEST_TMPDIR/home"
+	mkdir -p "$home"
+	cp "$WORK/symwork" "$WORK/rebuilt"
+	# the MMAP2 records carry the build-id; perf's cache lives in this test's HOME
+	HOME=$home perf record -q --buildid-mmap -g -e cpu-clock -F 999 -o - "$WORK/rebuilt" 50 \
+		>"$WORK/rebuilt.pipe" 2>/dev/null || skip "perf record has no --buildid-mmap"
+	rm -rf "$home/.debug"
+	sed 's/spin(200000)/spin(200001)/' "$TOP/tests/data/symbols-work.c" >"$BATS_TEST_TMPDIR/w.c"
+	gcc -O0 -fno-omit-frame-pointer -o "$WORK/rebuilt" "$BATS_TEST_TMPDIR/w.c" -lm
+	HOME=$home "$BIN/ptojson" "$WORK/rebuilt.pipe" >"$BATS_TEST_TMPDIR/out.json"
+	# the object keeps its name, its functions are unknown
+	run -0 jq -r '.callchain[] | select(.dso | endswith("/rebuilt")) | .sym // "-"' \
+		"$BATS_TEST_TMPDIR/out.json"
+	[ -n "$output" ]
+	[[ "$output" != *spin* && "$output" != *recurse* ]]
+	HOME=$home perf script -i - -F comm,tid,time,ip,sym,dso <"$WORK/rebuilt.pipe" \
+		>"$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
+	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/out.json" 99.5 98
+}
