@@ -24,10 +24,11 @@
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/symbols.h"
 
 static const char usage_text[] =
         "usage: pflame [-df] [--icicle] [-b key] [-c palette] [-H px] [-i time] [-m px] "
-        "[-o file] [-t title] [-w px] [file ...]\n";
+        "[-o file] [-t title] [-w px] [--symfs dir] [--kallsyms file] [file ...]\n";
 
 static const char help_text[] =
         "\nDraw the call chains of a perf event stream as an interactive SVG flame graph.\n\n"
@@ -45,6 +46,8 @@ static const char help_text[] =
         "  -m, --minwidth PX      leave out frames narrower than PX (default 0.1)\n"
         "  -c, --colors PALETTE   hot (default), cool, mem, gray\n"
         "      --icicle           roots at the top, stacks growing downwards\n"
+        "      --symfs DIR        look for the stream's objects under DIR\n"
+        "      --kallsyms FILE    kernel symbols from FILE (taken on the traced machine)\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version\n";
 
@@ -55,6 +58,7 @@ struct opts {
 	bool folded, diff, by_pid;
 	uint64_t interval_ns;
 	struct ps_flame_style style;
+	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
 	const char *inputs[2];
 	int ninputs;
 };
@@ -67,8 +71,10 @@ struct ctx {
 	const char **names;
 	size_t *lens;
 	enum ps_frame_kind *kinds;
-	char *buf; /* the names of one stack, one after the other */
-	size_t buf_cap;
+	struct ps_symbols *sym;
+	struct ps_fold_buf fb;                          /* one sample's folded stack */
+	enum ps_frame_kind chain[PS_SYMBOLS_MAX_STACK]; /* its callchain's kinds */
+	char root[224];                                 /* --by pid: comm-pid */
 	bool have_start;
 	uint64_t start, end, intervals;
 	uint64_t late; /* samples of an interval already written, in the current one */
@@ -113,7 +119,9 @@ static void check_pattern(const char *p, bool interval)
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	enum {
-		OPT_ICICLE = 256
+		OPT_ICICLE = 256,
+		OPT_SYMFS,
+		OPT_KALLSYMS
 	};
 	static const struct option longopts[] = {
 		{ "by", required_argument, NULL, 'b' },
@@ -125,8 +133,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "icicle", no_argument, NULL, OPT_ICICLE },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "minwidth", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "title", required_argument, NULL, 't' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "width", required_argument, NULL, 'w' },
@@ -187,6 +197,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_ICICLE:
 			o->style.icicle = true;
+			break;
+		case OPT_SYMFS:
+			o->sym.symfs = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->sym.kallsyms = optarg;
 			break;
 		default:
 			usage(stderr, 2);
@@ -303,95 +319,74 @@ static int read_folded(const char *path, struct ps_flame *tree, struct ps_error 
 
 /* ---- stream input ---- */
 
-static int reserve_buf(struct ctx *c, size_t need)
+/* the kind of each frame of @smp's callchain, innermost first, as its context markers say */
+static size_t chain_kinds(const struct ps_sample *smp, enum ps_frame_kind *out, size_t max)
 {
-	char *q;
+	enum ps_frame_kind kind = PS_FRAME_USER;
+	size_t n = 0;
+	uint64_t i;
 
-	if (need <= c->buf_cap)
-		return 0;
-	q = realloc(c->buf, need * 2);
-	if (!q)
-		return -1;
-	c->buf = q;
-	c->buf_cap = need * 2;
-	return 0;
-}
+	if (max > PS_SYMBOLS_MAX_STACK)
+		max = PS_SYMBOLS_MAX_STACK;
+	for (i = 0; i < smp->nr_callchain && n < max; i++) {
+		uint64_t ip = ps_sample__u64(smp, smp->callchain, i);
 
-/* append a frame name to the stack being built; names point into c->buf after it is done */
-static int push_frame(struct ctx *c, size_t *n, size_t *used, const char *s, size_t len,
-                      enum ps_frame_kind kind)
-{
-	if (*n >= PS_FLAME_MAX_DEPTH)
-		return 0;
-	if (reserve_buf(c, *used + len))
-		return -1;
-	memcpy(c->buf + *used, s, len);
-	c->lens[*n] = len;
-	c->kinds[*n] = kind;
-	c->names[*n] = (const char *)(uintptr_t)*used; /* an offset until the end */
-	(*n)++;
-	*used += len;
-	return 0;
+		if (ip < (uint64_t)PERF_CONTEXT_MAX)
+			out[n++] = kind;
+		else if (ip == (uint64_t)PERF_CONTEXT_KERNEL)
+			kind = PS_FRAME_KERNEL;
+		else if (ip == (uint64_t)PERF_CONTEXT_USER)
+			kind = PS_FRAME_USER;
+		else if (ip != (uint64_t)PERF_CONTEXT_HV)
+			return 0;
+	}
+	return n;
 }
 
 /*
- * One sample's stack, as perf's stackcollapse folds it: the comm (spaces as '_'), then
- * the frames from the outermost caller to the sample's own function.
+ * One sample's stack as perf's stackcollapse folds it (the symbol module's
+ * ps_symbols__fold(): the comm, then the frames from the outermost caller in), split into
+ * frames with their kinds; --by pid roots it at comm-pid.
  */
-static int fold_sample(struct ctx *c, const struct ps_sample *smp, size_t *np)
+static int fold_sample(struct ctx *c, const struct ps_sample *smp, uint16_t misc, size_t *np,
+                       struct ps_error *err)
 {
-	const char *comm = ps_session__comm(c->s, smp->tid);
-	char root[64 + 24], ipbuf[24];
-	size_t n = 0, used = 0, i, len;
-	enum ps_frame_kind kind = PS_FRAME_USER;
-	uint64_t k;
+	const char *comm = (smp->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp->tid) : NULL;
+	char *p, *end, *semi;
+	size_t n = 0, m, i;
 
-	if (!comm)
-		comm = "[unknown]";
-	len = (size_t)snprintf(root, sizeof(root), "%.63s", comm);
-	for (i = 0; i < len; i++)
-		if (root[i] == ' ')
-			root[i] = '_';
-	if (c->o->by_pid)
-		len += (size_t)snprintf(root + len, sizeof(root) - len, "-%" PRIu32, smp->pid);
-	if (push_frame(c, &n, &used, root, len, PS_FRAME_ROOT))
+	if (ps_symbols__fold(c->sym, smp, misc, comm, &c->fb, err) < 0)
 		return -1;
-	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->nr_callchain) {
-		/* the callchain is innermost first; kinds come from the context markers */
-		size_t first = n, j;
-
-		for (k = 0; k < smp->nr_callchain; k++) {
-			uint64_t ip = ps_sample__u64(smp, smp->callchain, k);
-
-			if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-				kind = ip == (uint64_t)PERF_CONTEXT_KERNEL ? PS_FRAME_KERNEL :
-				                                             PS_FRAME_USER;
-				continue;
-			}
-			len = (size_t)snprintf(ipbuf, sizeof(ipbuf), "0x%" PRIx64, ip);
-			if (push_frame(c, &n, &used, ipbuf, len, kind))
-				return -1;
-		}
-		/* reverse to outermost first */
-		for (i = first, j = n - 1; i < j; i++, j--) {
-			const char *tn = c->names[i];
-			size_t tl = c->lens[i];
-			enum ps_frame_kind tk = c->kinds[i];
-
-			c->names[i] = c->names[j];
-			c->lens[i] = c->lens[j];
-			c->kinds[i] = c->kinds[j];
-			c->names[j] = tn;
-			c->lens[j] = tl;
-			c->kinds[j] = tk;
-		}
-	} else if (smp->type & PERF_SAMPLE_IP) {
-		len = (size_t)snprintf(ipbuf, sizeof(ipbuf), "0x%" PRIx64, smp->ip);
-		if (push_frame(c, &n, &used, ipbuf, len, PS_FRAME_UNKNOWN))
-			return -1;
+	p = c->fb.buf;
+	end = p + c->fb.len;
+	while (n < PS_FLAME_MAX_DEPTH) {
+		semi = memchr(p, ';', (size_t)(end - p));
+		c->names[n] = p;
+		c->lens[n] = (size_t)((semi ? semi : end) - p);
+		c->kinds[n++] = PS_FRAME_USER;
+		if (!semi)
+			break;
+		p = semi + 1;
 	}
-	for (i = 0; i < n; i++)
-		c->names[i] = c->buf + (uintptr_t)c->names[i];
+	c->kinds[0] = PS_FRAME_ROOT;
+	if (c->o->by_pid) {
+		snprintf(c->root, sizeof(c->root), "%.*s-%" PRIu32,
+		         (int)(c->lens[0] < 200 ? c->lens[0] : 200), c->names[0], smp->pid);
+		c->names[0] = c->root;
+		c->lens[0] = strlen(c->root);
+	}
+	/* kinds: the callchain's context markers, frame for frame, else the sample's mode */
+	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->nr_callchain) {
+		m = chain_kinds(smp, c->chain, PS_SYMBOLS_MAX_STACK);
+		if (m == n - 1)
+			for (i = 1; i < n; i++)
+				c->kinds[i] = c->chain[m - i];
+	} else if (n == 2 && (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
+		c->kinds[1] = PS_FRAME_KERNEL;
+	}
+	for (i = 1; i < n; i++)
+		if (c->lens[i] == 9 && memcmp(c->names[i], "[unknown]", 9) == 0)
+			c->kinds[i] = PS_FRAME_UNKNOWN;
 	*np = n;
 	return 0;
 }
@@ -463,9 +458,8 @@ static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *e
 		if (smp.time < c->start)
 			c->late++;
 	}
-	if (fold_sample(c, &smp, &n))
-		return ps_error__set(err, PS_ENOMEM, ps_input__name(c->in), PS_NO_OFFSET,
-		                     "stack buffer");
+	if (fold_sample(c, &smp, rec->misc, &n, err))
+		return -1;
 	if (ps_flame__add(c->tree, c->names, c->lens, c->kinds, n, 1, err)) {
 		err->input = ps_input__name(c->in);
 		return -1;
@@ -477,9 +471,11 @@ static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 {
 	struct ps_record rec;
 
-	while (ps_order__pop(ord, &rec) > 0)
+	while (ps_order__pop(ord, &rec) > 0) {
+		ps_symbols__process(c->sym, &rec);
 		if (handle(c, &rec, err) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -493,11 +489,18 @@ static int read_stream(struct ctx *c, const char *path, struct ps_error *err)
 	if (!c->in)
 		return -1;
 	c->s = ps_input__session(c->in);
+	c->sym = ps_symbols__new(c->s, &c->o->sym, err);
+	if (!c->sym) {
+		ps_input__close(c->in);
+		c->in = NULL;
+		return -1;
+	}
 	if (c->o->interval_ns)
 		ps_input__set_idle(c->in, IDLE_MS);
 	clock_gettime(CLOCK_MONOTONIC, &c->last_write);
 	ord = ps_order__new(c->s, 0);
 	if (!ord) {
+		ps_symbols__delete(c->sym);
 		ps_input__close(c->in);
 		c->in = NULL;
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -520,6 +523,8 @@ static int read_stream(struct ctx *c, const char *path, struct ps_error *err)
 			err->input = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	}
 	ps_order__delete(ord);
+	ps_symbols__delete(c->sym);
+	c->sym = NULL;
 	ps_input__close(c->in);
 	c->in = NULL;
 	c->s = NULL;
@@ -582,7 +587,7 @@ int main(int argc, char **argv)
 	free(c.names);
 	free(c.lens);
 	free(c.kinds);
-	free(c.buf);
+	free(c.fb.buf);
 	if (err.code == PS_EUSAGE)
 		return 2;
 	return err.code && err.code != PS_EPIPE ? 1 : 0;

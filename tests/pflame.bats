@@ -20,9 +20,16 @@ setup_file() {
 				-- "$PFLAME_WORK/deep" 0.5 cpu >/dev/null 2>&1 &&
 			perf script report stackcollapse -i "$PFLAME_WORK/deep.data" \
 				>"$PFLAME_WORK/deep.folded" 2>/dev/null &&
+			perf script report stackcollapse -i - <"$PFLAME_WORK/deep.pipe" \
+				>"$PFLAME_WORK/deep-pipe.folded" 2>/dev/null &&
 			perf script report stackcollapse -i "$PFLAME_WORK/deep2.data" \
 				>"$PFLAME_WORK/deep2.folded" 2>/dev/null &&
 			touch "$PFLAME_WORK/recorded"
+		# and by precord
+		"$BATS_TEST_DIRNAME/../bin/precord" -g -e cpu-clock -F 499 -- "$PFLAME_WORK/deep" 1 \
+			>"$PFLAME_WORK/precord.pipe" 2>/dev/null &&
+			perf script report stackcollapse -i - <"$PFLAME_WORK/precord.pipe" \
+				>"$PFLAME_WORK/precord.folded" 2>/dev/null
 	fi
 }
 
@@ -220,7 +227,7 @@ folded_frames() {
 	grep -q '<title>leaf_cpu ([0-9]* samples, [0-9.]*%; before [0-9.]*%, change +[0-9.]*[1-9][0-9.]*%)</title><rect [^>]*fill="rgb(255,[0-9]*,[0-9]*)"' "$BATS_TEST_TMPDIR/g.svg"
 	# the same from the two streams
 	"$BIN/pflame" --diff -o "$BATS_TEST_TMPDIR/s.svg" "$W/deep.data" "$W/deep2.data"
-	grep -q '<title>0x[0-9a-f]* ([0-9]* samples, [0-9.]*%; before [0-9.]*%, change +[0-9.]*[1-9][0-9.]*%)</title><rect [^>]*fill="rgb(255,[0-9]*,[0-9]*)"' "$BATS_TEST_TMPDIR/s.svg"
+	grep -q '<title>leaf_cpu ([0-9]* samples, [0-9.]*%; before [0-9.]*%, change +[0-9.]*[1-9][0-9.]*%)</title><rect [^>]*fill="rgb(255,[0-9]*,[0-9]*)"' "$BATS_TEST_TMPDIR/s.svg"
 }
 
 @test "pflame: headless Chromium draws the graph at the width asked" {
@@ -395,4 +402,66 @@ svg_roots() {
 	grep -q 'stacks cut at 1024 frames' <("$SAN" --folded "$BATS_TEST_TMPDIR/deep")
 	awk 'BEGIN { for (i = 0; i < 50000; i++) print "r;f" i ";g 1" }' >"$BATS_TEST_TMPDIR/wide"
 	clean "$SAN" --folded "$BATS_TEST_TMPDIR/wide"
+}
+
+# "depth<TAB>name<TAB>count" of every frame on the paths of the 20 largest stacks of a
+# folded file, with the samples of that path prefix
+top20_prefixes() {
+	awk -v OFS='\t' '
+	{
+		n = $NF; stack = $0; sub(/[ \t]+[0-9]+[ \t]*$/, "", stack)
+		line[NR] = stack; cnt[NR] = n; total += n
+		k = split(stack, f, ";"); path = ""
+		for (i = 1; i <= k; i++) { path = path ";" f[i]; pre[path] += n }
+	}
+	END {
+		print 0, "all", total
+		for (t = 0; t < 20 && t < NR; t++) {
+			best = 0
+			for (r = 1; r <= NR; r++)
+				if (!(r in done) && (!best || cnt[r] > cnt[best])) best = r
+			done[best] = 1
+			k = split(line[best], f, ";"); path = ""
+			for (i = 1; i <= k; i++) { path = path ";" f[i]; print i, f[i], pre[path] }
+		}
+	}' "$1" | LC_ALL=C sort -u
+}
+
+@test "pflame: on streams (perf pipe, perf file, precord), perf's 20 largest stacks have their counts" {
+	need_recording
+	local input folded
+	for input in deep.data deep.pipe precord.pipe; do
+		case $input in
+		deep.data) folded=deep.folded ;;
+		deep.pipe) folded=deep-pipe.folded ;;
+		precord.pipe) folded=precord.folded ;;
+		esac
+		[ -s "$W/$folded" ] || { echo "no $folded: precord failed?"; return 1; }
+		"$BIN/pflame" --icicle --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" "$W/$input"
+		svg_frames "$BATS_TEST_TMPDIR/g.svg" >"$BATS_TEST_TMPDIR/got"
+		top20_prefixes "$W/$folded" >"$BATS_TEST_TMPDIR/want"
+		echo "$input: $(wc -l <"$BATS_TEST_TMPDIR/want") frames on perf's 20 largest stacks"
+		[ "$(wc -l <"$BATS_TEST_TMPDIR/want")" -gt 20 ]
+		LC_ALL=C comm -23 "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got" >"$BATS_TEST_TMPDIR/missing"
+		cat "$BATS_TEST_TMPDIR/missing"
+		[ ! -s "$BATS_TEST_TMPDIR/missing" ]
+		# the root holds every sample perf script shows
+		total=$(perf script -G -F comm -i "$W/$input" 2>/dev/null | wc -l)
+		grep -q "^0	all	$total\$" "$BATS_TEST_TMPDIR/got"
+	done
+}
+
+@test "pflame: a stream's graph is the graph of perf's own folded stacks" {
+	need_recording
+	"$BIN/pflame" --icicle --minwidth 0 -o "$BATS_TEST_TMPDIR/s.svg" "$W/deep.data"
+	"$BIN/pflame" --folded --icicle --minwidth 0 -o "$BATS_TEST_TMPDIR/f.svg" "$W/deep.folded"
+	svg_frames "$BATS_TEST_TMPDIR/s.svg" >"$BATS_TEST_TMPDIR/s"
+	svg_frames "$BATS_TEST_TMPDIR/f.svg" >"$BATS_TEST_TMPDIR/f"
+	diff "$BATS_TEST_TMPDIR/f" "$BATS_TEST_TMPDIR/s"
+	# kernel frames in the kernel's colour (orange-yellow: blue under 51), user code red
+	fill() { sed -n "s|^<g><title>$2 (.*fill=\"rgb(\\([0-9,]*\\))\".*|\\1|p" "$1" | head -n 1; }
+	[[ "$(fill "$BATS_TEST_TMPDIR/s.svg" leaf_cpu)" =~ ^2[0-5][0-9],([5-9][0-9]|1[0-3][0-9]),[4-8][0-9]$ ]]
+	if grep -q '<title>do_syscall_64 ' "$BATS_TEST_TMPDIR/s.svg"; then
+		[[ "$(fill "$BATS_TEST_TMPDIR/s.svg" do_syscall_64)" =~ ^2[2-5][0-9],(1[6-9][0-9]|2[01][0-9]),[0-9]{1,2}$ ]]
+	fi
 }
