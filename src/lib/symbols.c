@@ -538,7 +538,9 @@ void ps_symbols__process(struct ps_symbols *st, const struct ps_record *rec)
 			if (!child || !parent || !parent->nr ||
 			    proc__reserve(child, parent->nr) < 0)
 				break;
-			memcpy(child->maps, parent->maps, parent->nr * sizeof(*parent->maps));
+			if (parent->nr) /* maps may be NULL */
+				memcpy(child->maps, parent->maps,
+				       parent->nr * sizeof(*parent->maps));
 			child->nr = parent->nr;
 			for (size_t i = 0; i < child->nr; i++)
 				child->maps[i].dso->refs++;
