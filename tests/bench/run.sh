@@ -76,9 +76,17 @@ for prog in pcat ptojson pcount; do
 done
 
 # pflame (issue 14): a flame graph of 1 M callchain samples against perf script on the
-# same stream (goal: no slower); copies of the bundled cpu-clock -g recording
+# same stream (goal: no slower).  Copies of a recording of the pflame test workload (deep
+# frame-pointer chains whose symbols both resolve), else of the bundled cpu-clock -g one.
 if command -v perf >/dev/null; then
-	"$BIN/pcat" tests/data/cpuclock-g-sh.data >"$work/cg1.pipe"
+	src1=tests/data/cpuclock-g-sh.data
+	if command -v gcc >/dev/null &&
+		gcc -O0 -fno-omit-frame-pointer -o "$work/deep" tests/pflame/deep.c &&
+		perf record -q -g -e cpu-clock -F 999 -o "$work/deep.data" -- "$work/deep" 2 \
+			>/dev/null 2>&1; then
+		src1="$work/deep.data"
+	fi
+	"$BIN/pcat" "$src1" >"$work/cg1.pipe"
 	per=$("$BIN/pcount" -j "$work/cg1.pipe" | jq .total)
 	copies=$(((1000000 + per - 1) / per))
 	args=()
@@ -86,8 +94,8 @@ if command -v perf >/dev/null; then
 	"$BIN/pcat" "${args[@]}" >"$work/cg.pipe"
 	t1=$(secs "perf script -i - < '$work/cg.pipe'")
 	t2=$(secs "'$BIN/pflame' < '$work/cg.pipe'")
-	printf 'pflame on %d callchain samples: %.2fs, perf script %.2fs: %.2fx perf script\n' \
-		"$((copies * per))" "$t2" "$t1" "$(echo "$t1 / $t2" | bc -l)"
+	printf 'pflame on %d callchain samples (%s): %.2fs, perf script %.2fs: %.2fx perf script\n' \
+		"$((copies * per))" "$(basename "$src1")" "$t2" "$t1" "$(echo "$t1 / $t2" | bc -l)"
 	rm -f "$work/cg.pipe"
 fi
 
