@@ -465,3 +465,15 @@ top20_prefixes() {
 		[[ "$(fill "$BATS_TEST_TMPDIR/s.svg" do_syscall_64)" =~ ^2[2-5][0-9],(1[6-9][0-9]|2[01][0-9]),[0-9]{1,2}$ ]]
 	fi
 }
+
+@test "pflame: pcount --folded into pflame --folded draws the stream's own graph, counts summed" {
+	need_recording
+	"$BIN/pcount" --folded "$W/deep.data" >"$BATS_TEST_TMPDIR/folded"
+	"$BIN/pflame" --folded --icicle --minwidth 0 -o "$BATS_TEST_TMPDIR/f.svg" "$BATS_TEST_TMPDIR/folded"
+	"$BIN/pflame" --icicle --minwidth 0 -o "$BATS_TEST_TMPDIR/s.svg" "$W/deep.data"
+	svg_frames "$BATS_TEST_TMPDIR/f.svg" >"$BATS_TEST_TMPDIR/f"
+	svg_frames "$BATS_TEST_TMPDIR/s.svg" >"$BATS_TEST_TMPDIR/s"
+	folded_frames "$BATS_TEST_TMPDIR/folded" >"$BATS_TEST_TMPDIR/sums"
+	diff "$BATS_TEST_TMPDIR/sums" "$BATS_TEST_TMPDIR/f"
+	diff "$BATS_TEST_TMPDIR/f" "$BATS_TEST_TMPDIR/s"
+}
