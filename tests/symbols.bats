@@ -322,7 +322,7 @@ PY
 	gcc -O0 -fno-omit-frame-pointer -o "$WORK/rebuilt" "$BATS_TEST_TMPDIR/w.c" -lm
 	HOME=$home "$BIN/ptojson" "$WORK/rebuilt.pipe" >"$BATS_TEST_TMPDIR/out.json"
 	# the object keeps its name, its functions are unknown
-	run -0 jq -r '.callchain[] | select(.dso | endswith("/rebuilt")) | .sym // "-"' \
+	run -0 jq -r '.callchain[] | select((.dso // "") | endswith("/rebuilt")) | .sym // "-"' \
 		"$BATS_TEST_TMPDIR/out.json"
 	[ -n "$output" ]
 	[[ "$output" != *spin* && "$output" != *recurse* ]]
