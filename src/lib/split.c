@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * split.c - the pieces of psplit: naming, opening and reopening, headers, side-band routing.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "abi.h"
+#include "compat.h"
+#include "io.h"
+#include "session.h"
+#include "sideband.h"
+#include "split.h"
+
+#define PIECE_BUF (64u << 10)
+#define KNOWN_SLOTS 16384 /* per open piece; forgotten (and replayed again) when full */
+#define MAX_HEADER_BYTES (64u << 20)
+#define MAX_SAFE_KEY 200
+#define KNOWN_TID (1ULL << 32)
+#define KNOWN_PID (2ULL << 32)
+
+struct header {
+	unsigned char *data;
+	size_t len;
+};
+
+struct piece {
+	char *key, *name;
+	uint64_t number, samples, bytes;
+	int fd; /* -1 when closed */
+	bool created, dirty;
+	unsigned char *buf;
+	size_t blen;
+	size_t nhdr;     /* header records written */
+	uint64_t *known; /* open addressing; 0 is empty */
+	size_t nknown;
+	uint64_t last_use;
+};
+
+/* a string -> index table (open addressing, index + 1 stored, 0 empty) */
+struct strtab {
+	size_t *slot;
+	size_t nslots, n;
+};
+
+struct ps_split {
+	struct ps_split_config cfg;
+	const struct ps_session *s;
+	struct ps_sideband *sb;
+	struct header *hdr;
+	size_t nhdr, hdr_cap, hdr_bytes;
+	struct piece *pieces;
+	size_t npieces, pieces_cap;
+	struct strtab by_key, by_name;
+	size_t *open; /* indexes of the open pieces */
+	size_t nopen;
+	uint64_t clock, next_number;
+};
+
+/* ---- names ---- */
+
+const char *ps_split__pattern_ok(const char *pattern, bool needs_unique)
+{
+	bool unique = false;
+	const char *p;
+
+	if (!*pattern)
+		return "the name pattern is empty";
+	if (strchr(pattern, '/'))
+		return "the name pattern contains '/' (use -d DIR for a directory)";
+	for (p = pattern; *p; p++) {
+		if (*p != '%')
+			continue;
+		p++;
+		if (*p == 'k' || *p == 'n')
+			unique = true;
+		else if (*p != '%')
+			return "the name pattern has an escape other than %k, %n and %%";
+	}
+	if (needs_unique && !unique)
+		return "the name pattern needs %k or %n to give each piece its own name";
+	return NULL;
+}
+
+static uint64_t fnv(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+	return h;
+}
+
+/* The key as a file name part: safe bytes kept, others as %XX, so different keys differ. */
+static void safe_key(const char *key, char *out, size_t size)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t o = 0;
+	const char *k;
+
+	if (!*key) {
+		snprintf(out, size, "%%");
+		return;
+	}
+	for (k = key; *k && o + 4 < size; k++) {
+		unsigned char c = (unsigned char)*k;
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		          (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '+' || c == ',' ||
+		          c == '=' || (c == '.' && k != key);
+
+		if (ok) {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '%';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
+	}
+	out[o] = 0;
+	if (o > MAX_SAFE_KEY) /* long keys: cut, and keep them apart by a hash */
+		snprintf(out + MAX_SAFE_KEY - 20, size - (MAX_SAFE_KEY - 20), "~%016llx",
+		         (unsigned long long)fnv(key));
+}
+
+static char *piece_name(const struct ps_split *sp, const char *key, uint64_t number)
+{
+	char safe[4 * MAX_SAFE_KEY + 8], num[32];
+	size_t len = 1, o = 0;
+	const char *p;
+	char *name;
+
+	safe_key(key, safe, sizeof(safe));
+	snprintf(num, sizeof(num), "%04llu", (unsigned long long)number);
+	if (sp->cfg.dir)
+		len += strlen(sp->cfg.dir) + 1;
+	for (p = sp->cfg.pattern; *p; p++)
+		len += *p == '%' ? strlen(safe) + strlen(num) : 1;
+	name = malloc(len);
+	if (!name)
+		return NULL;
+	if (sp->cfg.dir)
+		o = (size_t)sprintf(name, "%s/", sp->cfg.dir);
+	for (p = sp->cfg.pattern; *p; p++) {
+		if (*p != '%') {
+			name[o++] = *p;
+			continue;
+		}
+		p++;
+		if (*p == 'k')
+			o += (size_t)sprintf(name + o, "%s", safe);
+		else if (*p == 'n')
+			o += (size_t)sprintf(name + o, "%s", num);
+		else
+			name[o++] = '%';
+	}
+	name[o] = 0;
+	return name;
+}
+
+/* ---- string tables ---- */
+
+static size_t *strtab_find(struct strtab *t, const struct ps_split *sp, const char *s, bool by_name)
+{
+	size_t i;
+
+	if (!t->nslots)
+		return NULL;
+	for (i = fnv(s) & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {
+		const struct piece *p;
+
+		if (!t->slot[i])
+			return &t->slot[i];
+		p = &sp->pieces[t->slot[i] - 1];
+		if (strcmp(by_name ? p->name : p->key, s) == 0)
+			return &t->slot[i];
+	}
+}
+
+static int strtab_grow(struct strtab *t, const struct ps_split *sp, bool by_name)
+{
+	size_t nslots = t->nslots ? 2 * t->nslots : 256, i, *old = t->slot, n = t->nslots;
+
+	t->slot = calloc(nslots, sizeof(*t->slot));
+	if (!t->slot) {
+		t->slot = old;
+		return -1;
+	}
+	t->nslots = nslots;
+	for (i = 0; i < n; i++) {
+		const struct piece *p;
+		size_t j;
+
+		if (!old[i])
+			continue;
+		p = &sp->pieces[old[i] - 1];
+		for (j = fnv(by_name ? p->name : p->key) & (nslots - 1); t->slot[j];
+		     j = (j + 1) & (nslots - 1))
+			;
+		t->slot[j] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+/* ---- known threads and processes of an open piece ---- */
+
+static bool known(const struct piece *p, uint64_t k)
+{
+	size_t i;
+
+	for (i = (size_t)((k * 0x9e3779b97f4a7c15ULL) >> 40) & (KNOWN_SLOTS - 1); p->known[i];
+	     i = (i + 1) & (KNOWN_SLOTS - 1))
+		if (p->known[i] == k)
+			return true;
+	return false;
+}
+
+static void learn(struct piece *p, uint64_t k)
+{
+	size_t i;
+
+	if (known(p, k))
+		return;
+	if (p->nknown >= KNOWN_SLOTS / 2) {
+		memset(p->known, 0, KNOWN_SLOTS * sizeof(*p->known));
+		p->nknown = 0;
+	}
+	for (i = (size_t)((k * 0x9e3779b97f4a7c15ULL) >> 40) & (KNOWN_SLOTS - 1); p->known[i];
+	     i = (i + 1) & (KNOWN_SLOTS - 1))
+		;
+	p->known[i] = k;
+	p->nknown++;
+}
+
+/* ---- writing ---- */
+
+static int piece_flush(struct piece *p, struct ps_error *err)
+{
+	if (p->blen && ps_write_full(p->fd, p->buf, p->blen) < 0)
+		return ps_error__sys(err, PS_EWRITE, p->name, "write error");
+	p->blen = 0;
+	return 0;
+}
+
+static int piece_write(struct piece *p, const void *data, size_t len, struct ps_error *err)
+{
+	p->bytes += len;
+	if (p->blen + len > PIECE_BUF) {
+		if (piece_flush(p, err) < 0)
+			return -1;
+		if (len > PIECE_BUF) {
+			if (ps_write_full(p->fd, data, len) < 0)
+				return ps_error__sys(err, PS_EWRITE, p->name, "write error");
+			return 0;
+		}
+	}
+	memcpy(p->buf + p->blen, data, len);
+	p->blen += len;
+	return 0;
+}
+
+struct emit_ctx {
+	struct piece *p;
+	struct ps_error *err;
+};
+
+static int emit(void *arg, const void *data, size_t len)
+{
+	struct emit_ctx *c = arg;
+
+	c->p->dirty = true;
+	return piece_write(c->p, data, len, c->err);
+}
+
+static int piece_close(struct ps_split *sp, size_t idx, struct ps_error *err)
+{
+	struct piece *p = &sp->pieces[idx];
+	int r = piece_flush(p, err);
+	size_t i;
+
+	if (close(p->fd) < 0 && r == 0)
+		r = ps_error__sys(err, PS_EWRITE, p->name, "write error");
+	p->fd = -1;
+	free(p->buf);
+	free(p->known);
+	p->buf = NULL;
+	p->known = NULL;
+	p->nknown = 0;
+	for (i = 0; i < sp->nopen; i++) {
+		if (sp->open[i] == idx) {
+			sp->open[i] = sp->open[--sp->nopen];
+			break;
+		}
+	}
+	return r;
+}
+
+static int piece_open(struct ps_split *sp, size_t idx, struct ps_error *err)
+{
+	struct piece *p = &sp->pieces[idx];
+	struct emit_ctx c = { p, err };
+	size_t i;
+
+	p->last_use = ++sp->clock;
+	if (p->fd >= 0)
+		return 0;
+	if (sp->nopen >= sp->cfg.max_open) {
+		size_t lru = 0;
+
+		for (i = 1; i < sp->nopen; i++)
+			if (sp->pieces[sp->open[i]].last_use < sp->pieces[sp->open[lru]].last_use)
+				lru = i;
+		if (piece_close(sp, sp->open[lru], err) < 0)
+			return -1;
+	}
+	p->buf = malloc(PIECE_BUF);
+	p->known = calloc(KNOWN_SLOTS, sizeof(*p->known));
+	if (!p->buf || !p->known) {
+		free(p->buf);
+		free(p->known);
+		p->buf = NULL;
+		p->known = NULL;
+		return ps_error__set(err, PS_ENOMEM, p->name, PS_NO_OFFSET, "out of memory");
+	}
+	p->fd = open(p->name, O_WRONLY | O_CLOEXEC | (p->created ? O_APPEND : O_CREAT | O_TRUNC),
+	             0644);
+	if (p->fd < 0) {
+		int e = errno;
+
+		free(p->buf);
+		free(p->known);
+		p->buf = NULL;
+		p->known = NULL;
+		errno = e;
+		return ps_error__sys(err, PS_ESYS, p->name,
+		                     p->created ? "cannot reopen" : "cannot create");
+	}
+	sp->open[sp->nopen++] = idx;
+	p->blen = 0;
+	if (!p->created) {
+		unsigned char h[16];
+
+		p->created = true;
+		ps_put64(h, PS_MAGIC, sp->cfg.swap);
+		ps_put64(h + 8, 16, sp->cfg.swap);
+		if (piece_write(p, h, sizeof(h), err) < 0)
+			return -1;
+	}
+	for (i = p->nhdr; i < sp->nhdr; i++)
+		if (piece_write(p, sp->hdr[i].data, sp->hdr[i].len, err) < 0)
+			return -1;
+	p->nhdr = sp->nhdr;
+	return ps_sideband__replay_global(sp->sb, emit, &c);
+}
+
+/* ---- the splitter ---- */
+
+struct ps_split *ps_split__new(const struct ps_split_config *cfg, const struct ps_session *s,
+                               struct ps_error *err)
+{
+	struct ps_split *sp = calloc(1, sizeof(*sp));
+
+	if (sp) {
+		sp->cfg = *cfg;
+		if (!sp->cfg.max_open)
+			sp->cfg.max_open = 1;
+		sp->s = s;
+		sp->sb = ps_sideband__new(s);
+		sp->open = calloc(sp->cfg.max_open, sizeof(*sp->open));
+	}
+	if (!sp || !sp->sb || !sp->open) {
+		ps_split__delete(sp);
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		return NULL;
+	}
+	return sp;
+}
+
+static bool is_header(uint32_t type)
+{
+	return ps_record_type_class(type) == PS_CLASS_HEADER || type == PS_RECORD_FINISHED_INIT;
+}
+
+static int keep_header(struct ps_split *sp, const struct ps_record *rec, struct ps_error *err)
+{
+	struct header *h;
+	size_t i;
+
+	if (sp->hdr_bytes + rec->len > MAX_HEADER_BYTES)
+		return ps_error__set(err, PS_ECAP, NULL, rec->offset,
+		                     "more than %u MiB of header records", MAX_HEADER_BYTES >> 20);
+	if (sp->nhdr == sp->hdr_cap) {
+		size_t cap = sp->hdr_cap ? 2 * sp->hdr_cap : 64;
+
+		h = realloc(sp->hdr, cap * sizeof(*h));
+		if (!h)
+			return ps_error__set(err, PS_ENOMEM, NULL, rec->offset, "out of memory");
+		sp->hdr = h;
+		sp->hdr_cap = cap;
+	}
+	h = &sp->hdr[sp->nhdr];
+	h->data = malloc(rec->len ? rec->len : 1);
+	if (!h->data)
+		return ps_error__set(err, PS_ENOMEM, NULL, rec->offset, "out of memory");
+	memcpy(h->data, rec->data, rec->len);
+	h->len = rec->len;
+	sp->nhdr++;
+	sp->hdr_bytes += rec->len;
+	for (i = 0; i < sp->nopen; i++) {
+		struct piece *p = &sp->pieces[sp->open[i]];
+
+		if (piece_write(p, rec->data, rec->len, err) < 0)
+			return -1;
+		p->nhdr = sp->nhdr;
+	}
+	return 0;
+}
+
+int ps_split__record(struct ps_split *sp, const struct ps_record *rec, struct ps_error *err)
+{
+	struct ps_sideband_info info;
+	size_t i;
+
+	if (is_header(rec->type))
+		return keep_header(sp, rec, err);
+	if (rec->type == PS_RECORD_FINISHED_ROUND) {
+		for (i = 0; i < sp->nopen; i++) {
+			struct piece *p = &sp->pieces[sp->open[i]];
+
+			if (!p->dirty)
+				continue;
+			p->dirty = false;
+			if (piece_write(p, rec->data, rec->len, err) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (rec->type == PS_RECORD_COMPRESSED || rec->type == PS_RECORD_COMPRESSED2)
+		return 0; /* their records are delivered decompressed */
+	if (ps_sideband__apply(sp->sb, rec, &info) < 0)
+		return ps_error__set(err, PS_ENOMEM, NULL, rec->offset, "out of memory");
+	for (i = 0; i < sp->nopen; i++) {
+		struct piece *p = &sp->pieces[sp->open[i]];
+		bool send;
+
+		switch (info.scope) {
+		case PS_SB_PROCESS:
+			send = known(p, KNOWN_PID | info.pid);
+			break;
+		case PS_SB_THREAD:
+			send = known(p, KNOWN_TID | info.tid);
+			break;
+		case PS_SB_FORK:
+			send = known(p, KNOWN_TID | info.ptid);
+			if (send) {
+				learn(p, KNOWN_TID | info.tid);
+				if (known(p, KNOWN_PID | info.ppid))
+					learn(p, KNOWN_PID | info.pid);
+			}
+			break;
+		default:
+			send = true;
+		}
+		if (!send)
+			continue;
+		p->dirty = true;
+		if (piece_write(p, rec->data, rec->len, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int new_piece(struct ps_split *sp, const char *key, uint64_t number, size_t *idx,
+                     struct ps_error *err)
+{
+	struct piece *p;
+	size_t *slot;
+
+	if (sp->npieces >= sp->cfg.max_pieces)
+		return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
+		                     "more than %zu pieces (the next one is for key '%s'): "
+		                     "raise --max-pieces, or split by fewer values",
+		                     sp->cfg.max_pieces, key);
+	if (sp->npieces == sp->pieces_cap) {
+		size_t cap = sp->pieces_cap ? 2 * sp->pieces_cap : 64;
+
+		p = realloc(sp->pieces, cap * sizeof(*p));
+		if (!p)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		sp->pieces = p;
+		sp->pieces_cap = cap;
+	}
+	if ((2 * (sp->npieces + 1) > sp->by_key.nslots && strtab_grow(&sp->by_key, sp, false)) ||
+	    (2 * (sp->npieces + 1) > sp->by_name.nslots && strtab_grow(&sp->by_name, sp, true)))
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	p = &sp->pieces[sp->npieces];
+	memset(p, 0, sizeof(*p));
+	p->fd = -1;
+	p->number = number == UINT64_MAX ? sp->next_number : number;
+	if (p->number >= sp->next_number)
+		sp->next_number = p->number + 1;
+	p->key = strdup(key);
+	p->name = p->key ? piece_name(sp, key, p->number) : NULL;
+	if (!p->key || !p->name) {
+		free(p->key);
+		free(p->name);
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	}
+	slot = strtab_find(&sp->by_name, sp, p->name, true);
+	if (*slot) {
+		ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+		              "the pieces for keys '%s' and '%s' would both be named %s",
+		              sp->pieces[*slot - 1].key, key, p->name);
+		free(p->key);
+		free(p->name);
+		return -1;
+	}
+	sp->npieces++;
+	*slot = sp->npieces;
+	*strtab_find(&sp->by_key, sp, key, false) = sp->npieces;
+	*idx = sp->npieces - 1;
+	return 0;
+}
+
+int ps_split__sample(struct ps_split *sp, const struct ps_record *rec, const char *key,
+                     uint64_t number, uint32_t tid, size_t *piece, struct ps_error *err)
+{
+	size_t *slot = strtab_find(&sp->by_key, sp, key, false);
+	size_t idx = 0;
+	struct piece *p;
+	struct emit_ctx c;
+
+	if (slot && *slot) {
+		idx = *slot - 1;
+	} else if (new_piece(sp, key, number, &idx, err) < 0) {
+		return -1;
+	}
+	if (piece_open(sp, idx, err) < 0)
+		return -1;
+	p = &sp->pieces[idx];
+	c.p = p;
+	c.err = err;
+	if (tid != PS_SIDEBAND_NO_PID) {
+		uint32_t pid = ps_sideband__pid_of(sp->sb, tid);
+
+		if (pid != PS_SIDEBAND_NO_PID && !known(p, KNOWN_PID | pid)) {
+			if (ps_sideband__replay_process(sp->sb, pid, emit, &c) < 0)
+				return -1;
+			learn(p, KNOWN_PID | pid);
+		}
+		if (!known(p, KNOWN_TID | tid)) {
+			if (ps_sideband__replay_thread(sp->sb, tid, emit, &c) < 0)
+				return -1;
+			learn(p, KNOWN_TID | tid);
+		}
+	}
+	p->samples++;
+	p->dirty = true;
+	*piece = idx;
+	return piece_write(p, rec->data, rec->len, err);
+}
+
+size_t ps_split__nr_pieces(const struct ps_split *sp)
+{
+	return sp->npieces;
+}
+
+void ps_split__piece(const struct ps_split *sp, size_t idx, struct ps_piece_info *info)
+{
+	const struct piece *p = &sp->pieces[idx];
+
+	info->name = p->name;
+	info->key = p->key;
+	info->number = p->number;
+	info->samples = p->samples;
+	info->bytes = p->bytes;
+}
+
+int ps_split__finish(struct ps_split *sp, struct ps_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < sp->npieces; i++) {
+		struct piece *p = &sp->pieces[i];
+
+		if (p->fd < 0 && p->nhdr == sp->nhdr)
+			continue;
+		if (piece_open(sp, i, err) < 0 || piece_close(sp, i, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void ps_split__delete(struct ps_split *sp)
+{
+	size_t i;
+
+	if (!sp)
+		return;
+	for (i = 0; i < sp->npieces; i++) {
+		struct piece *p = &sp->pieces[i];
+
+		if (p->fd >= 0) {
+			if (p->blen)
+				ps_write_full(p->fd, p->buf, p->blen);
+			close(p->fd);
+		}
+		free(p->buf);
+		free(p->known);
+		free(p->key);
+		free(p->name);
+	}
+	for (i = 0; i < sp->nhdr; i++)
+		free(sp->hdr[i].data);
+	free(sp->hdr);
+	free(sp->pieces);
+	free(sp->by_key.slot);
+	free(sp->by_name.slot);
+	free(sp->open);
+	ps_sideband__delete(sp->sb);
+	free(sp);
+}
+
+uint64_t ps_split__dropped(const struct ps_split *sp)
+{
+	return ps_sideband__dropped(sp->sb);
+}

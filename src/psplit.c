@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * psplit - split a perf event stream into self-contained pieces: by count, by time slice,
+ * by size, or by key.  See psplit(1).
+ *
+ * Records go through the time-ordered view (order.h), so that thread names and the
+ * side-band state replayed into a new piece are those of each sample's time; the pieces
+ * are written in that order, each a stream perf reads on its own (split.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "lib/diag.h"
+#include "lib/filter.h"
+#include "lib/input.h"
+#include "lib/opts.h"
+#include "lib/order.h"
+#include "lib/sample.h"
+#include "lib/session.h"
+#include "lib/sideband.h"
+#include "lib/signals.h"
+#include "lib/split.h"
+
+static const char usage_text[] =
+        "usage: psplit (-n count | -t seconds | -b size) [-v] [-d dir] [-o pattern] "
+        "[-w expression] [file]\n";
+
+#define DEFAULT_MAX_PIECES 1000
+#define DEFAULT_MAX_OPEN 64
+
+enum mode {
+	MODE_NONE,
+	MODE_COUNT,
+	MODE_TIME,
+	MODE_SIZE,
+};
+
+enum {
+	OPT_WHERE = 256,
+	OPT_MAX_PIECES,
+	OPT_MAX_OPEN,
+};
+
+struct opts {
+	enum mode mode;
+	uint64_t count;    /* -n */
+	uint64_t slice_ns; /* -t */
+	uint64_t size;     /* -b */
+	const char *dir;
+	const char *pattern;
+	const char *where;
+	uint64_t max_pieces;
+	uint64_t max_open;
+	bool verbose;
+	const char *input;
+};
+
+static const char help_text[] =
+        "\nSplit a perf event stream into pieces, each a complete stream perf reads on\n"
+        "its own: the header records, the side-band its samples need, its samples.\n\n"
+        "  -n, --count COUNT      COUNT samples per piece\n"
+        "  -t, --time SECONDS     SECONDS of sample time per piece (0.1, 500ms, 2m)\n"
+        "  -b, --bytes SIZE       pieces of at most SIZE bytes (k, m, g suffixes)\n"
+        "  -w, --where EXPR       keep only the samples that match EXPR (pfilter's language)\n"
+        "  -d, --dir DIR          write the pieces into DIR (made when missing)\n"
+        "  -o, --output PATTERN   piece file names: %n the piece number, %k its key,\n"
+        "                         %% a percent sign (default x%n.pipe)\n"
+        "      --max-pieces N     stop with an error rather than make more than N pieces\n"
+        "                         (default 1000)\n"
+        "      --max-open N       pieces open at once; others are closed and reopened\n"
+        "                         for appending (default 64)\n"
+        "  -v, --verbose          one line per piece on standard error\n"
+        "  -h, --help             show this help\n"
+        "  -V, --version          show the version\n"
+        "\nThe names of the pieces are printed on standard output, one a line.\n"
+        "Example: precord -a -e sched:sched_switch sleep 10 | psplit -t 1 -d slices\n";
+
+static PS_NORETURN void usage(FILE *fp, int status)
+{
+	ps_usage(fp, status, usage_text, help_text);
+}
+
+/* "1.5", "500ms", "2m", "10s", "250us" as nanoseconds */
+static uint64_t parse_seconds(const char *arg)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "", 1e9 }, { "s", 1e9 },  { "ms", 1e6 },  { "us", 1e3 },
+		      { "ns", 1 }, { "m", 60e9 }, { "h", 3600e9 } };
+	char *end;
+	double v;
+	size_t i;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && !errno && v > 0 && isfinite(v)) {
+		for (i = 0; i < ARRAY_SIZE(units); i++) {
+			if (strcmp(end, units[i].unit) == 0 && v * units[i].ns >= 1 &&
+			    v * units[i].ns < 1.8e19)
+				return (uint64_t)(v * units[i].ns + 0.5);
+		}
+	}
+	ps_usage_error("-t: '%s' is not a positive duration (0.1, 500ms, 2m)", arg);
+}
+
+/* "4096", "64k", "10m", "1g" as bytes */
+static uint64_t parse_size(const char *arg)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mul = 1;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end != arg && !errno && *arg != '-') {
+		if (*end == 'k' || *end == 'K')
+			mul = 1ULL << 10, end++;
+		else if (*end == 'm' || *end == 'M')
+			mul = 1ULL << 20, end++;
+		else if (*end == 'g' || *end == 'G')
+			mul = 1ULL << 30, end++;
+		if (!*end && v > 0 && v <= UINT64_MAX / mul)
+			return v * mul;
+	}
+	ps_usage_error("-b: '%s' is not a size (4096, 64k, 10m, 1g)", arg);
+}
+
+static void set_mode(struct opts *o, enum mode m)
+{
+	if (o->mode != MODE_NONE && o->mode != m)
+		ps_usage_error("one way of cutting at a time: -n, -t or -b");
+	o->mode = m;
+}
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "bytes", required_argument, NULL, 'b' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "max-open", required_argument, NULL, OPT_MAX_OPEN },
+		{ "max-pieces", required_argument, NULL, OPT_MAX_PIECES },
+		{ "output", required_argument, NULL, 'o' },
+		{ "time", required_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "where", required_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *bad;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->max_pieces = DEFAULT_MAX_PIECES;
+	o->max_open = DEFAULT_MAX_OPEN;
+	while ((c = getopt_long(argc, argv, "Vb:d:hn:o:t:vw:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'V':
+			ps_print_version();
+		case 'b':
+			set_mode(o, MODE_SIZE);
+			o->size = parse_size(optarg);
+			break;
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 'h':
+			usage(stdout, 0);
+		case 'n':
+			set_mode(o, MODE_COUNT);
+			o->count = ps_parse_u64(optarg, 1, UINT64_MAX, "-n");
+			break;
+		case 'o':
+			o->pattern = optarg;
+			break;
+		case 't':
+			set_mode(o, MODE_TIME);
+			o->slice_ns = parse_seconds(optarg);
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'w':
+			o->where = optarg;
+			break;
+		case OPT_MAX_OPEN:
+			o->max_open = ps_parse_u64(optarg, 1, 100000, "--max-open");
+			break;
+		case OPT_MAX_PIECES:
+			o->max_pieces = ps_parse_u64(optarg, 1, UINT64_MAX, "--max-pieces");
+			break;
+		default:
+			usage(stderr, 2);
+		}
+	}
+	if (argc - optind > 1)
+		ps_usage_error("one input at a time (join several with pcat first)");
+	o->input = optind < argc ? argv[optind] : "-";
+	if (o->mode == MODE_NONE)
+		ps_usage_error("say how to cut: -n COUNT, -t SECONDS or -b SIZE");
+	if (!o->pattern)
+		o->pattern = "x%n.pipe";
+	bad = ps_split__pattern_ok(o->pattern, true);
+	if (bad)
+		ps_usage_error("-o: %s", bad);
+}
+
+/* The pieces open at once: what was asked, within the descriptors this process may have. */
+static size_t max_open(const struct opts *o)
+{
+	struct rlimit rl;
+	uint64_t n = o->max_open;
+
+	if (o->mode != MODE_NONE)
+		n = 1; /* pieces come one after the other */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur > 16 && n > rl.rlim_cur - 16)
+		n = rl.rlim_cur - 16;
+	return (size_t)n;
+}
+
+struct run {
+	const struct opts *o;
+	struct ps_input *in;
+	struct ps_session *s;
+	struct ps_split *sp;
+	struct ps_filter *where;
+	bool checked;
+	uint64_t kept;     /* samples written */
+	uint64_t first_ns; /* -t: time of the first sample */
+	bool have_first;
+	size_t cur;       /* -b: the current piece's index */
+	uint64_t cur_num; /* -b: its number */
+	bool have_cur;
+};
+
+static int check_where(struct run *r, struct ps_error *err)
+{
+	struct ps_filter_error ferr;
+	char *caret;
+
+	r->checked = true;
+	if (!r->where || ps_filter__check(r->where, r->s, &ferr) == 0)
+		return 0;
+	ps_msg("--where: %s", ferr.msg);
+	caret = ps_filter_error__caret(&ferr);
+	ps_caret(caret);
+	free(caret);
+	ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, NULL);
+	err->detail[0] = 0; /* already said */
+	return -1;
+}
+
+static int split_sample(struct run *r, const struct ps_record *rec, struct ps_error *err)
+{
+	const struct opts *o = r->o;
+	struct ps_sample smp;
+	struct ps_piece_info pi;
+	uint64_t num = 0;
+	uint32_t tid;
+	char key[32];
+	size_t idx;
+
+	if (ps_sample__parse(r->s, rec, &smp, ps_input__name(r->in), err) < 0)
+		return -1;
+	if (r->where) {
+		int m = ps_filter__match(r->where, r->s, &smp);
+
+		if (m < 0)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		if (!m)
+			return 0;
+	}
+	switch (o->mode) {
+	case MODE_COUNT:
+		num = r->kept / o->count;
+		break;
+	case MODE_TIME:
+		if (!(smp.type & PERF_SAMPLE_TIME))
+			return ps_error__set(err, PS_EUNSUP, ps_input__name(r->in), rec->offset,
+			                     "a sample without a time: -t needs PERF_SAMPLE_TIME");
+		if (!r->have_first) {
+			r->have_first = true;
+			r->first_ns = smp.time;
+		}
+		num = smp.time > r->first_ns ? (smp.time - r->first_ns) / o->slice_ns : 0;
+		break;
+	case MODE_SIZE:
+		if (r->have_cur) {
+			ps_split__piece(r->sp, r->cur, &pi);
+			if (pi.samples && pi.bytes + rec->len > o->size)
+				r->cur_num++;
+		}
+		num = r->cur_num;
+		break;
+	case MODE_NONE:
+		break;
+	}
+	snprintf(key, sizeof(key), "%llu", (unsigned long long)num);
+	tid = smp.type & PERF_SAMPLE_TID ? smp.tid : PS_SIDEBAND_NO_PID;
+	if (ps_split__sample(r->sp, rec, key, num, tid, &idx, err) < 0)
+		return -1;
+	r->cur = idx;
+	r->have_cur = true;
+	r->kept++;
+	return 0;
+}
+
+static int drain(struct run *r, struct ps_order *ord, struct ps_error *err)
+{
+	struct ps_record rec;
+
+	while (ps_order__pop(ord, &rec) > 0) {
+		if (rec.type == PERF_RECORD_SAMPLE) {
+			if (!r->checked && check_where(r, err) < 0)
+				return -1;
+			if (split_sample(r, &rec, err) < 0)
+				return -1;
+		} else if (ps_split__record(r->sp, &rec, err) < 0) {
+			return -1;
+		}
+	}
+	if (ps_order__take_overflow_notice(ord))
+		ps_msg("more than %u MiB of records held for time order: released early",
+		       PS_ORDER_DEFAULT_CAP >> 20);
+	return 0;
+}
+
+static void report(const struct run *r)
+{
+	size_t i, n = ps_split__nr_pieces(r->sp);
+	struct ps_piece_info pi;
+
+	for (i = 0; i < n; i++) {
+		ps_split__piece(r->sp, i, &pi);
+		if (r->o->verbose)
+			fprintf(stderr, "psplit: %s: %llu samples, %llu bytes\n", pi.name,
+			        (unsigned long long)pi.samples, (unsigned long long)pi.bytes);
+		printf("%s\n", pi.name);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct ps_error err = { 0 }, late = { 0 };
+	struct ps_split_config cfg = { 0 };
+	struct ps_order *ord = NULL;
+	struct run r = { 0 };
+	struct ps_record rec;
+	struct opts o;
+	int ret = 0;
+
+	ps_progname = "psplit";
+	ps_signals__init();
+	parse_args(argc, argv, &o);
+	r.o = &o;
+	if (o.where) {
+		struct ps_filter_error ferr;
+		const char *e = o.where;
+
+		r.where = ps_filter__parse(1, &e, &ferr);
+		if (!r.where) {
+			char *caret = ps_filter_error__caret(&ferr);
+
+			ps_msg("--where: %s", ferr.msg);
+			ps_caret(caret);
+			free(caret);
+			return 2;
+		}
+	}
+	if (o.dir && mkdir(o.dir, 0777) < 0 && errno != EEXIST) {
+		ps_error__sys(&err, PS_ESYS, o.dir, "cannot make the directory");
+		ps_die(&err);
+	}
+	r.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
+	if (!r.in)
+		ps_die(&err);
+	r.s = ps_input__session(r.in);
+	cfg.dir = o.dir;
+	cfg.pattern = o.pattern;
+	cfg.max_pieces = o.max_pieces;
+	cfg.max_open = max_open(&o);
+	cfg.swap = ps_input__swapped(r.in);
+	r.sp = ps_split__new(&cfg, r.s, &err);
+	ord = r.sp ? ps_order__new(r.s, 0) : NULL;
+	if (r.sp && !ord)
+		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	while (ord && !ps_stop && (ret = ps_input__next(r.in, &rec, &err)) > 0) {
+		if (ps_order__push(ord, &rec, &err) < 0 || drain(&r, ord, &err) < 0) {
+			ret = -1;
+			break;
+		}
+	}
+	/* every sample read before an error or a signal still goes into its piece */
+	if (ord && err.code != PS_EUSAGE) {
+		ps_order__end(ord);
+		drain(&r, ord, err.code ? &late : &err);
+	}
+	if (r.sp && ps_split__finish(r.sp, err.code ? &late : &err) == 0)
+		report(&r);
+	else if (r.sp && !err.code)
+		report(&r);
+	if (r.sp && ps_split__dropped(r.sp))
+		ps_msg("memory cap reached: %llu side-band records not kept for later pieces",
+		       (unsigned long long)ps_split__dropped(r.sp));
+	ps_order__delete(ord);
+	ps_split__delete(r.sp);
+	ps_filter__delete(r.where);
+	if (ps_finish_stdout() < 0 && !err.code)
+		err.code = PS_EWRITE;
+	if (err.code && err.detail[0])
+		ps_warn(&err);
+	ps_input__close(r.in);
+	if (err.code == PS_EUSAGE)
+		return 2;
+	return err.code ? 1 : 0;
+}

@@ -1,0 +1,201 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# psplit: every piece is a stream perf script reads on its own, and the pieces' samples
+# together are the input's, each once (checked against perf script on the original).
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helpers
+}
+
+# the good fixtures, pipes and perf.data files
+good_inputs() {
+	good_pipes
+	good_files
+}
+
+# perf script prints a PERF_SAMPLE_READ group sample as the difference from the previous
+# one, which the first sample of a piece does not have (psplit(1) CAVEATS)
+reads_counters() {
+	"$BIN/pheader" --dump "$1" 2>/dev/null | grep -q 'sample_type:.*READ'
+}
+
+# split_check INPUT ARGS...: split INPUT with ARGS; every piece must be read by perf script
+# without an error, and the sorted sample lines of all pieces must be the original's
+split_check() {
+	local in=$1 d p n=0
+	shift
+	d=$(mktemp -d "$BATS_TEST_TMPDIR/split.XXXXXX")
+	"$BIN/psplit" -d "$d" "$@" "$in" >"$d.list" || {
+		echo "psplit $* $in failed"
+		return 1
+	}
+	perf script -i "$in" 2>/dev/null | sort >"$d.want"
+	: >"$d.got"
+	for p in $(cat "$d.list"); do
+		[ -s "$p" ] || { echo "$p: missing"; return 1; }
+		perf script -i "$p" >>"$d.got" 2>"$d.err" || {
+			echo "perf script -i $p failed:"
+			cat "$d.err"
+			return 1
+		}
+		if grep -Ei 'error|failed|out of order' "$d.err"; then
+			echo "perf script -i $p complained ($*, $in)"
+			return 1
+		fi
+		n=$((n + 1))
+	done
+	[ "$n" -gt 0 ] || { echo "no pieces"; return 1; }
+	sort "$d.got" | diff "$d.want" - >"$d.diff" || {
+		echo "psplit $* $in: the pieces' samples differ from the original's:"
+		head -n 20 "$d.diff"
+		return 1
+	}
+}
+
+@test "psplit: -n and -t pieces of every fixture are read by perf, samples kept once" {
+	need_perf
+	local f args
+	for f in $(good_inputs); do
+		reads_counters "$f" && continue
+		for args in "-n 1000" "-n 100" "-t 0.1"; do
+			# shellcheck disable=SC2086
+			split_check "$f" $args
+		done
+	done
+}
+
+@test "psplit: -t 0.01 and -b pieces keep every sample once" {
+	need_perf
+	split_check "$DATA/sched-switch-wakeup-a.pipe" -t 0.01
+	split_check "$DATA/rawsys-dd.pipe" -b 20k
+	split_check "$DATA/cpuclock-g-sh.data" -b 8k
+}
+
+@test "psplit: PERF_SAMPLE_READ samples keep their count in pieces" {
+	need_perf
+	local f d p
+	for f in $(good_inputs); do
+		reads_counters "$f" || continue
+		d="$BATS_TEST_TMPDIR/r"
+		"$BIN/psplit" -n 50 -d "$d" "$f" >"$d.list"
+		want=$(perf script -i "$f" 2>/dev/null | wc -l)
+		got=$(for p in $(cat "$d.list"); do perf script -i "$p" 2>/dev/null; done | wc -l)
+		# each piece may print one derived sample more than it would inside the whole
+		[ "$got" -ge "$want" ]
+	done
+}
+
+@test "psplit: the names are printed in order, -v says samples and bytes per piece" {
+	local d="$BATS_TEST_TMPDIR/v"
+	run -0 --separate-stderr "$BIN/psplit" -v -n 100 -d "$d" "$DATA/rawsys-dd.pipe"
+	[ "${lines[0]}" = "$d/x0000.pipe" ]
+	[ "${#lines[@]}" -eq 9 ]
+	[ "$(ls "$d" | wc -l)" -eq 9 ]
+	[[ "$stderr" == *"psplit: $d/x0008.pipe: 96 samples, "*" bytes"* ]]
+	total=$(echo "$stderr" | awk '{s += $3} END {print s}')
+	[ "$total" -eq 896 ]
+}
+
+@test "psplit: every piece starts with the pipe header and all the header records" {
+	local d="$BATS_TEST_TMPDIR/h" p
+	"$BIN/psplit" -n 200 -d "$d" "$DATA/sched-switch-wakeup-a.pipe" >"$d.list"
+	want=$("$BIN/pheader" --dump "$DATA/sched-switch-wakeup-a.pipe" | tail -n +2)
+	for p in $(cat "$d.list"); do
+		[ "$(head -c 8 "$p")" = PERFILE2 ]
+		[ "$("$BIN/pheader" --dump "$p" | tail -n +2)" = "$want" ]
+	done
+}
+
+@test "psplit: -o names pieces by number and key; bad patterns are usage errors" {
+	local d="$BATS_TEST_TMPDIR/o"
+	run -0 "$BIN/psplit" -n 500 -d "$d" -o 'dd-%n-%k-%%.pipe' "$DATA/rawsys-dd.pipe"
+	[ "$output" = "$d/dd-0000-0-%.pipe
+$d/dd-0001-1-%.pipe" ]
+	run -2 "$BIN/psplit" -n 5 -o same.pipe "$DATA/rawsys-dd.pipe"
+	[[ "$output" == *"needs %k or %n"* ]]
+	run -2 "$BIN/psplit" -n 5 -o 'a/%n' "$DATA/rawsys-dd.pipe"
+	[[ "$output" == *"-d DIR"* ]]
+	run -2 "$BIN/psplit" -n 5 -o '%x%n' "$DATA/rawsys-dd.pipe"
+	run -2 "$BIN/psplit" "$DATA/rawsys-dd.pipe"
+	[[ "$output" == *"say how to cut"* ]]
+	run -2 "$BIN/psplit" -n 5 -t 1 "$DATA/rawsys-dd.pipe"
+	run -2 "$BIN/psplit" -t 0 "$DATA/rawsys-dd.pipe"
+	run -2 "$BIN/psplit" -b 12q "$DATA/rawsys-dd.pipe"
+	run -2 "$BIN/psplit" -n 0 "$DATA/rawsys-dd.pipe"
+}
+
+@test "psplit: --max-pieces stops with a clear error, the pieces made are whole streams" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR/m" p
+	run -1 --separate-stderr "$BIN/psplit" --max-pieces 3 -n 100 -d "$d" "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "psplit: more than 3 pieces (the next one is for key '3'): raise --max-pieces"* ]]
+	[ "$(ls "$d" | wc -l)" -eq 3 ]
+	for p in "$d"/*; do
+		[ "$(perf script -i "$p" 2>/dev/null | wc -l)" -eq 100 ]
+	done
+}
+
+@test "psplit: --where keeps the samples pfilter keeps" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR/w" p
+	f="$DATA/sched-switch-wakeup-a.pipe"
+	"$BIN/psplit" -n 100 --where 'comm=head' -d "$d" "$f" >"$d.list"
+	"$BIN/pfilter" comm=head <"$f" | perf script -i - 2>/dev/null | sort >"$d.want"
+	[ -s "$d.want" ]
+	for p in $(cat "$d.list"); do perf script -i "$p" 2>/dev/null; done | sort | diff "$d.want" -
+	run -2 "$BIN/psplit" -n 5 --where 'comm=' "$f"
+	run -2 --separate-stderr "$BIN/psplit" -n 5 --where 'nosuchfield=1' -d "$d" "$f"
+	[[ "$stderr" == *"nosuchfield"* ]]
+}
+
+@test "psplit: header records that come late (BUILD_ID) go into every piece" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR/b" p
+	# a BUILD_ID record of 100 bytes (pid -1, a 20-byte id, a name padded to 64) at the end
+	python3 -c '
+import struct, sys
+name = b"/usr/bin/dd".ljust(64, b"\0")
+body = struct.pack("<i", -1) + bytes(range(1, 21)) + bytes(4) + name
+sys.stdout.buffer.write(struct.pack("<IHH", 67, 2, 8 + len(body)) + body)' >"$BATS_TEST_TMPDIR/bid"
+	cat "$DATA/rawsys-dd.pipe" "$BATS_TEST_TMPDIR/bid" >"$BATS_TEST_TMPDIR/late.pipe"
+	"$BIN/psplit" -n 300 -d "$d" "$BATS_TEST_TMPDIR/late.pipe" >"$d.list"
+	[ "$(wc -l <"$d.list")" -eq 3 ]
+	for p in $(cat "$d.list"); do
+		python3 -c 'import sys; sys.exit(open(sys.argv[2], "rb").read() not in open(sys.argv[1], "rb").read())' "$p" "$BATS_TEST_TMPDIR/bid"
+		perf script -i "$p" >/dev/null 2>&1
+	done
+}
+
+@test "psplit: a stream of the other byte order is split in its own order" {
+	local d="$BATS_TEST_TMPDIR/s" p
+	"$TOOLS/pswap" "$DATA/rawsys-dd.pipe" >"$BATS_TEST_TMPDIR/be.pipe"
+	"$BIN/psplit" -n 300 -d "$d" "$BATS_TEST_TMPDIR/be.pipe" >"$d.list"
+	for p in $(cat "$d.list"); do
+		[ "$(head -c 8 "$p")" = 2ELIFREP ]
+		"$BIN/ptojson" "$p"
+	done | sort >"$d.got"
+	"$BIN/ptojson" "$DATA/rawsys-dd.pipe" | sort | diff - "$d.got"
+}
+
+@test "psplit: a damaged input: error at its offset, the samples before it are in pieces" {
+	local d="$BATS_TEST_TMPDIR/t" p
+	head -c 58632 "$DATA/rawsys-dd.pipe" >"$BATS_TEST_TMPDIR/cut.pipe"
+	run -1 --separate-stderr "$BIN/psplit" -n 100 -d "$d" "$BATS_TEST_TMPDIR/cut.pipe"
+	[[ "$stderr" == "psplit: $BATS_TEST_TMPDIR/cut.pipe: offset 0x"* ]]
+	n=$(for p in $output; do "$BIN/pcount" -j "$p" | jq .total; done | awk '{s += $1} END {print s}')
+	[ "$n" = "$("$BIN/pcount" -j "$BATS_TEST_TMPDIR/cut.pipe" 2>/dev/null | jq .total)" ]
+	run -1 "$BIN/psplit" -n 5 /nonexistent
+	echo garbage >"$BATS_TEST_TMPDIR/g"
+	run -1 --separate-stderr "$BIN/psplit" -n 5 "$BATS_TEST_TMPDIR/g"
+	[[ "$stderr" == "psplit: $BATS_TEST_TMPDIR/g: "* ]]
+}
+
+@test "psplit: --help and --version" {
+	run -0 "$BIN/psplit" --help
+	[[ "${lines[0]}" == "usage: psplit "* ]]
+	run -0 "$BIN/psplit" --version
+	[[ "$output" == "psplit (pstream) "* ]]
+	run -2 "$BIN/psplit" --nosuch
+}
