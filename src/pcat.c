@@ -11,16 +11,21 @@
 
 #include "lib/diag.h"
 #include "lib/input.h"
+#include "lib/merge.h"
 #include "lib/opts.h"
 #include "lib/output.h"
 #include "lib/session.h"
 #include "lib/signals.h"
 
-static const char usage_text[] = "usage: pcat [-f] [-o file] [file ...]\n";
+static const char usage_text[] = "usage: pcat [-fm] [-o file] [file ...]\n";
+
+/* how long a silent live input may hold the others back in a merge */
+#define MERGE_IDLE_MS 100
 
 struct opts {
 	const char *output; /* -o FILE; "-" is standard output */
 	bool force;         /* -f: write binary even to a terminal */
+	bool merge;         /* -m: merge the inputs in time order */
 	int ninputs;
 	char **inputs; /* operands; none means standard input */
 };
@@ -29,6 +34,7 @@ static const char help_text[] =
         "\nPass a perf event stream through, turn perf.data files into a stream,\n"
         "and concatenate the pieces of one recording.\n\n"
         "  -f, --force        write the binary stream even to a terminal\n"
+        "  -m, --merge        merge the inputs into one stream in sample time order\n"
         "  -o, --output FILE  write to FILE instead of standard output\n"
         "  -h, --help         show this help\n"
         "  -V, --version      show the version\n";
@@ -41,16 +47,14 @@ static PS_NORETURN void usage(FILE *fp, int status)
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
+		{ "force", no_argument, NULL, 'f' },   { "help", no_argument, NULL, 'h' },
+		{ "merge", no_argument, NULL, 'm' },   { "output", required_argument, NULL, 'o' },
+		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Vfho:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Vfhmo:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			ps_print_version();
@@ -59,6 +63,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			usage(stdout, 0);
+		case 'm':
+			o->merge = true;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -147,6 +154,46 @@ static int copy_input(struct ps_input *in, struct ps_output *out, struct ps_sess
 	return r < 0 ? -1 : 0;
 }
 
+/* pcat --merge: the inputs as one stream in time order.  Return: the exit status. */
+static int merge(const struct opts *o)
+{
+	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
+	const char *std[] = { "-" };
+	struct ps_output *out = NULL;
+	struct ps_merge *m;
+	struct ps_record rec;
+	int r = 0;
+
+	m = ps_merge__open(o->ninputs ? o->ninputs : 1,
+	                   o->ninputs ? (const char *const *)o->inputs : std, MERGE_IDLE_MS, &err);
+	if (!m)
+		ps_die(&err);
+	out = ps_output__open(o->output, o->force, &oerr);
+	if (!out) {
+		ps_merge__close(m);
+		ps_die(&oerr);
+	}
+	ps_merge__set_wait_hook(m, ps_output__flush_hook, out);
+	if (ps_merge__begin(m, &err) == 0 &&
+	    ps_output__begin(out, ps_merge__swapped(m), &oerr) == 0) {
+		while (!ps_stop && (r = ps_merge__next(m, &rec, &err)) > 0)
+			if (ps_output__put(out, &rec, &oerr) < 0)
+				break;
+	}
+	ps_output__close(out, oerr.code ? &spare : &oerr);
+	if (oerr.code && oerr.code != PS_EPIPE)
+		ps_warn(&oerr);
+	if (err.code && oerr.code != PS_EPIPE)
+		ps_warn(&err);
+	if (ps_merge__late(m) && oerr.code != PS_EPIPE)
+		ps_msg("%llu records went back in time inside their input and passed late",
+		       (unsigned long long)ps_merge__late(m));
+	ps_merge__close(m);
+	if (oerr.code == PS_EPIPE)
+		return 0;
+	return err.code || oerr.code ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
@@ -159,6 +206,8 @@ int main(int argc, char **argv)
 	ps_progname = "pcat";
 	ps_signals__init();
 	parse_args(argc, argv, &o);
+	if (o.merge)
+		return merge(&o);
 
 	/* One input is copied as it is; pieces are joined decompressed, since each
 	 * piece's compressed records continue a compression stream of their own. */

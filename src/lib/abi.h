@@ -101,6 +101,8 @@ enum {
 	PS_EVENT_UPDATE_SCALE = 1,
 	PS_EVENT_UPDATE_NAME = 2,
 	PS_EVENT_UPDATE_CPUS = 3,
+	/* pstream's own: the input an event came from (pcat --merge); perf ignores it */
+	PS_EVENT_UPDATE_INPUT = 0x7073,
 };
 
 /* perf_event_attr field offsets (UAPI struct, read with ps_get*) */

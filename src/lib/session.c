@@ -103,6 +103,7 @@ void ps_session__delete(struct ps_session *s)
 		free(s->attrs[i]->ids);
 		free(s->attrs[i]->name);
 		free(s->attrs[i]->unit);
+		free(s->attrs[i]->input);
 		free(s->attrs[i]);
 	}
 	free(s->attrs);
@@ -453,6 +454,13 @@ static int process_event_update(struct ps_session *s, const struct ps_record *re
 			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
 		free(a->unit);
 		a->unit = u;
+	} else if (type == PS_EVENT_UPDATE_INPUT) {
+		char *in = ps_strndup0(p, body);
+
+		if (!in)
+			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
+		free(a->input);
+		a->input = in;
 	} else if (type == PS_EVENT_UPDATE_SCALE && body >= 8) {
 		uint64_t bits = ps_get64(p, s->swap);
 

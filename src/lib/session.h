@@ -34,6 +34,8 @@ struct ps_session;
  *        config), never NULL
  * @name_from_stream: @name came from the stream rather than being made up
  * @unit, @scale: from EVENT_UPDATE; NULL and 0 when not given
+ * @input: the input the event came from in a merged stream (pcat --merge of different
+ *         recordings: its host or file name), NULL otherwise
  * @tp: the tracepoint's parsed format, when @type is a tracepoint and the stream carried it
  */
 struct ps_attr {
@@ -66,6 +68,7 @@ struct ps_attr {
 	char *name;
 	bool name_from_stream;
 	char *unit;
+	char *input;
 	double scale;
 	struct tep_event *tp;
 };

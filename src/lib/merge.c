@@ -1,0 +1,869 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * merge.c - k-way time merge of several streams, with id remapping for inputs of
+ * different recordings.
+ */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "abi.h"
+#include "compat.h"
+#include "input.h"
+#include "merge.h"
+#include "order.h"
+#include "sample.h"
+#include "session.h"
+#include "tracedata.h"
+
+#define INPUT_IDLE_MS 10
+#define QUIET_POLL_MS 50
+#define SCRATCH (65536 + 64)
+
+struct stash {
+	unsigned char *data;
+	size_t len;
+	uint32_t type;
+};
+
+struct idmap {
+	uint64_t old, new;
+};
+
+struct src {
+	struct ps_input *in;
+	struct ps_session *s;
+	struct ps_order *ord;
+	bool ended, done;
+	bool has_head;
+	struct ps_record head;
+	uint64_t quiet_since; /* ms, 0 when not quiet */
+	uint64_t next_poll;   /* ms: a quiet input is only looked at again from then on */
+	struct ps_error err;
+	bool failed;
+	struct stash *hdr;
+	size_t nhdr;
+	size_t nattr_seen; /* ATTR records rewritten so far */
+	struct idmap *ids; /* sorted by old */
+	size_t nids;
+	uint64_t *attr_new; /* per attr: the first new id */
+	size_t nattrs;
+	uint64_t default_id;
+	char *label;
+};
+
+struct ps_merge {
+	struct src *src;
+	int n;
+	int idle_ms;
+	bool swap, same, begun;
+	uint64_t next_id;
+	/* the header phase: stashed records still to give out */
+	int hsrc;
+	size_t hidx;
+	int hphase; /* 0: ATTR records, 1: the other header records, 2: done */
+	size_t ident_i;
+	bool round_pending;
+	uint64_t since_round;
+	uint64_t late;
+	uint64_t last_time;
+	struct src *consumed; /* whose head was given last */
+	unsigned char *scratch;
+	unsigned char *tracing; /* the joined TRACING_DATA record, when inputs had several */
+	size_t tracing_len;
+	bool tracing_given;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, struct ps_error *err)
+{
+	struct ps_merge *m = calloc(1, sizeof(*m));
+	int i;
+
+	if (!m || !(m->src = calloc((size_t)n, sizeof(*m->src))) ||
+	    !(m->scratch = malloc(SCRATCH))) {
+		ps_merge__close(m);
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		return NULL;
+	}
+	m->n = n;
+	m->idle_ms = idle_ms;
+	for (i = 0; i < n; i++) {
+		struct src *s = &m->src[i];
+
+		s->in = ps_input__open(paths[i], PS_INPUT_DECOMPRESS, err);
+		if (!s->in) {
+			ps_merge__close(m);
+			return NULL;
+		}
+		s->s = ps_input__session(s->in);
+		s->ord = ps_order__new(s->s, 0);
+		if (!s->ord) {
+			ps_merge__close(m);
+			ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+			return NULL;
+		}
+		ps_input__set_idle(s->in, INPUT_IDLE_MS);
+	}
+	return m;
+}
+
+void ps_merge__set_wait_hook(struct ps_merge *m, void (*fn)(void *), void *arg)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		ps_input__set_wait_hook(m->src[i].in, fn, arg);
+}
+
+void ps_merge__close(struct ps_merge *m)
+{
+	int i;
+	size_t j;
+
+	if (!m)
+		return;
+	for (i = 0; m->src && i < m->n; i++) {
+		struct src *s = &m->src[i];
+
+		ps_order__delete(s->ord);
+		ps_input__close(s->in);
+		for (j = 0; j < s->nhdr; j++)
+			free(s->hdr[j].data);
+		free(s->hdr);
+		free(s->ids);
+		free(s->attr_new);
+		free(s->label);
+	}
+	free(m->src);
+	free(m->scratch);
+	free(m->tracing);
+	free(m);
+}
+
+bool ps_merge__swapped(const struct ps_merge *m)
+{
+	return m->swap;
+}
+
+bool ps_merge__same_recording(const struct ps_merge *m)
+{
+	return m->same;
+}
+
+uint64_t ps_merge__late(const struct ps_merge *m)
+{
+	uint64_t n = m->late;
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		n += ps_order__out_of_order(m->src[i].ord);
+	return n;
+}
+
+/* ---- one input's head ---- */
+
+/*
+ * Try to give @s a head record.  @wait: block on a live input up to its idle timeout.
+ * FINISHED_ROUND records are noted, not made heads.
+ */
+static void fill(struct ps_merge *m, struct src *s)
+{
+	struct ps_record rec;
+	int r;
+
+	while (!s->has_head && !s->done) {
+		if (ps_order__pop(s->ord, &s->head) > 0) {
+			if (s->head.type == PS_RECORD_FINISHED_ROUND) {
+				m->round_pending = true;
+				continue;
+			}
+			s->has_head = true;
+			s->quiet_since = 0;
+			return;
+		}
+		if (s->ended) {
+			s->done = true;
+			return;
+		}
+		r = ps_input__next(s->in, &rec, &s->err);
+		if (r == 1) {
+			if (ps_order__push(s->ord, &rec, &s->err) < 0) {
+				s->failed = true;
+				s->ended = true;
+				ps_order__end(s->ord);
+			}
+		} else if (r == PS_INPUT_IDLE) {
+			ps_order__flush_all(s->ord);
+			if (ps_order__queued(s->ord) == 0 && !s->has_head) {
+				/* nothing held: the input is quiet */
+				if (ps_order__pop(s->ord, &s->head) > 0) {
+					s->has_head = s->head.type != PS_RECORD_FINISHED_ROUND;
+					if (!s->has_head)
+						m->round_pending = true;
+					continue;
+				}
+				if (!s->quiet_since)
+					s->quiet_since = now_ms();
+				return;
+			}
+		} else {
+			if (r < 0)
+				s->failed = true;
+			s->ended = true;
+			ps_order__end(s->ord);
+		}
+	}
+}
+
+static bool is_header(uint32_t type)
+{
+	return ps_record_type_class(type) == PS_CLASS_HEADER || type == PS_RECORD_FINISHED_INIT;
+}
+
+static int stash(struct src *s, const struct ps_record *rec)
+{
+	struct stash *n = realloc(s->hdr, (s->nhdr + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	s->hdr = n;
+	n = &s->hdr[s->nhdr];
+	n->data = malloc(rec->len ? rec->len : 1);
+	if (!n->data)
+		return -1;
+	memcpy(n->data, rec->data, rec->len);
+	n->len = rec->len;
+	n->type = rec->type;
+	s->nhdr++;
+	return 0;
+}
+
+/* ---- begin: the header records ---- */
+
+static bool same_attrs(struct ps_session *a, struct ps_session *b)
+{
+	struct ps_attr *x, *y;
+	size_t i;
+
+	if (ps_session__nr_attrs(a) != ps_session__nr_attrs(b))
+		return false;
+	ps_session__for_each_attr(a, x, i) {
+		y = ps_session__attr(b, i);
+		if (x->raw_size != y->raw_size || memcmp(x->raw, y->raw, x->raw_size) != 0)
+			return false;
+		if (x->nr_ids != y->nr_ids ||
+		    memcmp(x->ids, y->ids, x->nr_ids * sizeof(x->ids[0])) != 0)
+			return false;
+	}
+	return true;
+}
+
+static int cmp_idmap(const void *a, const void *b)
+{
+	const struct idmap *x = a, *y = b;
+
+	return x->old < y->old ? -1 : x->old > y->old;
+}
+
+/* New ids for every event of @s, from m->next_id on. */
+static int plan_ids(struct ps_merge *m, struct src *s)
+{
+	const struct ps_attr *a;
+	size_t i, j, n = 0, k = 0;
+
+	ps_session__for_each_attr(s->s, a, i)
+		n += a->nr_ids ? a->nr_ids : 1;
+	s->nattrs = ps_session__nr_attrs(s->s);
+	s->ids = calloc(n ? n : 1, sizeof(*s->ids));
+	s->attr_new = calloc(s->nattrs ? s->nattrs : 1, sizeof(*s->attr_new));
+	if (!s->ids || !s->attr_new)
+		return -1;
+	ps_session__for_each_attr(s->s, a, i) {
+		s->attr_new[i] = m->next_id;
+		if (!a->nr_ids)
+			m->next_id++;
+		for (j = 0; j < a->nr_ids; j++) {
+			s->ids[k].old = a->ids[j];
+			s->ids[k].new = m->next_id++;
+			k++;
+		}
+	}
+	s->nids = k;
+	qsort(s->ids, k, sizeof(*s->ids), cmp_idmap);
+	s->default_id = s->nattrs ? s->attr_new[0] : 0;
+	return 0;
+}
+
+static uint64_t map_id(const struct src *s, uint64_t old)
+{
+	size_t lo = 0, hi = s->nids;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->ids[mid].old == old)
+			return s->ids[mid].new;
+		if (s->ids[mid].old < old)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return s->default_id;
+}
+
+/* The new id of the event of @a in @s (for records that name no id of their own). */
+static uint64_t attr_id(const struct src *s, const struct ps_attr *a)
+{
+	return a && (size_t)a->idx < s->nattrs ? s->attr_new[a->idx] : s->default_id;
+}
+
+static int make_labels(struct ps_merge *m)
+{
+	char host[256];
+	bool distinct = true;
+	int i, j;
+
+	for (i = 0; i < m->n; i++) {
+		if (!ps_session__feature_string(m->src[i].s, PS_FEAT_HOSTNAME, host,
+		                                sizeof(host)) ||
+		    !host[0])
+			distinct = false;
+		m->src[i].label = strdup(host);
+		if (!m->src[i].label)
+			return -1;
+	}
+	for (i = 0; distinct && i < m->n; i++)
+		for (j = 0; j < i; j++)
+			if (strcmp(m->src[i].label, m->src[j].label) == 0)
+				distinct = false;
+	if (distinct)
+		return 0;
+	/* the hosts do not tell the inputs apart: their names do */
+	for (i = 0; i < m->n; i++) {
+		free(m->src[i].label);
+		m->src[i].label = strdup(ps_input__name(m->src[i].in));
+		if (!m->src[i].label)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * perf reads one TRACING_DATA: when the inputs carry different ones, one record with the
+ * formats of all.  A blob that cannot be parsed leaves the first input's alone.
+ */
+static int join_tracing(struct ps_merge *m)
+{
+	const unsigned char *blobs[64];
+	const struct stash *first = NULL;
+	size_t lens[64], n = 0, i, out_len, hsize;
+	unsigned char *out;
+	int k;
+
+	for (k = 0; k < m->n; k++) {
+		for (i = 0; i < m->src[k].nhdr && n < ARRAY_SIZE(blobs); i++) {
+			const struct stash *h = &m->src[k].hdr[i];
+			size_t hs;
+
+			if (h->type != PS_RECORD_HEADER_TRACING_DATA || h->len < 12)
+				continue;
+			hs = ps_get16(h->data + 6, m->swap);
+			if (hs < 12 || hs > h->len)
+				continue;
+			if (first && first->len == h->len && !memcmp(first->data, h->data, h->len))
+				continue;
+			if (!first)
+				first = h;
+			blobs[n] = h->data + hs;
+			lens[n] = h->len - hs;
+			n++;
+		}
+	}
+	if (n < 2)
+		return 0;
+	if (ps_tracedata__merge(n, blobs, lens, &out, &out_len) < 0)
+		return 0;
+	hsize = ps_get16(first->data + 6, m->swap);
+	m->tracing = malloc(hsize + out_len);
+	if (!m->tracing) {
+		free(out);
+		return -1;
+	}
+	memcpy(m->tracing, first->data, hsize);
+	ps_put32(m->tracing + 8, (uint32_t)out_len, m->swap);
+	memcpy(m->tracing + hsize, out, out_len);
+	m->tracing_len = hsize + out_len;
+	free(out);
+	return 0;
+}
+
+int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++) {
+		struct src *s = &m->src[i];
+
+		for (;;) {
+			fill(m, s);
+			if (s->has_head && is_header(s->head.type)) {
+				if (stash(s, &s->head) < 0)
+					return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET,
+					                     "out of memory");
+				s->has_head = false;
+				continue;
+			}
+			if (s->has_head || s->done ||
+			    (s->quiet_since && ps_session__nr_attrs(s->s)))
+				break;
+		}
+		if (s->failed && !s->has_head) {
+			*err = s->err;
+			return -1;
+		}
+		if (i == 0)
+			m->swap = ps_input__swapped(s->in);
+		else if (ps_input__swapped(s->in) != m->swap)
+			return ps_error__set(err, PS_EUNSUP, ps_input__name(s->in), PS_NO_OFFSET,
+			                     "its byte order differs from that of %s: merging "
+			                     "streams of both byte orders is not supported",
+			                     ps_input__name(m->src[0].in));
+	}
+	m->same = true;
+	for (i = 1; i < m->n; i++)
+		if (!same_attrs(m->src[0].s, m->src[i].s))
+			m->same = false;
+	if (!m->same) {
+		m->next_id = 1;
+		for (i = 0; i < m->n; i++)
+			if (plan_ids(m, &m->src[i]) < 0)
+				return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET,
+				                     "out of memory");
+		if (make_labels(m) < 0 || join_tracing(m) < 0)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	}
+	m->begun = true;
+	return 0;
+}
+
+/* ---- rewriting the records of different recordings ---- */
+
+static size_t trailer_words(uint64_t st)
+{
+	return !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ID) +
+	       !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+	       !!(st & PERF_SAMPLE_IDENTIFIER);
+}
+
+static void remap_at(const struct src *s, unsigned char *p, bool swap)
+{
+	ps_put64(p, map_id(s, ps_get64(p, swap)), swap);
+}
+
+/* ATTR: PERF_SAMPLE_IDENTIFIER added, the ids replaced by the new ones. */
+static int rewrite_attr(struct ps_merge *m, struct src *s, const struct stash *h,
+                        struct ps_record *out)
+{
+	const struct ps_attr *a = ps_session__attr(s->s, s->nattr_seen);
+	unsigned char *o = m->scratch;
+	uint32_t asize;
+	size_t i, len;
+
+	if (!a || h->len < 8 + 8)
+		return -1;
+	asize = ps_get32(h->data + 8 + PS_ATTR_SIZE, m->swap);
+	if (!asize)
+		asize = PS_ATTR_SIZE_VER0;
+	if (8 + (size_t)asize > h->len)
+		return -1;
+	len = 8 + asize + 8 * (a->nr_ids ? a->nr_ids : 1);
+	if (len > 65535)
+		return -1;
+	memcpy(o, h->data, 8 + asize);
+	ps_put64(o + 8 + PS_ATTR_SAMPLE_TYPE, a->sample_type | PERF_SAMPLE_IDENTIFIER, m->swap);
+	if (!a->nr_ids)
+		ps_put64(o + 8 + asize, s->attr_new[a->idx], m->swap);
+	for (i = 0; i < a->nr_ids; i++)
+		ps_put64(o + 8 + asize + 8 * i, map_id(s, a->ids[i]), m->swap);
+	ps_put16(o + 6, (uint16_t)len, m->swap);
+	s->nattr_seen++;
+	out->data = o;
+	out->len = len;
+	out->size = (uint16_t)len;
+	return 0;
+}
+
+/* The EVENT_UPDATE that says which input the event of new id @id came from. */
+static void identity_record(struct ps_merge *m, const struct src *s, uint64_t id,
+                            struct ps_record *out)
+{
+	size_t l = strlen(s->label), len;
+	unsigned char *o = m->scratch;
+
+	if (l > 1024)
+		l = 1024;
+	len = 24 + PS_ALIGN8(l + 1);
+	memset(o, 0, len);
+	ps_put32(o, PS_RECORD_EVENT_UPDATE, m->swap);
+	ps_put16(o + 6, (uint16_t)len, m->swap);
+	ps_put64(o + 8, PS_EVENT_UPDATE_INPUT, m->swap);
+	ps_put64(o + 16, id, m->swap);
+	memcpy(o + 24, s->label, l);
+	out->data = o;
+	out->len = len;
+	out->type = PS_RECORD_EVENT_UPDATE;
+	out->size = (uint16_t)len;
+}
+
+/* Header records of input @s > 0 of another recording that would repeat the first's. */
+static bool dropped_header(uint32_t type)
+{
+	switch (type) {
+	case PS_RECORD_HEADER_EVENT_TYPE:
+	case PS_RECORD_THREAD_MAP:
+	case PS_RECORD_CPU_MAP:
+	case PS_RECORD_TIME_CONV:
+	case PS_RECORD_HEADER_FEATURE:
+	case PS_RECORD_FINISHED_INIT:
+	case PS_RECORD_AUXTRACE_INFO:
+	case PS_RECORD_STAT_CONFIG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Same recording: the header records of a later piece repeat the first's. */
+static bool repeated_header(uint32_t type)
+{
+	return type != PS_RECORD_HEADER_BUILD_ID && is_header(type);
+}
+
+/*
+ * A header record of input @s, as the merged stream carries it.
+ * Return: 1 to give @out, 0 to drop it, -1 when it cannot be rewritten.
+ */
+static int header_out(struct ps_merge *m, struct src *s, const struct stash *h,
+                      struct ps_record *out)
+{
+	bool first = s == &m->src[0];
+	size_t i;
+
+	out->data = h->data;
+	out->len = h->len;
+	out->type = h->type;
+	out->size = (uint16_t)(h->len < 65535 ? h->len : 65535);
+	if (m->same)
+		return first || !repeated_header(h->type);
+	if (!first && dropped_header(h->type))
+		return 0;
+	if (h->type == PS_RECORD_HEADER_TRACING_DATA && m->tracing) {
+		if (m->tracing_given)
+			return 0;
+		m->tracing_given = true;
+		out->data = m->tracing;
+		out->len = m->tracing_len;
+		return 1;
+	}
+	if (h->type == PS_RECORD_HEADER_TRACING_DATA && !first) {
+		int j;
+
+		/* the same formats from an input before: once is enough */
+		for (j = 0; &m->src[j] != s; j++)
+			for (i = 0; i < m->src[j].nhdr; i++)
+				if (m->src[j].hdr[i].len == h->len &&
+				    memcmp(m->src[j].hdr[i].data, h->data, h->len) == 0)
+					return 0;
+		return 1;
+	}
+	if (h->type == PS_RECORD_HEADER_ATTR)
+		return rewrite_attr(m, s, h, out) < 0 ? -1 : 1;
+	if (h->type == PS_RECORD_EVENT_UPDATE || h->type == PS_RECORD_ID_INDEX) {
+		if (h->len > SCRATCH || h->len < 24)
+			return -1;
+		memcpy(m->scratch, h->data, h->len);
+		out->data = m->scratch;
+		if (h->type == PS_RECORD_EVENT_UPDATE) {
+			remap_at(s, m->scratch + 16, m->swap);
+		} else {
+			uint64_t nr = ps_get64(m->scratch + 8, m->swap), esz;
+
+			esz = nr ? (h->len - 16) / nr : 0;
+			if (esz < 32)
+				return nr ? -1 : 1;
+			for (i = 0; i < nr; i++)
+				remap_at(s, m->scratch + 16 + i * esz, m->swap);
+		}
+	}
+	return 1;
+}
+
+/* A SAMPLE or kernel record of input @s, with its ids made the new ones. */
+static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_record *rec,
+                          struct ps_record *out, struct ps_error *err)
+{
+	const struct ps_attr *a = ps_session__attr_of(s->s, rec);
+	unsigned char *o = m->scratch;
+	bool swap = m->swap, add;
+	uint64_t st;
+	size_t len = rec->len, extra;
+
+	*out = *rec;
+	if (rec->type >= PS_RECORD_USER_START || !a)
+		return 0;
+	st = a->sample_type;
+	add = !(st & PERF_SAMPLE_IDENTIFIER);
+	if (rec->type == PERF_RECORD_SAMPLE) {
+		struct ps_sample smp;
+		size_t off = 8;
+
+		if (ps_sample__parse(s->s, rec, &smp, ps_input__name(s->in), err) < 0)
+			return -1;
+		extra = add ? 8 : 0;
+		if (rec->size + extra > 65535)
+			return ps_error__set(err, PS_ECAP, ps_input__name(s->in), rec->offset,
+			                     "no room for the sample's new id");
+		memcpy(o, rec->data, 8);
+		if (add)
+			ps_put64(o + 8, attr_id(s, a), swap);
+		memcpy(o + 8 + extra, rec->data + 8, len - 8);
+		if (!add) {
+			remap_at(s, o + 8, swap);
+			off += 8;
+		}
+		off += extra;
+		off += 8 * (!!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+		            !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR));
+		if (st & PERF_SAMPLE_ID)
+			remap_at(s, o + off, swap);
+		if ((st & PERF_SAMPLE_READ) && (a->read_format & PERF_FORMAT_ID) && smp.read) {
+			uint64_t rf = a->read_format, nr, i, step;
+			unsigned char *r = o + (smp.read - rec->data) + extra;
+			size_t head = 8 * (!!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			                   !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING));
+
+			step = 16 + 8 * !!(rf & PERF_FORMAT_LOST);
+			if (rf & PERF_FORMAT_GROUP) {
+				nr = ps_get64(r, swap);
+				for (i = 0; i < nr && 8 + head + i * step + 16 <= smp.read_len; i++)
+					remap_at(s, r + 8 + head + i * step + 8, swap);
+			} else if (8 + head + 8 <= smp.read_len) {
+				remap_at(s, r + 8 + head, swap);
+			}
+		}
+		len += extra;
+	} else {
+		memcpy(o, rec->data, len);
+		if (rec->type == PERF_RECORD_LOST && rec->size >= 16)
+			remap_at(s, o + 8, swap);
+		if ((rec->type == PERF_RECORD_THROTTLE || rec->type == PERF_RECORD_UNTHROTTLE) &&
+		    rec->size >= 24)
+			remap_at(s, o + 16, swap);
+		if ((a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL) &&
+		    ps_record_type_has_trailer(rec->type)) {
+			size_t n = trailer_words(st), t;
+
+			if (rec->size < 8 + 8 * n || len != rec->size)
+				return 0;
+			t = rec->size - 8 * n +
+			    8 * (!!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME));
+			if (st & PERF_SAMPLE_ID) {
+				ps_put64(o + t,
+				         attr_id(s, a) == s->default_id && !ps_get64(o + t, swap) ?
+				                 s->default_id :
+				                 map_id(s, ps_get64(o + t, swap)),
+				         swap);
+				t += 8;
+			}
+			t += 8 * (!!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU));
+			if (!add)
+				ps_put64(o + t, attr_id(s, a), swap);
+			else if (rec->size + 8 <= 65535) {
+				ps_put64(o + len, attr_id(s, a), swap);
+				len += 8;
+			}
+		}
+	}
+	ps_put16(o + 6, (uint16_t)len, swap);
+	out->data = o;
+	out->len = len;
+	out->size = (uint16_t)len;
+	return 0;
+}
+
+/* ---- next ---- */
+
+static bool head_time(const struct src *s, uint64_t *t)
+{
+	return ps_session__record_time(s->s, &s->head, t) && *t != 0 && *t != UINT64_MAX;
+}
+
+/*
+ * The header records: first the ATTR records of every input (each input's followed by the
+ * records that say which input its events came from), then the others: perf binds the
+ * tracepoint formats of TRACING_DATA to the events declared before it.
+ */
+static int give_header(struct ps_merge *m, struct ps_record *rec, struct ps_error *err)
+{
+	while (m->hphase < 2) {
+		struct src *s;
+		const struct stash *h;
+		int r;
+
+		if (m->hsrc >= m->n) {
+			m->hphase++;
+			m->hsrc = 0;
+			m->hidx = 0;
+			continue;
+		}
+		s = &m->src[m->hsrc];
+		if (m->hidx >= s->nhdr) {
+			if (m->hphase == 0 && !m->same && m->ident_i < s->nattrs) {
+				identity_record(m, s, s->attr_new[m->ident_i++], rec);
+				return 1;
+			}
+			m->hsrc++;
+			m->hidx = 0;
+			m->ident_i = 0;
+			continue;
+		}
+		h = &s->hdr[m->hidx++];
+		if ((h->type == PS_RECORD_HEADER_ATTR) != (m->hphase == 0))
+			continue;
+		r = header_out(m, s, h, rec);
+		if (r < 0)
+			return ps_error__set(
+			        err, PS_ECORRUPT, ps_input__name(s->in), PS_NO_OFFSET,
+			        "a header record that cannot be rewritten with new ids");
+		if (r > 0)
+			return 1;
+	}
+	return 0;
+}
+
+static const unsigned char *round_record(bool swap)
+{
+	static unsigned char rec[2][8];
+
+	ps_put32(rec[swap], PS_RECORD_FINISHED_ROUND, swap);
+	ps_put16(rec[swap] + 4, 0, swap);
+	ps_put16(rec[swap] + 6, 8, swap);
+	return rec[swap];
+}
+
+int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *err)
+{
+	struct src *best;
+	uint64_t best_t, t;
+	int i, r;
+
+	memset(rec, 0, sizeof(*rec));
+	if (m->hphase < 2) {
+		r = give_header(m, rec, err);
+		if (r)
+			return r;
+	}
+	if (m->consumed) {
+		m->consumed->has_head = false;
+		m->consumed = NULL;
+	}
+	for (;;) {
+		bool waiting = false;
+		uint64_t now = 0;
+
+		best = NULL;
+		best_t = UINT64_MAX;
+		for (i = 0; i < m->n; i++) {
+			struct src *s = &m->src[i];
+
+			if (!s->has_head && !s->done) {
+				/* an input quiet for longer than the budget: a look now and then */
+				if (s->quiet_since) {
+					if (!now)
+						now = now_ms();
+					if (now - s->quiet_since >= (uint64_t)m->idle_ms &&
+					    now < s->next_poll)
+						continue;
+					s->next_poll = now + QUIET_POLL_MS;
+				}
+				fill(m, s);
+			}
+			if (!s->has_head) {
+				if (s->done)
+					continue;
+				if (!now)
+					now = now_ms();
+				if (!s->quiet_since || now - s->quiet_since < (uint64_t)m->idle_ms)
+					waiting = true;
+				continue;
+			}
+			if (!head_time(s, &t)) {
+				best = s; /* untimed: at once */
+				best_t = 0;
+				break;
+			}
+			if (t < best_t) {
+				best = s;
+				best_t = t;
+			}
+		}
+		if (m->round_pending && m->since_round && (!best || best_t)) {
+			m->round_pending = false;
+			m->since_round = 0;
+			rec->data = round_record(m->swap);
+			rec->len = rec->size = 8;
+			rec->type = PS_RECORD_FINISHED_ROUND;
+			return 1;
+		}
+		if (best && (!waiting || best_t == 0))
+			break;
+		if (!best && !waiting)
+			break;
+		/* a live input has not said anything yet: its records may come first */
+	}
+	if (!best) {
+		for (i = 0; i < m->n; i++)
+			if (m->src[i].failed) {
+				*err = m->src[i].err;
+				return -1;
+			}
+		return 0;
+	}
+	if (best_t && best_t < m->last_time)
+		m->late++;
+	else if (best_t)
+		m->last_time = best_t;
+	m->consumed = best;
+	m->since_round++;
+	if (is_header(best->head.type)) {
+		struct stash h = { (unsigned char *)best->head.data, best->head.len,
+			           best->head.type };
+
+		/* a late header record (BUILD_ID, FEATURE...) */
+		r = header_out(m, best, &h, rec);
+		if (r < 0)
+			return ps_error__set(err, PS_ECORRUPT, ps_input__name(best->in),
+			                     best->head.offset,
+			                     "cannot rewrite this header record");
+		if (r == 0) {
+			best->has_head = false;
+			m->consumed = NULL;
+			return ps_merge__next(m, rec, err);
+		}
+		return 1;
+	}
+	if (m->same) {
+		*rec = best->head;
+		return 1;
+	}
+	return rewrite_record(m, best, &best->head, rec, err) < 0 ? -1 : 1;
+}

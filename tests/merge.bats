@@ -1,0 +1,117 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# pcat --merge: pieces of one recording come back as the original (perf script prints the
+# same lines in the same order); different recordings keep their events, with new ids.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helpers
+}
+
+good_inputs() {
+	good_pipes
+	good_files
+}
+
+@test "merge: psplit's pieces merged give perf script the original's lines, in order" {
+	need_perf
+	local f d="$BATS_TEST_TMPDIR"
+	for f in $(good_inputs); do
+		rm -rf "$d/p"
+		"$BIN/psplit" -n 100 -d "$d/p" "$f" >"$d/list"
+		# shellcheck disable=SC2046
+		"$BIN/pcat" --merge $(cat "$d/list") >"$d/m.pipe"
+		perf script -i "$f" >"$d/want" 2>/dev/null
+		perf script -i "$d/m.pipe" >"$d/got" 2>"$d/err" || { cat "$d/err"; return 1; }
+		cmp_or_show "$d/want" "$d/got" || { echo "$f"; return 1; }
+	done
+}
+
+@test "merge: time slices merged in any order of the operands come back in time order" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" f="$DATA/sched-switch-wakeup-a.pipe"
+	"$BIN/psplit" -t 0.02 -d "$d/p" "$f" >"$d/list"
+	[ "$(wc -l <"$d/list")" -gt 3 ]
+	# shellcheck disable=SC2046
+	"$BIN/pcat" --merge $(tac "$d/list") | perf script -i - >"$d/got" 2>/dev/null
+	perf script -i "$f" 2>/dev/null | cmp - "$d/got"
+}
+
+# two recordings whose ids collide: sched-switch-wakeup-a's ids shifted onto rawsys-dd's
+collide() {
+	local d="$BATS_TEST_TMPDIR"
+	python3 "$TOP/tests/tools/shift_ids.py" -15 <"$DATA/sched-switch-wakeup-a.pipe" >"$d/sw.pipe"
+	# the shift is only of ids: perf prints the same
+	perf script -i "$d/sw.pipe" 2>/dev/null | cmp - <(perf script -i "$DATA/sched-switch-wakeup-a.pipe" 2>/dev/null)
+	"$BIN/pheader" --dump "$d/sw.pipe" | grep -q '^    ids: 4371 4372$'
+	"$BIN/pheader" --dump "$DATA/rawsys-dd.pipe" | grep -q '^    ids: 4371 4372$'
+}
+
+@test "merge: two recordings with colliding ids: perf script shows both, named right" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR"
+	collide
+	run -0 --separate-stderr "$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$d/sw.pipe"
+	"$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$d/sw.pipe" >"$d/m.pipe"
+	perf script -i - <"$d/m.pipe" >"$d/got" 2>"$d/err" || { cat "$d/err"; return 1; }
+	[ ! -s "$d/err" ] || { cat "$d/err"; return 1; }
+	# perf pads the event column to the longest name of the stream: compare words
+	(perf script -i "$DATA/rawsys-dd.pipe"; perf script -i "$DATA/sched-switch-wakeup-a.pipe") \
+		2>/dev/null | tr -s ' ' | sort >"$d/want"
+	tr -s ' ' <"$d/got" | sort | diff "$d/want" -
+	# in time order
+	awk '{for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {print $i; break}}' "$d/got" |
+		sort -c -n
+	# every event keeps its name, and the samples of each input can be told apart
+	run -0 "$BIN/pcount" --by event "$d/m.pipe"
+	[[ "$output" == *"857  sched:sched_switch"* ]]
+	[[ "$output" == *"448  raw_syscalls:sys_enter"* ]]
+	run -0 "$BIN/ptojson" "$d/m.pipe"
+}
+
+@test "merge: recordings without tracepoints and with callchains merge for perf script" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" b="$DATA/rawsys-dd.pipe" c="$DATA/cpuclock-g-sh.data"
+	"$BIN/pcat" --merge "$b" "$c" | perf script -i - 2>"$d/err" | tr -s ' ' | sort >"$d/got"
+	[ ! -s "$d/err" ] || { cat "$d/err"; return 1; }
+	(perf script -i "$b"; perf script -i "$c") 2>/dev/null | tr -s ' ' | sort | diff - "$d/got"
+}
+
+@test "merge: a single input, standard input, and a damaged input" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR"
+	"$BIN/pcat" --merge <"$DATA/rawsys-dd.pipe" | perf script -i - >"$d/got" 2>/dev/null
+	perf script -i "$DATA/rawsys-dd.pipe" 2>/dev/null | cmp - "$d/got"
+	head -c 58632 "$DATA/rawsys-dd.pipe" >"$d/cut.pipe"
+	run -1 --separate-stderr "$BIN/pcat" --merge "$d/cut.pipe" "$DATA/sched-switch-wakeup-a.pipe"
+	[[ "$stderr" == "pcat: $d/cut.pipe: offset 0x"* ]]
+	run -1 --separate-stderr "$BIN/pcat" --merge /nonexistent "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "pcat: /nonexistent: "* ]]
+}
+
+@test "merge: inputs of both byte orders are refused with a reason" {
+	local d="$BATS_TEST_TMPDIR"
+	"$TOOLS/pswap" "$DATA/rawsys-dd.pipe" >"$d/be.pipe"
+	run -1 --separate-stderr "$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$d/be.pipe"
+	[[ "$stderr" == *"byte order"* ]]
+	run -0 "$BIN/pcat" --merge "$d/be.pipe" "$d/be.pipe"
+	[ "$(printf '%s' "$output" | head -c 8)" = 2ELIFREP ]
+}
+
+@test "merge: a live input that stays quiet does not hold the others back" {
+	local d="$BATS_TEST_TMPDIR" pid
+	mkfifo "$d/quiet"
+	# the fifo gets the header records (up to the first SAMPLE) and then nothing for a while
+	first=$("$TOOLS/pmangle" --list "$DATA/sched-switch-wakeup-a.pipe" | awk '$2 == 9 {print $1; exit}')
+	(head -c "$first" "$DATA/sched-switch-wakeup-a.pipe"; sleep 4) >"$d/quiet" &
+	pid=$!
+	timeout 20 "$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$d/quiet" >"$d/m.pipe" &
+	local mp=$!
+	sleep 1.5
+	# long before the quiet input ends, the other's samples are out
+	n=$("$BIN/pcount" -j <"$d/m.pipe" 2>/dev/null | jq .total)
+	wait "$pid" || true
+	wait "$mp" || true
+	[ "${n:-0}" -eq 896 ]
+}
