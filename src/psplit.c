@@ -20,6 +20,7 @@
 #include "lib/diag.h"
 #include "lib/filter.h"
 #include "lib/input.h"
+#include "lib/key.h"
 #include "lib/opts.h"
 #include "lib/order.h"
 #include "lib/sample.h"
@@ -29,27 +30,29 @@
 #include "lib/split.h"
 
 static const char usage_text[] =
-        "usage: psplit (-n count | -t seconds | -b size) [-v] [-d dir] [-o pattern] "
-        "[-w expression] [file]\n";
+        "usage: psplit (--by keys | -n count | -t seconds | -b size) [-v] [-d dir] "
+        "[-o pattern] [-w expression] [file]\n";
 
 #define DEFAULT_MAX_PIECES 1000
 #define DEFAULT_MAX_OPEN 64
 
 enum mode {
 	MODE_NONE,
+	MODE_KEY,
 	MODE_COUNT,
 	MODE_TIME,
 	MODE_SIZE,
 };
 
 enum {
-	OPT_WHERE = 256,
+	OPT_BY = 256,
 	OPT_MAX_PIECES,
 	OPT_MAX_OPEN,
 };
 
 struct opts {
 	enum mode mode;
+	struct ps_key *by; /* --by */
 	uint64_t count;    /* -n */
 	uint64_t slice_ns; /* -t */
 	uint64_t size;     /* -b */
@@ -65,13 +68,16 @@ struct opts {
 static const char help_text[] =
         "\nSplit a perf event stream into pieces, each a complete stream perf reads on\n"
         "its own: the header records, the side-band its samples need, its samples.\n\n"
+        "      --by KEYS          one piece per value of KEYS (pcount's keys: event, comm,\n"
+        "                         pid, tid, cpu, syscall, FIELD, FIELD/SIZE...)\n"
         "  -n, --count COUNT      COUNT samples per piece\n"
         "  -t, --time SECONDS     SECONDS of sample time per piece (0.1, 500ms, 2m)\n"
         "  -b, --bytes SIZE       pieces of at most SIZE bytes (k, m, g suffixes)\n"
         "  -w, --where EXPR       keep only the samples that match EXPR (pfilter's language)\n"
         "  -d, --dir DIR          write the pieces into DIR (made when missing)\n"
         "  -o, --output PATTERN   piece file names: %n the piece number, %k its key,\n"
-        "                         %% a percent sign (default x%n.pipe)\n"
+        "                         %% a percent sign (default x%n-%k.pipe with --by,\n"
+        "                         else x%n.pipe)\n"
         "      --max-pieces N     stop with an error rather than make more than N pieces\n"
         "                         (default 1000)\n"
         "      --max-open N       pieces open at once; others are closed and reopened\n"
@@ -80,35 +86,12 @@ static const char help_text[] =
         "  -h, --help             show this help\n"
         "  -V, --version          show the version\n"
         "\nThe names of the pieces are printed on standard output, one a line.\n"
-        "Example: precord -a -e sched:sched_switch sleep 10 | psplit -t 1 -d slices\n";
+        "Examples: psplit --by cpu -d cpus trace.pipe\n"
+        "          perf record -o - -a -e sched:sched_switch sleep 9 | psplit -t 1\n";
 
 static PS_NORETURN void usage(FILE *fp, int status)
 {
 	ps_usage(fp, status, usage_text, help_text);
-}
-
-/* "1.5", "500ms", "2m", "10s", "250us" as nanoseconds */
-static uint64_t parse_seconds(const char *arg)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "", 1e9 }, { "s", 1e9 },  { "ms", 1e6 },  { "us", 1e3 },
-		      { "ns", 1 }, { "m", 60e9 }, { "h", 3600e9 } };
-	char *end;
-	double v;
-	size_t i;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (end != arg && !errno && v > 0 && isfinite(v)) {
-		for (i = 0; i < ARRAY_SIZE(units); i++) {
-			if (strcmp(end, units[i].unit) == 0 && v * units[i].ns >= 1 &&
-			    v * units[i].ns < 1.8e19)
-				return (uint64_t)(v * units[i].ns + 0.5);
-		}
-	}
-	ps_usage_error("-t: '%s' is not a positive duration (0.1, 500ms, 2m)", arg);
 }
 
 /* "4096", "64k", "10m", "1g" as bytes */
@@ -136,13 +119,14 @@ static uint64_t parse_size(const char *arg)
 static void set_mode(struct opts *o, enum mode m)
 {
 	if (o->mode != MODE_NONE && o->mode != m)
-		ps_usage_error("one way of cutting at a time: -n, -t or -b");
+		ps_usage_error("one way of cutting at a time: --by, -n, -t or -b");
 	o->mode = m;
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, OPT_BY },
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "dir", required_argument, NULL, 'd' },
@@ -184,7 +168,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 't':
 			set_mode(o, MODE_TIME);
-			o->slice_ns = parse_seconds(optarg);
+			o->slice_ns = ps_parse_duration(optarg, 1, UINT64_MAX / 2, "-t");
 			break;
 		case 'v':
 			o->verbose = true;
@@ -192,6 +176,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'w':
 			o->where = optarg;
 			break;
+		case OPT_BY: {
+			struct ps_error err = { 0 };
+
+			set_mode(o, MODE_KEY);
+			ps_key__delete(o->by);
+			o->by = ps_key__parse(optarg, &err);
+			if (!o->by)
+				ps_usage_error("--by: %s", err.detail);
+			break;
+		}
 		case OPT_MAX_OPEN:
 			o->max_open = ps_parse_u64(optarg, 1, 100000, "--max-open");
 			break;
@@ -206,9 +200,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		ps_usage_error("one input at a time (join several with pcat first)");
 	o->input = optind < argc ? argv[optind] : "-";
 	if (o->mode == MODE_NONE)
-		ps_usage_error("say how to cut: -n COUNT, -t SECONDS or -b SIZE");
+		ps_usage_error("say how to cut: --by KEYS, -n COUNT, -t SECONDS or -b SIZE");
 	if (!o->pattern)
-		o->pattern = "x%n.pipe";
+		o->pattern = o->mode == MODE_KEY ? "x%n-%k.pipe" : "x%n.pipe";
 	bad = ps_split__pattern_ok(o->pattern, true);
 	if (bad)
 		ps_usage_error("-o: %s", bad);
@@ -220,7 +214,7 @@ static size_t max_open(const struct opts *o)
 	struct rlimit rl;
 	uint64_t n = o->max_open;
 
-	if (o->mode != MODE_NONE)
+	if (o->mode != MODE_KEY)
 		n = 1; /* pieces come one after the other */
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur > 16 && n > rl.rlim_cur - 16)
@@ -249,6 +243,12 @@ static int check_where(struct run *r, struct ps_error *err)
 	char *caret;
 
 	r->checked = true;
+	if (r->o->by && ps_key__check(r->o->by, r->s, err)) {
+		ps_msg("--by: %s", err->detail);
+		err->code = PS_EUSAGE;
+		err->detail[0] = 0; /* already said */
+		return -1;
+	}
 	if (!r->where || ps_filter__check(r->where, r->s, &ferr) == 0)
 		return 0;
 	ps_msg("--where: %s", ferr.msg);
@@ -267,7 +267,7 @@ static int split_sample(struct run *r, const struct ps_record *rec, struct ps_er
 	struct ps_piece_info pi;
 	uint64_t num = 0;
 	uint32_t tid;
-	char key[32];
+	char key[PS_KEY_MAX * PS_KEY_VALUE_MAX];
 	size_t idx;
 
 	if (ps_sample__parse(r->s, rec, &smp, ps_input__name(r->in), err) < 0)
@@ -302,12 +302,19 @@ static int split_sample(struct run *r, const struct ps_record *rec, struct ps_er
 		}
 		num = r->cur_num;
 		break;
+	case MODE_KEY:
+		/* a sample without one of the keys goes to the piece of the empty key */
+		if (ps_key__text(o->by, r->s, &smp, key, sizeof(key)) < 0)
+			key[0] = 0;
+		break;
 	case MODE_NONE:
 		break;
 	}
-	snprintf(key, sizeof(key), "%llu", (unsigned long long)num);
+	if (o->mode != MODE_KEY)
+		snprintf(key, sizeof(key), "%llu", (unsigned long long)num);
 	tid = smp.type & PERF_SAMPLE_TID ? smp.tid : PS_SIDEBAND_NO_PID;
-	if (ps_split__sample(r->sp, rec, key, num, tid, &idx, err) < 0)
+	if (ps_split__sample(r->sp, rec, key, o->mode == MODE_KEY ? UINT64_MAX : num, tid, &idx,
+	                     err) < 0)
 		return -1;
 	r->cur = idx;
 	r->have_cur = true;
@@ -342,9 +349,22 @@ static void report(const struct run *r)
 
 	for (i = 0; i < n; i++) {
 		ps_split__piece(r->sp, i, &pi);
-		if (r->o->verbose)
+		if (r->o->verbose && r->o->mode == MODE_KEY) {
+			char shown[PS_KEY_MAX * PS_KEY_VALUE_MAX], *c;
+
+			snprintf(shown, sizeof(shown), "%s", pi.key);
+			for (c = shown; *c; c++)
+				if (*c == PS_KEY_SEP)
+					*c = ',';
+				else if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					*c = '?';
+			fprintf(stderr, "psplit: %s: %llu samples, %llu bytes, key %s\n", pi.name,
+			        (unsigned long long)pi.samples, (unsigned long long)pi.bytes,
+			        shown);
+		} else if (r->o->verbose) {
 			fprintf(stderr, "psplit: %s: %llu samples, %llu bytes\n", pi.name,
 			        (unsigned long long)pi.samples, (unsigned long long)pi.bytes);
+		}
 		printf("%s\n", pi.name);
 	}
 }
@@ -415,6 +435,7 @@ int main(int argc, char **argv)
 	ps_order__delete(ord);
 	ps_split__delete(r.sp);
 	ps_filter__delete(r.where);
+	ps_key__delete(o.by);
 	if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
 	if (err.code && err.detail[0])

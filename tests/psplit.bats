@@ -54,12 +54,14 @@ split_check() {
 	}
 }
 
-@test "psplit: -n and -t pieces of every fixture are read by perf, samples kept once" {
+@test "psplit: --by cpu/pid/event, -n and -t pieces of every fixture are read by perf, samples kept once" {
 	need_perf
 	local f args
 	for f in $(good_inputs); do
 		reads_counters "$f" && continue
-		for args in "-n 1000" "-n 100" "-t 0.1"; do
+		for args in "--by cpu" "--by pid" "--by event" "-n 1000" "-n 100" "-t 0.1"; do
+			[ "$args" = "--by cpu" ] && ! "$BIN/pcount" --by cpu "$f" >/dev/null 2>&1 &&
+				continue # no event of the stream records the cpu
 			# shellcheck disable=SC2086
 			split_check "$f" $args
 		done
@@ -198,4 +200,39 @@ sys.stdout.buffer.write(struct.pack("<IHH", 67, 2, 8 + len(body)) + body)' >"$BA
 	run -0 "$BIN/psplit" --version
 	[[ "$output" == "psplit (pstream) "* ]]
 	run -2 "$BIN/psplit" --nosuch
+}
+
+@test "psplit: --by keys name the pieces; more keys than open files reopen pieces" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR/k" f="$DATA/sched-switch-wakeup-a.pipe"
+	run -0 --separate-stderr "$BIN/psplit" -v --by cpu -d "$d" "$f"
+	[ "$output" = "$d/x0000-0.pipe
+$d/x0001-1.pipe" ]
+	[[ "${stderr_lines[0]}" == "psplit: $d/x0000-0.pipe: 56 samples, "*" bytes, key 0" ]]
+	# one piece open at a time: every piece is closed and reopened for appending
+	split_check "$f" --by comm,pid --max-open 1
+	split_check "$f" --by sched:sched_switch.prev_pid --max-open 3
+	run -0 "$BIN/psplit" --by comm,pid -d "$d/c" -o '%k.pipe' "$f"
+	[[ "$output" == *"$d/c/yes,"*".pipe"* ]]
+	[[ "$output" == *"$d/c/migration%2F0,18.pipe"* ]]
+}
+
+@test "psplit: --by with a key no event has is a usage error listing the keys" {
+	run -2 --separate-stderr "$BIN/psplit" --by nosuch -d "$BATS_TEST_TMPDIR/x" "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "psplit: --by: unknown key 'nosuch'; the keys of this stream are: event,"* ]]
+	run -2 "$BIN/psplit" --by '' "$DATA/rawsys-dd.pipe"
+	run -2 "$BIN/psplit" --by cpu -n 5 "$DATA/rawsys-dd.pipe"
+}
+
+@test "psplit: pcat --merge of the --by cpu pieces gives perf script the original's lines in order" {
+	need_perf
+	local f d="$BATS_TEST_TMPDIR"
+	for f in $(good_inputs); do
+		"$BIN/pcount" --by cpu "$f" >/dev/null 2>&1 || continue
+		rm -rf "$d/p"
+		"$BIN/psplit" --by cpu -d "$d/p" "$f" >"$d/list"
+		# shellcheck disable=SC2046
+		"$BIN/pcat" --merge $(cat "$d/list") | perf script -i - >"$d/got" 2>/dev/null
+		perf script -i "$f" 2>/dev/null | cmp - "$d/got" || { echo "$f"; return 1; }
+	done
 }

@@ -19,6 +19,7 @@
 
 #define INPUT_IDLE_MS 10
 #define QUIET_POLL_MS 50
+#define MAX_HELD (16u << 20)
 #define SCRATCH (65536 + 64)
 
 struct stash {
@@ -40,6 +41,10 @@ struct src {
 	struct ps_record head;
 	uint64_t quiet_since; /* ms, 0 when not quiet */
 	uint64_t next_poll;   /* ms: a quiet input is only looked at again from then on */
+	/* untimed side-band records held until the input's next timed record: each a u32
+	 * length and the record */
+	unsigned char *pend;
+	size_t pend_len, pend_cap, pend_off;
 	struct ps_error err;
 	bool failed;
 	struct stash *hdr;
@@ -69,6 +74,9 @@ struct ps_merge {
 	uint64_t late;
 	uint64_t last_time;
 	struct src *consumed; /* whose head was given last */
+	struct src *draining; /* whose held untimed records are being given */
+	int flush_left;       /* FINISHED_ROUNDs to give before them */
+	bool queued;          /* timed records given since perf's queue was last emptied */
 	unsigned char *scratch;
 	unsigned char *tracing; /* the joined TRACING_DATA record, when inputs had several */
 	size_t tracing_len;
@@ -142,6 +150,7 @@ void ps_merge__close(struct ps_merge *m)
 		free(s->ids);
 		free(s->attr_new);
 		free(s->label);
+		free(s->pend);
 	}
 	free(m->src);
 	free(m->scratch);
@@ -171,6 +180,42 @@ uint64_t ps_merge__late(const struct ps_merge *m)
 
 /* ---- one input's head ---- */
 
+static bool is_header(uint32_t type);
+
+/*
+ * An untimed side-band record (perf's synthesized ones, psplit's replays) waits for the
+ * next timed record of its input and goes out just before it: perf applies such a record
+ * as soon as it reads it, so it must not overtake the records of the other inputs that
+ * come before that time.  Return: true when @rec was held.
+ */
+static bool hold(struct src *s, const struct ps_record *rec)
+{
+	uint64_t t;
+	size_t need = 4 + rec->len;
+
+	if (is_header(rec->type) || rec->type >= PS_RECORD_USER_START ||
+	    (ps_session__record_time(s->s, rec, &t) && t != 0 && t != UINT64_MAX))
+		return false;
+	if (s->pend_len + need > MAX_HELD)
+		return false;
+	if (s->pend_len + need > s->pend_cap) {
+		size_t cap = s->pend_cap ? s->pend_cap : 4096;
+		unsigned char *n;
+
+		while (cap < s->pend_len + need)
+			cap *= 2;
+		n = realloc(s->pend, cap);
+		if (!n)
+			return false;
+		s->pend = n;
+		s->pend_cap = cap;
+	}
+	memcpy(s->pend + s->pend_len, &(uint32_t){ (uint32_t)rec->len }, 4);
+	memcpy(s->pend + s->pend_len + 4, rec->data, rec->len);
+	s->pend_len += need;
+	return true;
+}
+
 /*
  * Try to give @s a head record.  @wait: block on a live input up to its idle timeout.
  * FINISHED_ROUND records are noted, not made heads.
@@ -186,6 +231,8 @@ static void fill(struct ps_merge *m, struct src *s)
 				m->round_pending = true;
 				continue;
 			}
+			if (hold(s, &s->head))
+				continue;
 			s->has_head = true;
 			s->quiet_since = 0;
 			return;
@@ -750,6 +797,9 @@ static int give_header(struct ps_merge *m, struct ps_record *rec, struct ps_erro
 	return 0;
 }
 
+static int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
+                     struct ps_error *err);
+
 static const unsigned char *round_record(bool swap)
 {
 	static unsigned char rec[2][8];
@@ -758,6 +808,39 @@ static const unsigned char *round_record(bool swap)
 	ps_put16(rec[swap] + 4, 0, swap);
 	ps_put16(rec[swap] + 6, 8, swap);
 	return rec[swap];
+}
+
+/* Give the head record of @best (rewritten for different recordings). */
+static int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
+                     struct ps_error *err)
+{
+	int r;
+
+	m->queued = true;
+	m->consumed = best;
+	m->since_round++;
+	if (is_header(best->head.type)) {
+		struct stash h = { (unsigned char *)best->head.data, best->head.len,
+			           best->head.type };
+
+		/* a late header record (BUILD_ID, FEATURE...) */
+		r = header_out(m, best, &h, rec);
+		if (r < 0)
+			return ps_error__set(err, PS_ECORRUPT, ps_input__name(best->in),
+			                     best->head.offset,
+			                     "cannot rewrite this header record");
+		if (r == 0) {
+			best->has_head = false;
+			m->consumed = NULL;
+			return ps_merge__next(m, rec, err);
+		}
+		return 1;
+	}
+	if (m->same) {
+		*rec = best->head;
+		return 1;
+	}
+	return rewrite_record(m, best, &best->head, rec, err) < 0 ? -1 : 1;
 }
 
 int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *err)
@@ -775,6 +858,37 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 	if (m->consumed) {
 		m->consumed->has_head = false;
 		m->consumed = NULL;
+	}
+	if (m->draining) {
+		struct src *d = m->draining;
+
+		if (m->flush_left) {
+			m->flush_left--;
+			rec->data = round_record(m->swap);
+			rec->len = rec->size = 8;
+			rec->type = PS_RECORD_FINISHED_ROUND;
+			return 1;
+		}
+		if (d->pend_off < d->pend_len) {
+			struct ps_record held = { 0 };
+			uint32_t l;
+
+			memcpy(&l, d->pend + d->pend_off, 4);
+			held.data = d->pend + d->pend_off + 4;
+			held.len = l;
+			held.size = ps_get16(held.data + 6, m->swap);
+			held.type = ps_get32(held.data, m->swap);
+			d->pend_off += 4 + l;
+			if (m->same) {
+				*rec = held;
+				return 1;
+			}
+			return rewrite_record(m, d, &held, rec, err) < 0 ? -1 : 1;
+		}
+		d->pend_len = d->pend_off = 0;
+		m->draining = NULL;
+		if (d->has_head)
+			return give_head(m, d, rec, err);
 	}
 	for (;;) {
 		bool waiting = false;
@@ -796,6 +910,11 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 					s->next_poll = now + QUIET_POLL_MS;
 				}
 				fill(m, s);
+			}
+			if (!s->has_head && s->done && s->pend_len) {
+				best = s; /* held records at the end of an input */
+				best_t = 0;
+				break;
 			}
 			if (!s->has_head) {
 				if (s->done)
@@ -838,32 +957,17 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 			}
 		return 0;
 	}
+	if (best->pend_len) {
+		/* its held untimed records first, after perf's queue is emptied */
+		m->draining = best;
+		m->flush_left = m->queued ? 2 : 0;
+		m->queued = false;
+		m->since_round = 0;
+		return ps_merge__next(m, rec, err);
+	}
 	if (best_t && best_t < m->last_time)
 		m->late++;
 	else if (best_t)
 		m->last_time = best_t;
-	m->consumed = best;
-	m->since_round++;
-	if (is_header(best->head.type)) {
-		struct stash h = { (unsigned char *)best->head.data, best->head.len,
-			           best->head.type };
-
-		/* a late header record (BUILD_ID, FEATURE...) */
-		r = header_out(m, best, &h, rec);
-		if (r < 0)
-			return ps_error__set(err, PS_ECORRUPT, ps_input__name(best->in),
-			                     best->head.offset,
-			                     "cannot rewrite this header record");
-		if (r == 0) {
-			best->has_head = false;
-			m->consumed = NULL;
-			return ps_merge__next(m, rec, err);
-		}
-		return 1;
-	}
-	if (m->same) {
-		*rec = best->head;
-		return 1;
-	}
-	return rewrite_record(m, best, &best->head, rec, err) < 0 ? -1 : 1;
+	return give_head(m, best, rec, err);
 }

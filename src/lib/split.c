@@ -13,6 +13,7 @@
 #include "abi.h"
 #include "compat.h"
 #include "io.h"
+#include "key.h"
 #include "session.h"
 #include "sideband.h"
 #include "split.h"
@@ -34,6 +35,7 @@ struct piece {
 	uint64_t number, samples, bytes;
 	int fd; /* -1 when closed */
 	bool created, dirty;
+	bool queued; /* records that perf may still hold in its queue were written */
 	unsigned char *buf;
 	size_t blen;
 	size_t nhdr;     /* header records written */
@@ -109,10 +111,14 @@ static void safe_key(const char *key, char *out, size_t size)
 	}
 	for (k = key; *k && o + 4 < size; k++) {
 		unsigned char c = (unsigned char)*k;
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		          (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '+' || c == ',' ||
-		          c == '=' || (c == '.' && k != key);
+		bool ok;
 
+		if (c == (unsigned char)PS_KEY_SEP) { /* between the values of several keys */
+			out[o++] = ',';
+			continue;
+		}
+		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		     c == '_' || c == '-' || c == '+' || c == '=' || (c == '.' && k != key);
 		if (ok) {
 			out[o++] = (char)c;
 		} else {
@@ -469,6 +475,7 @@ int ps_split__record(struct ps_split *sp, const struct ps_record *rec, struct ps
 		if (!send)
 			continue;
 		p->dirty = true;
+		p->queued = true;
 		if (piece_write(p, rec->data, rec->len, err) < 0)
 			return -1;
 	}
@@ -547,6 +554,24 @@ int ps_split__sample(struct ps_split *sp, const struct ps_record *rec, const cha
 	c.err = err;
 	if (tid != PS_SIDEBAND_NO_PID) {
 		uint32_t pid = ps_sideband__pid_of(sp->sb, tid);
+		bool replay = (pid != PS_SIDEBAND_NO_PID && !known(p, KNOWN_PID | pid)) ||
+		              !known(p, KNOWN_TID | tid);
+
+		/*
+		 * perf applies a replayed (time 0) record when it reads it, before the samples
+		 * it still holds for time order: have it handle those first.  The piece is in
+		 * time order, so two rounds may release everything.
+		 */
+		if (replay && p->queued) {
+			unsigned char fr[8] = { 0 };
+
+			ps_put32(fr, PS_RECORD_FINISHED_ROUND, sp->cfg.swap);
+			ps_put16(fr + 6, 8, sp->cfg.swap);
+			if (piece_write(p, fr, 8, err) < 0 || piece_write(p, fr, 8, err) < 0)
+				return -1;
+			p->queued = false;
+			p->dirty = false;
+		}
 
 		if (pid != PS_SIDEBAND_NO_PID && !known(p, KNOWN_PID | pid)) {
 			if (ps_sideband__replay_process(sp->sb, pid, emit, &c) < 0)
@@ -561,6 +586,7 @@ int ps_split__sample(struct ps_split *sp, const struct ps_record *rec, const cha
 	}
 	p->samples++;
 	p->dirty = true;
+	p->queued = true;
 	*piece = idx;
 	return piece_write(p, rec->data, rec->len, err);
 }
