@@ -52,7 +52,6 @@ collide() {
 	need_perf
 	local d="$BATS_TEST_TMPDIR"
 	collide
-	run -0 --separate-stderr "$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$d/sw.pipe"
 	"$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$d/sw.pipe" >"$d/m.pipe"
 	perf script -i - <"$d/m.pipe" >"$d/got" 2>"$d/err" || { cat "$d/err"; return 1; }
 	[ ! -s "$d/err" ] || { cat "$d/err"; return 1; }
@@ -68,6 +67,11 @@ collide() {
 	[[ "$output" == *"857  sched:sched_switch"* ]]
 	[[ "$output" == *"448  raw_syscalls:sys_enter"* ]]
 	run -0 "$BIN/ptojson" "$d/m.pipe"
+	# the input key tells the two recordings apart
+	"$BIN/pcount" -j --by input "$d/m.pipe" | jq -r '.rows[] | "\(.input) \(.count)"' | sort >"$d/in"
+	printf '%s\n' "$DATA/rawsys-dd.pipe 896" "$d/sw.pipe 1296" | sort | diff - "$d/in"
+	run -2 --separate-stderr "$BIN/pcount" --by input "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == *"not a merge of different recordings"* ]]
 }
 
 @test "merge: recordings without tracepoints and with callchains merge for perf script" {

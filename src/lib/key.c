@@ -166,6 +166,15 @@ static int value_event(struct ps_key *ks, const struct key *k, const struct ps_s
 	return 0;
 }
 
+/* the input of a merged stream (pcat --merge of different recordings) */
+static int value_input(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                       const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)ks, (void)k, (void)s, (void)buf, (void)len;
+	*out = smp->attr->input ? smp->attr->input : "-";
+	return 0;
+}
+
 static int value_comm(struct ps_key *ks, const struct key *k, const struct ps_session *s,
                       const struct ps_sample *smp, char *buf, size_t len, const char **out)
 {
@@ -352,6 +361,17 @@ static int value_dso(struct ps_key *ks, const struct key *k, const struct ps_ses
 	return value_symbol(ks, smp, true, out);
 }
 
+static bool has_input(const struct ps_session *s)
+{
+	const struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i)
+		if (a->input)
+			return true;
+	return false;
+}
+
 static const struct key_kind kinds[] = {
 	{ "event", 0, value_event, NULL, NULL },
 	{ "comm", PERF_SAMPLE_TID, value_comm, NULL, "no event of this stream records the thread" },
@@ -364,6 +384,8 @@ static const struct key_kind kinds[] = {
 	  "no event of this stream has a return value (raw_syscalls:sys_exit, syscalls:sys_exit_*)" },
 	{ "sym", PERF_SAMPLE_IP, value_sym, NULL, "no event of this stream records the ip" },
 	{ "dso", PERF_SAMPLE_IP, value_dso, NULL, "no event of this stream records the ip" },
+	{ "input", 0, value_input, has_input,
+	  "this stream is not a merge of different recordings (pcat --merge)" },
 };
 
 static const struct key_kind field_kind = { NULL, 0, value_field, NULL, NULL };
