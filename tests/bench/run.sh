@@ -123,3 +123,37 @@ if command -v clickhouse-client >/dev/null && [ "$samples" -gt 0 ]; then
 fi
 # symbols: its own block (tests/bench/symbols.sh)
 bash tests/bench/symbols.sh
+
+# psplit and pcat --merge (issue 13): throughput as a fraction of the pipe limit (goal
+# >= 0.4), peak RSS on the stream and on one 10x longer (goal: flat)
+split_merge() { # $1: stream; $2: output directory; prints "SPLIT_S MERGE_S BASE_S"
+	local in=$1 d=$2 n
+	rm -rf "$d"
+	mkdir -p "$d"
+	n=$("$BIN/pcount" -j "$in" | jq .total)
+	"$BIN/psplit" -n $(((n + 3) / 4)) -d "$d/4" "$in" >"$d/4.list"
+	echo "$(secs "cat '$in' | '$BIN/psplit' --by cpu -d '$d/cpu' > /dev/null")" \
+		"$(secs "'$BIN/pcat' --merge $(tr '\n' ' ' <"$d/4.list") | cat > /dev/null")" \
+		"$(secs "cat $(tr '\n' ' ' <"$d/4.list") | cat | cat > /dev/null")"
+}
+read -r t_split t_merge base4 < <(split_merge "$work/big.pipe" "$work/sm")
+printf 'psplit --by cpu: %.2fx the pipe limit (%.0f MB/s vs %.0f MB/s)\n' \
+	"$(echo "$base / $t_split" | bc -l)" "$(echo "$bytes / $t_split / 1000000" | bc -l)" \
+	"$(echo "$bytes / $base / 1000000" | bc -l)"
+printf 'pcat --merge of 4 inputs: %.2fx the pipe limit of the same 4 files\n' \
+	"$(echo "$base4 / $t_merge" | bc -l)"
+declare -A rss_split rss_merge
+for size in big huge; do
+	rm -rf "$work/sm"
+	mkdir -p "$work/sm"
+	n=$("$BIN/pcount" -j "$work/$size.pipe" | jq .total)
+	rss_split[$size]=$(rss_kb "'$BIN/psplit' --by cpu -d '$work/sm/cpu' '$work/$size.pipe'")
+	"$BIN/psplit" -n $(((n + 3) / 4)) -d "$work/sm/4" "$work/$size.pipe" >"$work/sm/4.list"
+	rm -rf "$work/sm/cpu"
+	rss_merge[$size]=$(rss_kb "'$BIN/pcat' --merge $(tr '\n' ' ' <"$work/sm/4.list")")
+done
+rm -rf "$work/sm"
+printf 'psplit   peak RSS: %s KiB on the stream, %s KiB on one 10x longer (ratio %.2f)\n' \
+	"${rss_split[big]}" "${rss_split[huge]}" "$(echo "${rss_split[huge]} / ${rss_split[big]}" | bc -l)"
+printf 'pcat --merge peak RSS: %s KiB, %s KiB on 10x longer inputs (ratio %.2f)\n' \
+	"${rss_merge[big]}" "${rss_merge[huge]}" "$(echo "${rss_merge[huge]} / ${rss_merge[big]}" | bc -l)"
