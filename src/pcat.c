@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/datafile.h"
 #include "lib/diag.h"
 #include "lib/input.h"
 #include "lib/merge.h"
@@ -17,7 +18,11 @@
 #include "lib/session.h"
 #include "lib/signals.h"
 
-static const char usage_text[] = "usage: pcat [-fm] [-o file] [file ...]\n";
+static const char usage_text[] = "usage: pcat [-fm] [--data] [-o file] [file ...]\n";
+
+enum {
+	OPT_DATA = 256,
+};
 
 /* how long a silent live input may hold the others back in a merge */
 #define MERGE_IDLE_MS 100
@@ -26,6 +31,7 @@ struct opts {
 	const char *output; /* -o FILE; "-" is standard output */
 	bool force;         /* -f: write binary even to a terminal */
 	bool merge;         /* -m: merge the inputs in time order */
+	bool data;          /* --data: write a perf.data file */
 	int ninputs;
 	char **inputs; /* operands; none means standard input */
 };
@@ -35,6 +41,7 @@ static const char help_text[] =
         "and concatenate the pieces of one recording.\n\n"
         "  -f, --force        write the binary stream even to a terminal\n"
         "  -m, --merge        merge the inputs into one stream in sample time order\n"
+        "      --data         write a perf.data file (with -o FILE) instead of a stream\n"
         "  -o, --output FILE  write to FILE instead of standard output\n"
         "  -h, --help         show this help\n"
         "  -V, --version      show the version\n";
@@ -47,9 +54,13 @@ static PS_NORETURN void usage(FILE *fp, int status)
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
-		{ "force", no_argument, NULL, 'f' },   { "help", no_argument, NULL, 'h' },
-		{ "merge", no_argument, NULL, 'm' },   { "output", required_argument, NULL, 'o' },
-		{ "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+		{ "data", no_argument, NULL, OPT_DATA },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "merge", no_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
@@ -66,6 +77,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'm':
 			o->merge = true;
 			break;
+		case OPT_DATA:
+			o->data = true;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -75,6 +89,57 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->ninputs = argc - optind;
 	o->inputs = argv + optind;
+	if (o->data && (!o->output || strcmp(o->output, "-") == 0))
+		ps_usage_error("--data writes a perf.data file, whose header is rewritten at the "
+		               "end: it needs -o FILE, not a pipe");
+}
+
+/* Where the records go: a pipe stream, or a perf.data file (--data). */
+struct sink {
+	const struct opts *o;
+	struct ps_output *out;
+	struct ps_datafile *df;
+};
+
+static int sink_open(struct sink *k, const struct opts *o, struct ps_error *err)
+{
+	memset(k, 0, sizeof(*k));
+	k->o = o;
+	if (o->data)
+		return 0; /* made by sink_begin(), once the byte order is known */
+	k->out = ps_output__open(o->output, o->force, err);
+	return k->out ? 0 : -1;
+}
+
+static int sink_begin(struct sink *k, bool swap, struct ps_error *err)
+{
+	if (!k->o->data)
+		return ps_output__begin(k->out, swap, err);
+	k->df = ps_datafile__open(k->o->output, swap, err);
+	return k->df ? 0 : -1;
+}
+
+static int sink_put(struct sink *k, const struct ps_session *s, const struct ps_record *rec,
+                    struct ps_error *err)
+{
+	if (k->df)
+		return ps_datafile__put(k->df, s, rec, err);
+	return k->out ? ps_output__put(k->out, rec, err) : 0;
+}
+
+static void sink_hook(void *arg)
+{
+	struct sink *k = arg;
+
+	if (k->out)
+		ps_output__flush_hook(k->out);
+}
+
+static int sink_close(struct sink *k, struct ps_error *err)
+{
+	if (k->df)
+		return ps_datafile__close(k->df, err);
+	return ps_output__close(k->out, err);
 }
 
 /* The attrs of a later input must be those of the first: same bytes, same ids. */
@@ -122,7 +187,7 @@ static bool is_repeated_header(uint32_t type)
  * Copy one input.  @first is the first input's session (NULL for the first input), whose
  * attrs a later input must repeat.  Returns 0, or -1 with @err or @oerr set.
  */
-static int copy_input(struct ps_input *in, struct ps_output *out, struct ps_session *first,
+static int copy_input(struct ps_input *in, struct sink *out, struct ps_session *first,
                       const char *first_name, struct ps_error *err, struct ps_error *oerr)
 {
 	bool checked = first == NULL;
@@ -142,7 +207,7 @@ static int copy_input(struct ps_input *in, struct ps_output *out, struct ps_sess
 			}
 			checked = true;
 		}
-		if (ps_output__put(out, &rec, oerr) < 0)
+		if (sink_put(out, ps_input__session(in), &rec, oerr) < 0)
 			return -1;
 	}
 	if (r == 0 && !checked && !same_attrs(first, ps_input__session(in))) {
@@ -159,7 +224,7 @@ static int merge(const struct opts *o)
 {
 	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
 	const char *std[] = { "-" };
-	struct ps_output *out = NULL;
+	struct sink out;
 	struct ps_merge *m;
 	struct ps_record rec;
 	int r = 0;
@@ -168,19 +233,17 @@ static int merge(const struct opts *o)
 	                   o->ninputs ? (const char *const *)o->inputs : std, MERGE_IDLE_MS, &err);
 	if (!m)
 		ps_die(&err);
-	out = ps_output__open(o->output, o->force, &oerr);
-	if (!out) {
+	if (sink_open(&out, o, &oerr) < 0) {
 		ps_merge__close(m);
 		ps_die(&oerr);
 	}
-	ps_merge__set_wait_hook(m, ps_output__flush_hook, out);
-	if (ps_merge__begin(m, &err) == 0 &&
-	    ps_output__begin(out, ps_merge__swapped(m), &oerr) == 0) {
+	ps_merge__set_wait_hook(m, sink_hook, &out);
+	if (ps_merge__begin(m, &err) == 0 && sink_begin(&out, ps_merge__swapped(m), &oerr) == 0) {
 		while (!ps_stop && (r = ps_merge__next(m, &rec, &err)) > 0)
-			if (ps_output__put(out, &rec, &oerr) < 0)
+			if (sink_put(&out, NULL, &rec, &oerr) < 0)
 				break;
 	}
-	ps_output__close(out, oerr.code ? &spare : &oerr);
+	sink_close(&out, oerr.code ? &spare : &oerr);
 	if (oerr.code && oerr.code != PS_EPIPE)
 		ps_warn(&oerr);
 	if (err.code && oerr.code != PS_EPIPE)
@@ -198,7 +261,7 @@ int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
 	struct ps_input *first = NULL, *in = NULL;
-	struct ps_output *out;
+	struct sink out;
 	struct opts o;
 	unsigned int flags;
 	int i, n;
@@ -212,10 +275,9 @@ int main(int argc, char **argv)
 	/* One input is copied as it is; pieces are joined decompressed, since each
 	 * piece's compressed records continue a compression stream of their own. */
 	n = o.ninputs ? o.ninputs : 1;
-	flags = n > 1 ? PS_INPUT_DECOMPRESS : 0;
+	flags = n > 1 || o.data ? PS_INPUT_DECOMPRESS : 0;
 
-	out = ps_output__open(o.output, o.force, &err);
-	if (!out)
+	if (sink_open(&out, &o, &err) < 0)
 		ps_die(&err);
 	for (i = 0; i < n && !ps_stop; i++) {
 		const char *path = o.ninputs ? o.inputs[i] : "-";
@@ -223,8 +285,8 @@ int main(int argc, char **argv)
 		in = ps_input__open(path, flags, &err);
 		if (!in)
 			break;
-		ps_input__set_wait_hook(in, ps_output__flush_hook, out);
-		if (i == 0 && ps_output__begin(out, ps_input__swapped(in), &oerr) < 0)
+		ps_input__set_wait_hook(in, sink_hook, &out);
+		if (i == 0 && sink_begin(&out, ps_input__swapped(in), &oerr) < 0)
 			break;
 		if (i > 0 && ps_input__swapped(in) != ps_input__swapped(first)) {
 			ps_error__set(&err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
@@ -232,7 +294,7 @@ int main(int argc, char **argv)
 			              ps_input__name(first));
 			break;
 		}
-		if (copy_input(in, out, first ? ps_input__session(first) : NULL,
+		if (copy_input(in, &out, first ? ps_input__session(first) : NULL,
 		               first ? ps_input__name(first) : NULL, &err, &oerr) < 0)
 			break;
 		if (!first)
@@ -243,7 +305,7 @@ int main(int argc, char **argv)
 	}
 
 	/* Deliver every complete record before saying what went wrong. */
-	ps_output__close(out, oerr.code ? &spare : &oerr);
+	sink_close(&out, oerr.code ? &spare : &oerr);
 	if (oerr.code && oerr.code != PS_EPIPE)
 		ps_warn(&oerr);
 	if (err.code && oerr.code != PS_EPIPE)

@@ -608,7 +608,7 @@ static int header_out(struct ps_merge *m, struct src *s, const struct stash *h,
 	out->data = h->data;
 	out->len = h->len;
 	out->type = h->type;
-	out->size = (uint16_t)(h->len < 65535 ? h->len : 65535);
+	out->size = h->len >= 8 ? ps_get16(h->data + 6, m->swap) : 0;
 	if (m->same)
 		return first || !repeated_header(h->type);
 	if (!first && dropped_header(h->type))

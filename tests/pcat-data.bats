@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# pcat --data -o FILE: a perf.data file that perf reads as it reads the original stream.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load helpers
+}
+
+good_inputs() {
+	good_pipes
+	good_files
+}
+
+# the header lines that differ between a stream and a file by nature: where things are,
+# when the file was written, the sample times a stream cannot know up front
+header_features() {
+	perf report --header-only -i "$1" 2>/dev/null |
+		grep -Ev '^# (captured on|data offset|data size|feat offset|time of (first|last) sample|sample duration|missing features|=+$)|^#$'
+}
+
+@test "pcat --data: perf script prints for the file what it prints for every fixture" {
+	need_perf
+	local f d="$BATS_TEST_TMPDIR"
+	for f in $(good_inputs); do
+		"$BIN/pcat" --data -o "$d/x.data" "$f"
+		[ "$(head -c 8 "$d/x.data")" = PERFILE2 ]
+		perf script -i "$f" >"$d/want" 2>/dev/null
+		perf script -i "$d/x.data" >"$d/got" 2>"$d/err" || { cat "$d/err"; return 1; }
+		[ -s "$d/got" ]
+		if ! cmp -s "$d/want" "$d/got"; then
+			# perf itself prints the ip and symbol of tracepoint samples in a stream with
+			# call chains but not in a file: ask for them in both
+			perf script -F +ip,+sym -i "$f" >"$d/want" 2>/dev/null
+			perf script -F +ip,+sym -i "$d/x.data" >"$d/got" 2>/dev/null
+			cmp_or_show "$d/want" "$d/got" || { echo "$f"; return 1; }
+		fi
+	done
+}
+
+@test "pcat --data: perf report --header-only shows the same features" {
+	need_perf
+	local f d="$BATS_TEST_TMPDIR"
+	for f in $(good_inputs); do
+		"$BIN/pcat" --data -o "$d/x.data" "$f"
+		header_features "$f" >"$d/want"
+		header_features "$d/x.data" >"$d/got"
+		grep -q '^# hostname' "$d/got" || { echo "$f: no features"; return 1; }
+		diff "$d/want" "$d/got" || { echo "$f"; return 1; }
+	done
+	# the sample times a stream leaves at 0 are in the file
+	"$BIN/pcat" --data -o "$d/x.data" "$DATA/rawsys-dd.pipe"
+	perf report --header-only -i "$d/x.data" 2>/dev/null | grep -q '^# time of first sample : 18842.620566$'
+}
+
+@test "pcat --data: perf data convert --to-json reads the file" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" f
+	for f in "$DATA/sched-switch-wakeup-a.pipe" "$DATA/cpuclock-g-sh.data" "$DATA/compressed-z.pipe"; do
+		"$BIN/pcat" --data -o "$d/x.data" "$f"
+		rm -f "$d/x.json"
+		run -0 perf data convert --to-json "$d/x.json" -i "$d/x.data"
+		n=$("$BIN/pcount" -j "$f" | jq .total)
+		[[ "$output" == *"($n samples)"* ]]
+		jq -e '.samples | length' "$d/x.json" >/dev/null
+	done
+}
+
+@test "pcat --data: the file reads back as the stream it was made from" {
+	local d="$BATS_TEST_TMPDIR"
+	"$BIN/pcat" --data -o "$d/x.data" "$DATA/sched-switch-wakeup-a.pipe"
+	"$BIN/ptojson" "$d/x.data" >"$d/got"
+	"$BIN/ptojson" "$DATA/sched-switch-wakeup-a.pipe" | cmp - "$d/got"
+	# a merge can be written as a file too
+	"$BIN/psplit" -n 300 -d "$d/p" "$DATA/sched-switch-wakeup-a.pipe" >"$d/list"
+	# shellcheck disable=SC2046
+	"$BIN/pcat" --merge --data -o "$d/m.data" $(cat "$d/list")
+	"$BIN/ptojson" "$d/m.data" | cmp - "$d/got"
+}
+
+@test "pcat --data: standard output and pipes are refused with a reason" {
+	run -2 --separate-stderr "$BIN/pcat" --data "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "pcat: --data writes a perf.data file, whose header is rewritten at the end: it needs -o FILE, not a pipe"* ]]
+	run -2 "$BIN/pcat" --data -o - "$DATA/rawsys-dd.pipe"
+	run -1 --separate-stderr bash -o pipefail -c "'$BIN/pcat' --data -o /dev/stdout '$DATA/rawsys-dd.pipe' | cat"
+	[[ "$stderr" == *"not a regular file"* ]]
+}
