@@ -86,3 +86,26 @@ header_features() {
 	run -1 --separate-stderr bash -o pipefail -c "'$BIN/pcat' --data -o /dev/stdout '$DATA/rawsys-dd.pipe' | cat"
 	[[ "$stderr" == *"not a regular file"* ]]
 }
+
+@test "the version 1 magic PERFFILE is read where perf 6.1 reads it" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" p
+	{ printf PERFFILE; tail -c +9 "$DATA/rawsys-dd.pipe"; } >"$d/v1.pipe"
+	perf script -i "$d/v1.pipe" >"$d/want" 2>/dev/null
+	[ -s "$d/want" ]
+	"$BIN/pcat" "$d/v1.pipe" | perf script -i - 2>/dev/null | cmp - "$d/want"
+	for p in "pcount -j" "ptojson" "pfilter comm=dd -i" "pheader --dump"; do
+		# shellcheck disable=SC2086
+		$BIN/$p "$d/v1.pipe" >/dev/null
+	done
+	# the other byte order, told by the header size as perf tells it
+	"$TOOLS/pswap" "$DATA/rawsys-dd.pipe" | { printf PERFFILE; tail -c +9; } >"$d/v1be.pipe"
+	"$BIN/ptojson" "$d/v1be.pipe" | cmp - <("$BIN/ptojson" "$DATA/rawsys-dd.pipe")
+	# a file whose attr size is none of version 1's: perf refuses it, and so do we
+	"$BIN/pcat" --data -o "$d/v2.data" "$DATA/rawsys-dd.pipe"
+	{ printf PERFFILE; tail -c +9 "$d/v2.data"; } >"$d/v1.data"
+	run perf script -i "$d/v1.data"
+	[ "$status" -ne 0 ]
+	run -1 --separate-stderr "$BIN/pcat" "$d/v1.data"
+	[[ "$stderr" == *"version 1 perf.data file (PERFFILE) whose attr size 144"* ]]
+}

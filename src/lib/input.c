@@ -642,6 +642,44 @@ static int open_file(struct ps_input *in, const unsigned char *first16, struct p
 	return 0;
 }
 
+/*
+ * The version 1 magic ("PERFFILE") says nothing of the byte order: perf 6.1 guesses it
+ * from a size (check_magic_endian): a pipe header's size is 16, a file header's attr_size
+ * is one of the attr sizes of that time plus 16.  Everything after the magic is read as
+ * in version 2.
+ */
+static int v1_byte_order(struct ps_input *in, struct ps_error *err)
+{
+	static const uint64_t abi[] = { 64, 72, 80, 96, 104 };
+	uint64_t v, attr_size;
+	unsigned char fh[24];
+	size_t i;
+	int r;
+
+	v = ps_get64(in->buf + 8, false);
+	if (v == PS_PIPE_HEADER_SIZE || __builtin_bswap64(v) == PS_PIPE_HEADER_SIZE) {
+		in->swap = v != PS_PIPE_HEADER_SIZE;
+		return 0;
+	}
+	r = ensure(in, sizeof(fh), err);
+	if (r < 0)
+		return -1;
+	if (in->end < sizeof(fh))
+		return fail(in, err, PS_ETRUNC, 0, "the file header is cut short");
+	memcpy(fh, in->buf, sizeof(fh));
+	attr_size = ps_get64(fh + 16, false);
+	for (i = 0; i < ARRAY_SIZE(abi); i++) {
+		if (attr_size == abi[i] + 16 || __builtin_bswap64(attr_size) == abi[i] + 16) {
+			in->swap = attr_size != abi[i] + 16;
+			return 0;
+		}
+	}
+	return fail(in, err, PS_EUNSUP, 16,
+	            "a version 1 perf.data file (PERFFILE) whose attr size %" PRIu64
+	            " is none perf knows: its byte order cannot be told",
+	            attr_size);
+}
+
 static int open_common(struct ps_input *in, struct ps_error *err)
 {
 	unsigned char hdr[16];
@@ -660,21 +698,23 @@ static int open_common(struct ps_input *in, struct ps_error *err)
 		return fail(in, err, PS_ESYS, 0, "unexpected idle");
 	if (in->end == 0)
 		return fail(in, err, PS_EEMPTY, 0, "empty input");
-	if (in->end - in->start >= 8 && memcmp(in->buf, "PERFFILE", 8) == 0)
-		return fail(in, err, PS_EUNSUP, 0,
-		            "a version 1 perf.data file (PERFFILE) is not supported");
 	if (in->end < 8)
 		return fail(in, err, PS_EMAGIC, 0, "not a perf stream (%zu bytes)", in->end);
 	memcpy(hdr, in->buf, 8);
 	magic = ps_get64(hdr, false);
-	if (magic == PS_MAGIC)
-		in->swap = false;
-	else if (magic == PS_MAGIC_SWAPPED)
-		in->swap = true;
-	else
-		return fail(in, err, PS_EMAGIC, 0, "not a perf stream (no PERFILE2 magic)");
-	if (in->end < 16)
+	if (in->end < 16 &&
+	    (magic == PS_MAGIC || magic == PS_MAGIC_SWAPPED || memcmp(hdr, "PERFFILE", 8) == 0))
 		return fail(in, err, PS_ETRUNC, 0, "the stream header is cut short");
+	if (magic == PS_MAGIC) {
+		in->swap = false;
+	} else if (magic == PS_MAGIC_SWAPPED) {
+		in->swap = true;
+	} else if (memcmp(hdr, "PERFFILE", 8) == 0) {
+		if (v1_byte_order(in, err) < 0)
+			return -1;
+	} else {
+		return fail(in, err, PS_EMAGIC, 0, "not a perf stream (no PERFILE2 magic)");
+	}
 	memcpy(hdr + 8, in->buf + 8, 8);
 	size = ps_get64(hdr + 8, in->swap);
 	in->session = ps_session__new(in->swap);
