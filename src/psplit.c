@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,7 +17,9 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "lib/datafile.h"
 #include "lib/diag.h"
 #include "lib/filter.h"
 #include "lib/input.h"
@@ -48,6 +51,7 @@ enum {
 	OPT_BY = 256,
 	OPT_MAX_PIECES,
 	OPT_MAX_OPEN,
+	OPT_DATA,
 };
 
 struct opts {
@@ -62,6 +66,7 @@ struct opts {
 	uint64_t max_pieces;
 	uint64_t max_open;
 	bool verbose;
+	bool data; /* --data: pieces as perf.data files */
 	const char *input;
 };
 
@@ -82,6 +87,7 @@ static const char help_text[] =
         "                         (default 1000)\n"
         "      --max-open N       pieces open at once; others are closed and reopened\n"
         "                         for appending (default 64)\n"
+        "      --data             write the pieces as perf.data files\n"
         "  -v, --verbose          one line per piece on standard error\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version\n"
@@ -136,6 +142,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "time", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "data", no_argument, NULL, OPT_DATA },
 		{ "version", no_argument, NULL, 'V' },
 		{ "where", required_argument, NULL, 'w' },
 		{ NULL, 0, NULL, 0 },
@@ -173,6 +180,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'v':
 			o->verbose = true;
 			break;
+		case OPT_DATA:
+			o->data = true;
+			break;
 		case 'w':
 			o->where = optarg;
 			break;
@@ -202,7 +212,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	if (o->mode == MODE_NONE)
 		ps_usage_error("say how to cut: --by KEYS, -n COUNT, -t SECONDS or -b SIZE");
 	if (!o->pattern)
-		o->pattern = o->mode == MODE_KEY ? "x%n-%k.pipe" : "x%n.pipe";
+		o->pattern = o->mode == MODE_KEY ? (o->data ? "x%n-%k.data" : "x%n-%k.pipe") :
+		                                   (o->data ? "x%n.data" : "x%n.pipe");
 	bad = ps_split__pattern_ok(o->pattern, true);
 	if (bad)
 		ps_usage_error("-o: %s", bad);
@@ -342,13 +353,72 @@ static int drain(struct run *r, struct ps_order *ord, struct ps_error *err)
 	return 0;
 }
 
-static void report(const struct run *r)
+/* --data: a piece is written as a stream NAME.part first, then made the perf.data NAME */
+#define PART ".part"
+
+static void final_name(const char *part, char *buf, size_t len)
+{
+	size_t l = strlen(part);
+
+	snprintf(buf, len, "%.*s", (int)(l > strlen(PART) ? l - strlen(PART) : l), part);
+}
+
+static int to_data(const char *part, struct ps_error *err)
+{
+	char name[PATH_MAX];
+	struct ps_datafile *df;
+	struct ps_input *in;
+	struct ps_record rec;
+	int r;
+
+	final_name(part, name, sizeof(name));
+	in = ps_input__open(part, PS_INPUT_DECOMPRESS, err);
+	if (!in)
+		return -1;
+	df = ps_datafile__open(name, ps_input__swapped(in), err);
+	if (!df) {
+		ps_input__close(in);
+		return -1;
+	}
+	while ((r = ps_input__next(in, &rec, err)) > 0)
+		if (ps_datafile__put(df, ps_input__session(in), &rec, err) < 0) {
+			r = -1;
+			break;
+		}
+	if (ps_datafile__close(df, r < 0 ? NULL : err) < 0)
+		r = -1;
+	ps_input__close(in);
+	if (r == 0)
+		unlink(part);
+	return r;
+}
+
+static int pieces_to_data(const struct run *r, struct ps_error *err)
 {
 	size_t i, n = ps_split__nr_pieces(r->sp);
 	struct ps_piece_info pi;
 
 	for (i = 0; i < n; i++) {
 		ps_split__piece(r->sp, i, &pi);
+		if (to_data(pi.name, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void report(const struct run *r)
+{
+	size_t i, n = ps_split__nr_pieces(r->sp);
+	struct ps_piece_info pi;
+
+	for (i = 0; i < n; i++) {
+		char name[PATH_MAX];
+
+		ps_split__piece(r->sp, i, &pi);
+		if (r->o->data) {
+			final_name(pi.name, name, sizeof(name));
+			pi.name = name;
+		}
 		if (r->o->verbose && r->o->mode == MODE_KEY) {
 			char shown[PS_KEY_MAX * PS_KEY_VALUE_MAX], *c;
 
@@ -406,7 +476,15 @@ int main(int argc, char **argv)
 		ps_die(&err);
 	r.s = ps_input__session(r.in);
 	cfg.dir = o.dir;
-	cfg.pattern = o.pattern;
+	if (o.data) {
+		static char pat[4096];
+
+		if (snprintf(pat, sizeof(pat), "%s" PART, o.pattern) >= (int)sizeof(pat))
+			ps_usage_error("-o: the name pattern is too long");
+		cfg.pattern = pat;
+	} else {
+		cfg.pattern = o.pattern;
+	}
 	cfg.max_pieces = o.max_pieces;
 	cfg.max_open = max_open(&o);
 	cfg.swap = ps_input__swapped(r.in);
@@ -425,7 +503,8 @@ int main(int argc, char **argv)
 		ps_order__end(ord);
 		drain(&r, ord, err.code ? &late : &err);
 	}
-	if (r.sp && ps_split__finish(r.sp, err.code ? &late : &err) == 0)
+	if (r.sp && ps_split__finish(r.sp, err.code ? &late : &err) == 0 &&
+	    (!o.data || pieces_to_data(&r, err.code ? &late : &err) == 0))
 		report(&r);
 	else if (r.sp && !err.code)
 		report(&r);

@@ -236,3 +236,16 @@ $d/x0001-1.pipe" ]
 		perf script -i "$f" 2>/dev/null | cmp - "$d/got" || { echo "$f"; return 1; }
 	done
 }
+
+@test "psplit --data: each piece a perf.data file perf reads, samples kept once" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR/dt" p f="$DATA/sched-switch-wakeup-a.pipe"
+	run -0 "$BIN/psplit" --data --by cpu -d "$d" "$f"
+	[ "$output" = "$d/x0000-0.data
+$d/x0001-1.data" ]
+	[ -z "$(ls "$d" | grep -v '\.data$')" ]
+	for p in $output; do
+		[ "$(head -c 8 "$p")" = PERFILE2 ]
+		perf script -i "$p" 2>/dev/null
+	done | sort | diff <(perf script -i "$f" 2>/dev/null | sort) -
+}
