@@ -353,8 +353,15 @@ static void test_empty_and_garbage(void)
 	CHECK_EQ_U64(r.err.code, PS_EMAGIC);
 	buf_free(&b);
 
-	put_bytes(&b, "PERFFILE", 8); /* version 1 */
+	put_bytes(&b, "PERFFILE", 8); /* version 1: a file header cut short */
 	put64(&b, 104);
+	run_buf(&b, VIA_MEMFD, 0, 0, &r);
+	CHECK_EQ_U64(r.err.code, PS_ETRUNC);
+	buf_free(&b);
+
+	put_bytes(&b, "PERFFILE", 8); /* version 1, an attr size perf 6.1 does not know */
+	put64(&b, 104);
+	put64(&b, 128 + 16);
 	run_buf(&b, VIA_MEMFD, 0, 0, &r);
 	CHECK_EQ_U64(r.err.code, PS_EUNSUP);
 	buf_free(&b);
