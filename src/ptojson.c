@@ -230,20 +230,60 @@ struct ctx {
 	struct ps_session *s;
 	struct ps_symbols *syms; /* NULL with --no-symbols */
 	struct ps_json_clock clock;
+	struct ps_sample_writer *w;
 	struct ps_output *out;
-	char host[256]; /* the hostname feature, for --host; "" when absent */
-	char *buf;      /* the line being written */
-	size_t cap;
+	char host[256];            /* the hostname feature, for --host; "" when absent */
+	struct ps_json_buf line;   /* the line being written */
+	struct ps_json_buf pretty; /* a sample's compact object, for -p */
 	unsigned long long lines;
 };
+
+static uint64_t key_mask(const struct opts *o)
+{
+	uint64_t mask = 0,
+	         ask = (o->all ? 0 : 1ull << PS_KEY_TYPE) | (o->host ? 0 : 1ull << PS_KEY_HOST);
+	const char *p;
+
+	if (!o->fields)
+		return ((1ull << PS_NR_SAMPLE_KEYS) - 1) & ~ask;
+	for (p = o->fields; *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		int k = ps_sample_key_of(p, len);
+
+		if (k >= 0)
+			mask |= 1ull << k;
+		p += len + (end ? 1 : 0);
+	}
+	return mask & ~ask;
+}
+
+/* A record other than SAMPLE (--all), through its jansson object; 0, or -1 when out of memory. */
+static int record_line(struct ctx *c, const struct ps_record *rec)
+{
+	size_t flags = (c->o->pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER, n;
+	json_t *obj = ps_record_json(c->s, rec);
+	char *room;
+
+	if (!obj)
+		return -1;
+	if (c->o->fields)
+		keep_fields(obj, c->o->fields);
+	n = json_dumpb(obj, NULL, 0, flags);
+	room = n ? ps_json_buf__room(&c->line, n) : NULL;
+	if (room)
+		c->line.len += json_dumpb(obj, room, n, flags);
+	json_decref(obj);
+	return room ? 0 : -1;
+}
 
 /* Write one released record; 0, or -1 with @err set. */
 static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
 {
-	size_t flags = (c->o->pretty ? JSON_INDENT(2) : JSON_COMPACT) | JSON_PRESERVE_ORDER, n;
+	struct ps_json_buf *b = &c->line;
 	struct ps_sample smp;
-	json_t *obj;
 
+	b->len = 0;
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		const char *comm = NULL;
 		char note[512];
@@ -255,46 +295,30 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 			       note); /* once: fields would vanish unsaid */
 		if (smp.type & PERF_SAMPLE_TID)
 			comm = ps_session__comm(c->s, smp.tid);
-		obj = ps_sample_json(c->s, &smp, comm, c->o->tf, &c->clock);
-		if (obj && c->o->host && c->host[0])
-			json_object_set_new(obj, "host", ps_json_string(c->host, strlen(c->host)));
-		if (obj && ps_symbols__json(c->syms, obj, &smp, rec->misc) < 0) {
-			json_decref(obj);
-			obj = NULL;
+		if (c->o->pretty) {
+			c->pretty.len = 0;
+			if (ps_sample_writer__write(c->w, &c->pretty, &smp, comm, rec->misc) < 0)
+				goto nomem;
+			ps_json__indent(b, c->pretty.p, c->pretty.len, 2);
+		} else if (ps_sample_writer__write(c->w, b, &smp, comm, rec->misc) < 0) {
+			goto nomem;
 		}
-		if (obj && c->o->all)
-			json_object_set_new(obj, "type", json_string("SAMPLE"));
 	} else if (c->o->all) {
-		obj = ps_record_json(c->s, rec);
+		if (record_line(c, rec) < 0)
+			goto nomem;
 	} else {
 		return 0;
 	}
-	if (!obj)
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	if (c->o->fields)
-		keep_fields(obj, c->o->fields);
-	/* one fwrite per object: json_dumpf writes piece by piece, a third of the time */
-	n = json_dumpb(obj, c->buf, c->cap, flags);
-	if (n >= c->cap) { /* room for the newline too */
-		char *nb = realloc(c->buf, n + 1);
-
-		if (!nb) {
-			json_decref(obj);
-			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-		}
-		c->buf = nb;
-		c->cap = n + 1;
-		n = json_dumpb(obj, c->buf, c->cap, flags);
-	}
-	json_decref(obj);
-	if (n == 0)
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	c->buf[n++] = '\n';
+	ps_json__char(b, '\n');
+	if (b->failed)
+		goto nomem;
 	/* one unit per line: a stop request never leaves a cut line behind */
-	if (ps_output__write(c->out, c->buf, n, err) < 0)
+	if (ps_output__write(c->out, b->p, b->len, err) < 0)
 		return -1;
 	c->lines++;
 	return 0;
+nomem:
+	return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 }
 
 static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
@@ -365,6 +389,16 @@ int main(int argc, char **argv)
 					r = -1;
 					break;
 				}
+				c.w = ps_sample_writer__new(c.s, o.tf, &c.clock);
+				if (!c.w ||
+				    (c.host[0] && ps_sample_writer__set_host(c.w, c.host) < 0)) {
+					ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET,
+					              "out of memory");
+					r = -1;
+					break;
+				}
+				ps_sample_writer__keep(c.w, key_mask(&o));
+				ps_sample_writer__set_symbols(c.w, c.syms);
 			}
 			if (ps_order__push(ord, &rec, &err) < 0) {
 				r = -1;
@@ -387,7 +421,9 @@ int main(int argc, char **argv)
 out:
 	ps_order__delete(ord);
 	ps_symbols__delete(c.syms);
-	free(c.buf);
+	ps_sample_writer__delete(c.w);
+	ps_json_buf__release(&c.line);
+	ps_json_buf__release(&c.pretty);
 	/* one failed write is one message: the first error wins */
 	ps_output__close(c.out, err.code ? &(struct ps_error){ 0 } : &err);
 	if (ps_finish_stdout() < 0 && !err.code)

@@ -172,3 +172,49 @@ all_inputs() {
 		fi
 	done
 }
+
+@test "ptojson: every line is the jansson encoders' object, as text and parsed back (every fixture, both byte orders, --all, -t s)" {
+	local f opt be="$BATS_TEST_TMPDIR/be"
+	for f in "$DATA"/*.pipe "$DATA"/*.data $(all_inputs); do
+		for opt in "" "-a" "-t s"; do
+			# shellcheck disable=SC2086
+			"$BIN/ptojson" $opt "$f" >"$BATS_TEST_TMPDIR/out.json"
+			# shellcheck disable=SC2086
+			run -0 "$TOOLS/pjsoncmp" $opt "$f" "$BATS_TEST_TMPDIR/out.json"
+			[[ "$output" == *"compared "*", 0 mismatches" ]] || { echo "$f $opt: $output"; return 1; }
+		done
+		case "$f" in *.pipe) ;; *) continue ;; esac
+		"$TOOLS/pswap" "$f" >"$be" 2>/dev/null || continue
+		"$BIN/ptojson" -a "$be" >"$BATS_TEST_TMPDIR/out.json"
+		run -0 "$TOOLS/pjsoncmp" -a "$be" "$BATS_TEST_TMPDIR/out.json"
+		[[ "$output" == *"compared "*", 0 mismatches" ]] || { echo "$f swapped: $output"; return 1; }
+	done
+}
+
+@test "ptojson: pjsoncmp catches a changed value and a u64 written as a string" {
+	local f="$DATA/rawsys-dd.pipe"
+	"$BIN/ptojson" "$f" | sed '5s/"pid":2262/"pid":2263/' >"$BATS_TEST_TMPDIR/out.json"
+	run -1 "$TOOLS/pjsoncmp" "$f" "$BATS_TEST_TMPDIR/out.json"
+	[[ "$output" == *"1 mismatches"* ]]
+	"$BIN/ptojson" "$f" | sed -E 's/([,[])(18446[0-9]{15})([],])/\1"\2"\3/' >"$BATS_TEST_TMPDIR/out.json"
+	run -1 "$TOOLS/pjsoncmp" "$f" "$BATS_TEST_TMPDIR/out.json"
+}
+
+@test "ptojson: a u64 above 2^63 is an exact JSON number, the same type on every line" {
+	local f="$DATA/rawsys-dd.pipe"
+	# sys_enter's args: arg 4 is 0xffffffffffffff80 on the exit_group line (perf script shows it)
+	"$BIN/ptojson" "$f" | grep -q ',18446744073709551488,'
+	[ "$("$BIN/ptojson" "$f" | jq -r 'select(.fields.args) | .fields.args[] | type' | sort -u)" = number ]
+}
+
+@test "ptojson: --pretty is each object indented as jansson indents it" {
+	local f
+	for f in $(all_inputs); do
+		"$BIN/ptojson" -a -p "$f" >"$BATS_TEST_TMPDIR/out.json"
+		run -0 "$TOOLS/pjsoncmp" -a -p "$f" "$BATS_TEST_TMPDIR/out.json"
+		[[ "$output" == *"compared "*", 0 mismatches" ]] || { echo "$f: $output"; return 1; }
+	done
+	"$BIN/ptojson" -p "$DATA/rawsys-dd.pipe" | head -n 3 >"$BATS_TEST_TMPDIR/p"
+	printf '{\n  "event": "raw_syscalls:sys_exit",\n  "time": ' >"$BATS_TEST_TMPDIR/want"
+	[ "$(head -c "$(wc -c <"$BATS_TEST_TMPDIR/want")" "$BATS_TEST_TMPDIR/p")" = "$(cat "$BATS_TEST_TMPDIR/want")" ]
+}

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * sample_json.h - a decoded SAMPLE as a JSON object (jansson), every field its attr's
- * sample_type carries and nothing else, tracepoint fields typed through libtraceevent.
+ * sample_json.h - a decoded SAMPLE as JSON, every field its attr's sample_type carries and
+ * nothing else, tracepoint fields typed through libtraceevent.  Two encoders give the same
+ * object: ps_sample_writer writes the text straight into a buffer (ptojson's hot path: no
+ * allocation per sample, keys and event names escaped once per event); ps_sample_json()
+ * builds a jansson object (the reference the tests hold the writer to).
  *
- * Numbers: integers are written exactly as JSON integers; a u64 above INT64_MAX is written
- * as a decimal string.  Addresses (ip, addr, callchain, branch from/to, phys_addr, pointer
- * fields) are hex strings "0x...", since readers that hold numbers as doubles (jq 1.6,
- * JavaScript) round integers above 2^53.  Strings are valid UTF-8: each byte that is not
- * part of valid UTF-8 becomes U+FFFD.
+ * Numbers: integers are written exactly as JSON integers (the jansson object: a u64 above
+ * INT64_MAX as a decimal string, see json.h).  Addresses (ip, addr, callchain, branch
+ * from/to, phys_addr, pointer fields) are hex strings "0x...", since readers that hold
+ * numbers as doubles (jq 1.6, JavaScript) round integers above 2^53.  Strings are valid
+ * UTF-8: each byte that is not part of valid UTF-8 becomes U+FFFD.
  */
 #ifndef PS_SAMPLE_JSON_H
 #define PS_SAMPLE_JSON_H
@@ -15,6 +18,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
+#include "json.h"
 #include "sample.h"
 
 struct ps_session;
@@ -65,23 +69,110 @@ json_t *ps_tracepoint_json(struct tep_event *ev, const unsigned char *raw, uint3
                            int with_common);
 
 /**
- * ps_json_string() - a JSON string of @len bytes that may hold anything: invalid UTF-8
- * becomes U+FFFD, the rest is kept.
- * Return: a new reference, or NULL when out of memory.
- */
-json_t *ps_json_string(const char *bytes, size_t len);
-
-/** ps_json_u64() - @v as a JSON integer, or a decimal string above INT64_MAX. */
-json_t *ps_json_u64(uint64_t v);
-
-/** ps_json_hex() - @v as a "0x..." string. */
-json_t *ps_json_hex(uint64_t v);
-
-/**
  * ps_json_time_string() - format @t per @tf into @buf (for PS_TIME_SEC and PS_TIME_ISO).
  * Return: @buf.
  */
 const char *ps_json_time_string(uint64_t t, enum ps_time_format tf,
                                 const struct ps_json_clock *clock, char *buf, size_t len);
+
+/**
+ * enum ps_sample_key - the top-level keys of a sample's object, in the order written.
+ * PS_KEY_HOST is the stream's host name (ptojson --host, see ps_sample_writer__set_host()),
+ * PS_KEY_TYPE is "type": "SAMPLE" (ptojson --all): both written only when asked.
+ */
+enum ps_sample_key {
+	PS_KEY_EVENT,
+	PS_KEY_TIME,
+	PS_KEY_PID,
+	PS_KEY_TID,
+	PS_KEY_CPU,
+	PS_KEY_COMM,
+	PS_KEY_PERIOD,
+	PS_KEY_IP,
+	PS_KEY_ADDR,
+	PS_KEY_ID,
+	PS_KEY_STREAM_ID,
+	PS_KEY_READ,
+	PS_KEY_CALLCHAIN,
+	PS_KEY_FIELDS,
+	PS_KEY_RAW_SIZE,
+	PS_KEY_BRANCH_STACK,
+	PS_KEY_BRANCH_HW_IDX,
+	PS_KEY_REGS_USER,
+	PS_KEY_STACK_USER,
+	PS_KEY_WEIGHT,
+	PS_KEY_INS_LAT,
+	PS_KEY_P_STAGE_CYC,
+	PS_KEY_DATA_SRC,
+	PS_KEY_TRANSACTION,
+	PS_KEY_REGS_INTR,
+	PS_KEY_PHYS_ADDR,
+	PS_KEY_CGROUP,
+	PS_KEY_DATA_PAGE_SIZE,
+	PS_KEY_CODE_PAGE_SIZE,
+	PS_KEY_AUX_SIZE,
+	PS_KEY_HOST,
+	PS_KEY_SYM,
+	PS_KEY_SYMOFF,
+	PS_KEY_DSO,
+	PS_KEY_TYPE,
+	PS_NR_SAMPLE_KEYS
+};
+
+/** ps_sample_key_name() - the JSON name of @k ("event", "time"...), NULL past the end. */
+const char *ps_sample_key_name(enum ps_sample_key k);
+
+/** ps_sample_key_of() - the key named @name (@len bytes), or -1 when no sample key is. */
+int ps_sample_key_of(const char *name, size_t len);
+
+struct ps_sample_writer;
+struct ps_symbols;
+
+/**
+ * ps_sample_writer__new() - a writer of samples as JSON text.
+ * @s: the session the samples come from; kept until ps_sample_writer__delete()
+ * @tf: how to write "time"
+ * @clock: clock data for PS_TIME_ISO (copied); may be NULL otherwise
+ * Every key but "host" and "type" is written until ps_sample_writer__keep() says otherwise.
+ * Return: a writer, or NULL when out of memory.
+ */
+struct ps_sample_writer *ps_sample_writer__new(const struct ps_session *s, enum ps_time_format tf,
+                                               const struct ps_json_clock *clock);
+
+/** ps_sample_writer__delete() - free the writer; NULL is allowed. */
+void ps_sample_writer__delete(struct ps_sample_writer *w);
+
+/**
+ * ps_sample_writer__keep() - write only the keys in @mask (bit 1 << enum ps_sample_key);
+ * with PS_KEY_TYPE set, "type": "SAMPLE" ends each object.
+ */
+void ps_sample_writer__keep(struct ps_sample_writer *w, uint64_t mask);
+
+/**
+ * ps_sample_writer__set_host() - the value of "host" (escaped once, here); without it, or
+ * with PS_KEY_HOST not kept, no "host" key is written.
+ * Return: 0, or -1 when out of memory.
+ */
+int ps_sample_writer__set_host(struct ps_sample_writer *w, const char *host);
+
+/**
+ * ps_sample_writer__set_symbols() - name addresses as ps_symbols__json() does: "sym",
+ * "symoff", "dso" of the sample's ip after "host", and "callchain" as frame objects
+ * {"ip", "sym", "symoff", "dso"}; with @st NULL (no symbols wanted) only the frames change,
+ * to {"ip"} objects.  Without this call the callchain is an array of "0x..." strings.
+ */
+void ps_sample_writer__set_symbols(struct ps_sample_writer *w, struct ps_symbols *st);
+
+/**
+ * ps_sample_writer__write() - append the sample's object (no newline) to @b: the same keys,
+ * values and order as ps_sample_json() (then "type" when kept), as jansson's compact dump
+ * writes them, except that a u64 above INT64_MAX is an exact number; then "host" and "type"
+ * when kept.
+ * @comm: the thread's name at the sample's time, or NULL (no "comm" key)
+ * @misc: the SAMPLE record's header misc (for the symbols)
+ * Return: 0, or -1 when out of memory (@b->failed set).
+ */
+int ps_sample_writer__write(struct ps_sample_writer *w, struct ps_json_buf *b,
+                            const struct ps_sample *smp, const char *comm, uint16_t misc);
 
 #endif

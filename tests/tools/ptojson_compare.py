@@ -11,7 +11,7 @@ state = {"i": 0, "bad": 0}
 
 
 def num(v):
-    """Our integers are numbers, decimal strings above INT64_MAX, or 0x strings."""
+    """Our integers are numbers (exact, also above INT64_MAX) or 0x strings."""
     if isinstance(v, str):
         return int(v, 16) if v.startswith("0x") else int(v)
     return v

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * json.c - JSON text written straight into a buffer (integers two digits at a time,
+ * strings escaped and made valid UTF-8 in one pass), and the same values as jansson objects.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "json.h"
+
+/* a buffer never grows past this: one JSON document of a record is far smaller */
+#define JSON_BUF_MAX ((size_t)1 << 31)
+
+int ps_json_buf__grow(struct ps_json_buf *b, size_t n)
+{
+	size_t want, cap;
+	char *p;
+
+	if (b->failed)
+		return -1;
+	if (n > JSON_BUF_MAX || b->len > JSON_BUF_MAX - n)
+		goto fail;
+	want = b->len + n;
+	cap = b->cap ? b->cap : 4096;
+	while (cap < want)
+		cap *= 2;
+	p = realloc(b->p, cap);
+	if (!p)
+		goto fail;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+fail:
+	b->failed = true;
+	return -1;
+}
+
+void ps_json_buf__release(struct ps_json_buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+static const char digits2[] = "00010203040506070809"
+                              "10111213141516171819"
+                              "20212223242526272829"
+                              "30313233343536373839"
+                              "40414243444546474849"
+                              "50515253545556575859"
+                              "60616263646566676869"
+                              "70717273747576777879"
+                              "80818283848586878889"
+                              "90919293949596979899";
+
+size_t ps_json__fmt_u64(char *d, uint64_t v)
+{
+	char tmp[20];
+	char *e = tmp + sizeof(tmp), *s = e;
+	size_t n;
+
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		s -= 2;
+		memcpy(s, digits2 + 2 * r, 2);
+	}
+	if (v >= 10) {
+		s -= 2;
+		memcpy(s, digits2 + 2 * v, 2);
+	} else {
+		*--s = (char)('0' + v);
+	}
+	n = (size_t)(e - s);
+	memcpy(d, s, n);
+	return n;
+}
+
+void ps_json__u64(struct ps_json_buf *b, uint64_t v)
+{
+	char *d = ps_json_buf__room(b, 20);
+
+	if (d)
+		b->len += ps_json__fmt_u64(d, v);
+}
+
+void ps_json__i64(struct ps_json_buf *b, int64_t v)
+{
+	char *d = ps_json_buf__room(b, 21);
+
+	if (!d)
+		return;
+	if (v < 0) {
+		*d = '-';
+		b->len += 1 + ps_json__fmt_u64(d + 1, -(uint64_t)v);
+	} else {
+		b->len += ps_json__fmt_u64(d, (uint64_t)v);
+	}
+}
+
+void ps_json__hex(struct ps_json_buf *b, uint64_t v)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *d = ps_json_buf__room(b, 20);
+	int n = v ? (64 - __builtin_clzll(v) + 3) / 4 : 1, i;
+
+	if (!d)
+		return;
+	d[0] = '"';
+	d[1] = '0';
+	d[2] = 'x';
+	for (i = n - 1; i >= 0; i--, v >>= 4)
+		d[3 + i] = hex[v & 15];
+	d[3 + n] = '"';
+	b->len += 4 + (size_t)n;
+}
+
+size_t ps_json__utf8_seq(const unsigned char *p, size_t n)
+{
+	uint32_t cp;
+	size_t len, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2, cp = p[0] & 0x1f;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3, cp = p[0] & 0x0f;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/*
+ * What a byte needs: 0 copied as it is, 1 a short escape, 2 a \u00XX escape, 3 the start of
+ * a multi-byte sequence (or an invalid byte) to check.
+ */
+static const unsigned char byte_class[256] = {
+	2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 2, 2, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
+};
+
+void ps_json__string(struct ps_json_buf *b, const char *bytes, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p = (const unsigned char *)bytes, *end = p + len;
+	char *d, *start;
+
+	/* the worst case: every byte a \u00XX escape (U+FFFD takes 3 for 1) */
+	if (len > JSON_BUF_MAX / 6) {
+		b->failed = true;
+		return;
+	}
+	d = start = ps_json_buf__room(b, 6 * len + 2);
+	if (!d)
+		return;
+	*d++ = '"';
+	while (p < end) {
+		const unsigned char *run = p;
+		size_t n;
+
+		while (p < end && !byte_class[*p])
+			p++;
+		memcpy(d, run, (size_t)(p - run));
+		d += p - run;
+		if (p == end)
+			break;
+		switch (byte_class[*p]) {
+		case 1:
+			*d++ = '\\';
+			switch (*p) {
+			case '\b':
+				*d++ = 'b';
+				break;
+			case '\f':
+				*d++ = 'f';
+				break;
+			case '\n':
+				*d++ = 'n';
+				break;
+			case '\r':
+				*d++ = 'r';
+				break;
+			case '\t':
+				*d++ = 't';
+				break;
+			default: /* '"' and '\\' */
+				*d++ = (char)*p;
+				break;
+			}
+			p++;
+			break;
+		case 2:
+			memcpy(d, "\\u00", 4);
+			d[4] = hex[*p >> 4];
+			d[5] = hex[*p & 15];
+			d += 6;
+			p++;
+			break;
+		default:
+			n = ps_json__utf8_seq(p, (size_t)(end - p));
+			if (n) {
+				memcpy(d, p, n);
+				d += n;
+				p += n;
+			} else {
+				memcpy(d, "\xef\xbf\xbd", 3);
+				d += 3;
+				p++;
+			}
+			break;
+		}
+	}
+	*d++ = '"';
+	b->len += (size_t)(d - start);
+}
+
+void ps_json__key(struct ps_json_buf *b, const char *key)
+{
+	ps_json__char(b, ',');
+	ps_json__string(b, key, strlen(key));
+	ps_json__char(b, ':');
+}
+
+static void newline(struct ps_json_buf *b, unsigned int depth, unsigned int n)
+{
+	char *d = ps_json_buf__room(b, 1 + (size_t)depth * n);
+
+	if (!d)
+		return;
+	*d = '\n';
+	memset(d + 1, ' ', (size_t)depth * n);
+	b->len += 1 + (size_t)depth * n;
+}
+
+void ps_json__indent(struct ps_json_buf *b, const char *s, size_t len, unsigned int n)
+{
+	unsigned int depth = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		char c = s[i];
+
+		if (c == '"') {
+			size_t j = i + 1;
+
+			while (j < len && s[j] != '"')
+				j += s[j] == '\\' ? 2 : 1;
+			j = j < len ? j + 1 : len;
+			ps_json__raw(b, s + i, j - i);
+			i = j;
+			continue;
+		}
+		if ((c == '{' || c == '[') && i + 1 < len && s[i + 1] == (c == '{' ? '}' : ']')) {
+			ps_json__raw(b, s + i, 2);
+			i += 2;
+			continue;
+		}
+		switch (c) {
+		case '{':
+		case '[':
+			ps_json__char(b, c);
+			newline(b, ++depth, n);
+			break;
+		case '}':
+		case ']':
+			newline(b, depth ? --depth : 0, n);
+			ps_json__char(b, c);
+			break;
+		case ',':
+			ps_json__char(b, ',');
+			newline(b, depth, n);
+			break;
+		case ':':
+			ps_json__raw(b, ": ", 2);
+			break;
+		default:
+			ps_json__char(b, c);
+			break;
+		}
+		i++;
+	}
+}
+
+/* ---- jansson values ---- */
+
+json_t *ps_json_string(const char *bytes, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)bytes;
+	size_t i = 0, o = 0;
+	json_t *j;
+	char *buf;
+
+	/* the worst case: every byte becomes the 3-byte U+FFFD */
+	if (len > SIZE_MAX / 3 - 1)
+		return NULL;
+	buf = malloc(len * 3 + 1);
+	if (!buf)
+		return NULL;
+	while (i < len) {
+		size_t n = ps_json__utf8_seq(p + i, len - i);
+
+		if (n) {
+			memcpy(buf + o, p + i, n);
+			o += n;
+			i += n;
+		} else {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+json_t *ps_json_u64(uint64_t v)
+{
+	char buf[24];
+
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return json_string(buf);
+}
+
+json_t *ps_json_hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_string(buf);
+}

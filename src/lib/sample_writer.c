@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * sample_writer.c - samples as JSON text written straight into a buffer: ptojson's hot path.
+ *
+ * What an event's samples share is prepared once per event and reused: its ,"event":"NAME"
+ * and, for a tracepoint, each field's escaped ,"NAME": key and how its value is read.  No
+ * allocation per sample.  The object is the one ps_sample_json() builds, key for key (the
+ * tests compare the two on every fixture); a key added there is added here in the same place.
+ *
+ * Every member is written with a leading comma; ps_json__close() turns the first one into
+ * the opening brace, so that keys left out by ps_sample_writer__keep() cost nothing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <traceevent/event-parse.h>
+
+#include "abi.h"
+#include "compat.h"
+#include "sample_json.h"
+#include "session.h"
+#include "symbols.h"
+#include "xalloc.h"
+
+static const char *const key_names[PS_NR_SAMPLE_KEYS] = {
+	[PS_KEY_EVENT] = "event",
+	[PS_KEY_TIME] = "time",
+	[PS_KEY_PID] = "pid",
+	[PS_KEY_TID] = "tid",
+	[PS_KEY_CPU] = "cpu",
+	[PS_KEY_COMM] = "comm",
+	[PS_KEY_PERIOD] = "period",
+	[PS_KEY_IP] = "ip",
+	[PS_KEY_ADDR] = "addr",
+	[PS_KEY_ID] = "id",
+	[PS_KEY_STREAM_ID] = "stream_id",
+	[PS_KEY_READ] = "read",
+	[PS_KEY_CALLCHAIN] = "callchain",
+	[PS_KEY_FIELDS] = "fields",
+	[PS_KEY_RAW_SIZE] = "raw_size",
+	[PS_KEY_BRANCH_STACK] = "branch_stack",
+	[PS_KEY_BRANCH_HW_IDX] = "branch_hw_idx",
+	[PS_KEY_REGS_USER] = "regs_user",
+	[PS_KEY_STACK_USER] = "stack_user",
+	[PS_KEY_WEIGHT] = "weight",
+	[PS_KEY_INS_LAT] = "ins_lat",
+	[PS_KEY_P_STAGE_CYC] = "p_stage_cyc",
+	[PS_KEY_DATA_SRC] = "data_src",
+	[PS_KEY_TRANSACTION] = "transaction",
+	[PS_KEY_REGS_INTR] = "regs_intr",
+	[PS_KEY_PHYS_ADDR] = "phys_addr",
+	[PS_KEY_CGROUP] = "cgroup",
+	[PS_KEY_DATA_PAGE_SIZE] = "data_page_size",
+	[PS_KEY_CODE_PAGE_SIZE] = "code_page_size",
+	[PS_KEY_AUX_SIZE] = "aux_size",
+	[PS_KEY_HOST] = "host",
+	[PS_KEY_SYM] = "sym",
+	[PS_KEY_SYMOFF] = "symoff",
+	[PS_KEY_DSO] = "dso",
+	[PS_KEY_TYPE] = "type",
+};
+
+const char *ps_sample_key_name(enum ps_sample_key k)
+{
+	return (unsigned int)k < PS_NR_SAMPLE_KEYS ? key_names[k] : NULL;
+}
+
+int ps_sample_key_of(const char *name, size_t len)
+{
+	int k;
+
+	for (k = 0; k < PS_NR_SAMPLE_KEYS; k++)
+		if (strlen(key_names[k]) == len && memcmp(key_names[k], name, len) == 0)
+			return k;
+	return -1;
+}
+
+enum field_kind {
+	FIELD_NUMBER,
+	FIELD_STRING,
+	FIELD_ARRAY
+};
+
+/* one tracepoint field, as ps_tracepoint_json() reads it */
+struct tp_field {
+	char *key; /* ,"NAME": */
+	size_t key_len;
+	enum field_kind kind;
+	unsigned int off, len, elem;
+	bool dynamic, relative, is_signed, pointer;
+};
+
+/* what one event's samples share; rebuilt when the attr's name or format changes */
+struct event {
+	bool ready;
+	char *name; /* the attr's name it was built for */
+	const struct tep_event *tp;
+	char *head; /* ,"event":"NAME" */
+	size_t head_len;
+	struct tp_field *fields;
+	size_t nr_fields;
+};
+
+struct ps_sample_writer {
+	const struct ps_session *s;
+	enum ps_time_format tf;
+	struct ps_json_clock clock;
+	uint64_t keep;
+	bool frames;             /* callchain as frame objects */
+	struct ps_symbols *syms; /* names for them, and for the ip */
+	char *host;              /* ,"host":"NAME", or NULL */
+	size_t host_len;
+	struct event *events; /* by attr index */
+	size_t nr_events;
+};
+
+#define KEEP(w, k) ((w)->keep & (1ull << (k)))
+
+struct ps_sample_writer *ps_sample_writer__new(const struct ps_session *s, enum ps_time_format tf,
+                                               const struct ps_json_clock *clock)
+{
+	struct ps_sample_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->s = s;
+	w->tf = tf;
+	if (clock)
+		w->clock = *clock;
+	w->keep = ((1ull << PS_NR_SAMPLE_KEYS) - 1) & ~(1ull << PS_KEY_TYPE | 1ull << PS_KEY_HOST);
+	return w;
+}
+
+static void event_clear(struct event *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nr_fields; i++)
+		free(e->fields[i].key);
+	free(e->fields);
+	free(e->head);
+	free(e->name);
+	memset(e, 0, sizeof(*e));
+}
+
+void ps_sample_writer__delete(struct ps_sample_writer *w)
+{
+	size_t i;
+
+	if (!w)
+		return;
+	for (i = 0; i < w->nr_events; i++)
+		event_clear(&w->events[i]);
+	free(w->events);
+	free(w->host);
+	free(w);
+}
+
+void ps_sample_writer__keep(struct ps_sample_writer *w, uint64_t mask)
+{
+	w->keep = mask;
+}
+
+static char *take(struct ps_json_buf *b, size_t *len);
+
+void ps_sample_writer__set_symbols(struct ps_sample_writer *w, struct ps_symbols *st)
+{
+	w->frames = true;
+	w->syms = st;
+}
+
+int ps_sample_writer__set_host(struct ps_sample_writer *w, const char *host)
+{
+	struct ps_json_buf b = { 0 };
+
+	free(w->host);
+	ps_json__raw(&b, ",\"host\":", 8);
+	ps_json__string(&b, host, strlen(host));
+	w->host = take(&b, &w->host_len);
+	return w->host ? 0 : -1;
+}
+
+/* @b's bytes as a new string (the buffer is released) */
+static char *take(struct ps_json_buf *b, size_t *len)
+{
+	char *s;
+
+	if (b->failed) {
+		ps_json_buf__release(b);
+		return NULL;
+	}
+	s = malloc(b->len + 1);
+	if (s) {
+		memcpy(s, b->p, b->len);
+		s[b->len] = 0;
+		*len = b->len;
+	}
+	ps_json_buf__release(b);
+	return s;
+}
+
+static int prepare_field(struct tp_field *t, const struct tep_format_field *f)
+{
+	struct ps_json_buf b = { 0 };
+
+	ps_json__key(&b, f->name);
+	t->key = take(&b, &t->key_len);
+	if (!t->key)
+		return -1;
+	t->off = (unsigned int)f->offset;
+	t->len = (unsigned int)f->size;
+	t->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
+	t->relative = f->flags & TEP_FIELD_IS_RELATIVE;
+	t->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
+	t->pointer = f->flags & TEP_FIELD_IS_POINTER;
+	if ((f->flags & TEP_FIELD_IS_STRING) ||
+	    ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) && strstr(f->type, "char")))
+		t->kind = FIELD_STRING;
+	else if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+		t->kind = FIELD_NUMBER;
+	else
+		t->kind = FIELD_ARRAY;
+	t->elem = f->elementsize ? (unsigned int)f->elementsize : 1;
+	if (t->elem != 1 && t->elem != 2 && t->elem != 4 && t->elem != 8)
+		t->elem = 1;
+	return 0;
+}
+
+static int prepare(struct event *e, const struct ps_attr *a)
+{
+	struct ps_json_buf b = { 0 };
+	struct tep_format_field *f;
+	size_t n = 0;
+
+	event_clear(e);
+	e->name = strdup(a->name);
+	ps_json__raw(&b, ",\"event\":", 9);
+	ps_json__string(&b, a->name, strlen(a->name));
+	e->head = take(&b, &e->head_len);
+	if (!e->name || !e->head)
+		goto fail;
+	e->tp = a->tp;
+	if (a->tp) {
+		for (f = a->tp->format.fields; f; f = f->next)
+			n++;
+		e->fields = ps_realloc_array(NULL, n ? n : 1, sizeof(*e->fields));
+		if (!e->fields)
+			goto fail;
+		memset(e->fields, 0, (n ? n : 1) * sizeof(*e->fields));
+		for (f = a->tp->format.fields; f; f = f->next)
+			if (prepare_field(&e->fields[e->nr_fields++], f) < 0)
+				goto fail;
+	}
+	e->ready = true;
+	return 0;
+fail:
+	event_clear(e);
+	return -1;
+}
+
+/* the prepared event of @a, rebuilt if its name or format changed since */
+static struct event *event_of(struct ps_sample_writer *w, const struct ps_attr *a)
+{
+	size_t i = (size_t)a->idx;
+	struct event *e;
+
+	if (a->idx < 0)
+		return NULL;
+	if (i >= w->nr_events) {
+		size_t n = i + 8;
+		struct event *ne = ps_realloc_array(w->events, n, sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		memset(ne + w->nr_events, 0, (n - w->nr_events) * sizeof(*ne));
+		w->events = ne;
+		w->nr_events = n;
+	}
+	e = &w->events[i];
+	if (e->ready && e->tp == a->tp && strcmp(e->name, a->name) == 0)
+		return e;
+	return prepare(e, a) < 0 ? NULL : e;
+}
+
+/* ---- values ---- */
+
+static inline void key(struct ps_json_buf *b, const char *k, size_t len)
+{
+	ps_json__raw(b, k, len);
+}
+
+/* a constant ,"NAME": */
+#define KEY(b, lit) key(b, lit, sizeof(lit) - 1)
+
+/* a number of a tracepoint field, in the stream's byte order, as tep_read_number() reads */
+static uint64_t read_number(const unsigned char *p, unsigned int size, bool swap)
+{
+	switch (size) {
+	case 1:
+		return p[0];
+	case 2:
+		return ps_get16(p, swap);
+	case 4:
+		return ps_get32(p, swap);
+	case 8:
+		return ps_get64(p, swap);
+	default:
+		return 0;
+	}
+}
+
+static void number(struct ps_json_buf *b, const struct tp_field *t, const unsigned char *p,
+                   unsigned int size, bool swap)
+{
+	uint64_t v = read_number(p, size, swap);
+
+	if (t->pointer)
+		ps_json__hex(b, v);
+	else if (t->is_signed)
+		ps_json__i64(b, ps_sign_extend(v, size));
+	else
+		ps_json__u64(b, v);
+}
+
+static void tp_fields(struct ps_json_buf *b, const struct event *e, const unsigned char *raw,
+                      uint32_t size, bool swap)
+{
+	size_t at = ps_json__open(b), i;
+
+	for (i = 0; i < e->nr_fields; i++) {
+		const struct tp_field *t = &e->fields[i];
+		unsigned int off = t->off, len = t->len, j;
+
+		if ((uint64_t)off + len > size)
+			continue;
+		if (t->dynamic) {
+			uint32_t loc = read_number(raw + off, 4, swap);
+
+			if (len < 4) /* tep_read_number reads 4 bytes whatever the size */
+				loc = 0;
+			if (t->relative)
+				off = off + len + (loc & 0xffff);
+			else
+				off = loc & 0xffff;
+			len = loc >> 16;
+			if ((uint64_t)off + len > size)
+				continue;
+		}
+		key(b, t->key, t->key_len);
+		switch (t->kind) {
+		case FIELD_STRING: {
+			const unsigned char *nul = memchr(raw + off, 0, len);
+
+			ps_json__string(b, (const char *)raw + off,
+			                nul ? (size_t)(nul - (raw + off)) : len);
+			break;
+		}
+		case FIELD_NUMBER:
+			number(b, t, raw + off, len, swap);
+			break;
+		case FIELD_ARRAY: {
+			size_t arr = ps_json__open(b);
+
+			for (j = 0; j + t->elem <= len; j += t->elem) {
+				ps_json__char(b, ',');
+				number(b, t, raw + off + j, t->elem, swap);
+			}
+			ps_json__close(b, arr, '[', ']');
+			break;
+		}
+		}
+	}
+	ps_json__close(b, at, '{', '}');
+}
+
+static void hex_array(struct ps_json_buf *b, const struct ps_sample *smp, const unsigned char *arr,
+                      uint64_t nr, bool skip_markers)
+{
+	size_t at = ps_json__open(b);
+	uint64_t i;
+
+	for (i = 0; i < nr; i++) {
+		uint64_t v = ps_sample__u64(smp, arr, i);
+
+		if (skip_markers && v >= (uint64_t)PERF_CONTEXT_MAX)
+			continue;
+		ps_json__char(b, ',');
+		ps_json__hex(b, v);
+	}
+	ps_json__close(b, at, '[', ']');
+}
+
+/* ,"sym":..,"symoff":..,"dso":.. as far as known (and kept, at the top level) */
+static void symbol(struct ps_sample_writer *w, struct ps_json_buf *b, const struct ps_symbol *s,
+                   bool top)
+{
+	if (s->name) {
+		if (!top || KEEP(w, PS_KEY_SYM)) {
+			KEY(b, ",\"sym\":");
+			ps_json__string(b, s->name, strlen(s->name));
+		}
+		if (!top || KEEP(w, PS_KEY_SYMOFF)) {
+			KEY(b, ",\"symoff\":");
+			ps_json__u64(b, s->off);
+		}
+	}
+	if (s->dso && (!top || KEEP(w, PS_KEY_DSO))) {
+		KEY(b, ",\"dso\":");
+		ps_json__string(b, s->dso, strlen(s->dso));
+	}
+}
+
+/* the callchain as frame objects, as ps_symbols__json() makes them */
+static void frames(struct ps_sample_writer *w, struct ps_json_buf *b, const struct ps_sample *smp)
+{
+	struct ps_frame f[PS_SYMBOLS_MAX_STACK];
+	size_t at = ps_json__open(b), o, n, i;
+
+	if (!w->syms) {
+		for (i = 0; i < smp->nr_callchain; i++) {
+			uint64_t ip = ps_sample__u64(smp, smp->callchain, i);
+
+			if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+				continue;
+			KEY(b, ",{\"ip\":");
+			ps_json__hex(b, ip);
+			ps_json__char(b, '}');
+		}
+		ps_json__close(b, at, '[', ']');
+		return;
+	}
+	n = ps_symbols__frames(w->syms, smp, f, PS_SYMBOLS_MAX_STACK);
+	for (i = 0; i < n; i++) {
+		ps_json__char(b, ',');
+		o = ps_json__open(b);
+		KEY(b, ",\"ip\":");
+		ps_json__hex(b, f[i].ip);
+		symbol(w, b, &f[i].sym, false);
+		ps_json__close(b, o, '{', '}');
+	}
+	ps_json__close(b, at, '[', ']');
+}
+
+static void read_values(struct ps_sample_writer *w, struct ps_json_buf *b,
+                        const struct ps_sample *smp)
+{
+	struct ps_read_value vals[64];
+	uint64_t te, tr, rf = smp->attr->read_format;
+	long n = ps_sample__read(smp, &te, &tr, vals, 64), i;
+	size_t at, arr;
+
+	if (n < 0) {
+		ps_json__raw(b, "null", 4);
+		return;
+	}
+	at = ps_json__open(b);
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED) {
+		KEY(b, ",\"time_enabled\":");
+		ps_json__u64(b, te);
+	}
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING) {
+		KEY(b, ",\"time_running\":");
+		ps_json__u64(b, tr);
+	}
+	KEY(b, ",\"values\":");
+	arr = ps_json__open(b);
+	for (i = 0; i < n && i < 64; i++) {
+		size_t v;
+
+		ps_json__char(b, ',');
+		v = ps_json__open(b);
+		KEY(b, ",\"value\":");
+		ps_json__u64(b, vals[i].value);
+		if (rf & PERF_FORMAT_ID) {
+			const struct ps_attr *a = ps_session__attr_by_id(w->s, vals[i].id);
+
+			KEY(b, ",\"id\":");
+			ps_json__u64(b, vals[i].id);
+			if (a) {
+				KEY(b, ",\"event\":");
+				ps_json__string(b, a->name, strlen(a->name));
+			}
+		}
+		if (rf & PERF_FORMAT_LOST) {
+			KEY(b, ",\"lost\":");
+			ps_json__u64(b, vals[i].lost);
+		}
+		ps_json__close(b, v, '{', '}');
+	}
+	ps_json__close(b, arr, '[', ']');
+	ps_json__close(b, at, '{', '}');
+}
+
+static void branches(struct ps_json_buf *b, const struct ps_sample *smp)
+{
+	size_t at = ps_json__open(b), o;
+	uint64_t i;
+
+	for (i = 0; i < smp->nr_branch; i++) {
+		ps_json__char(b, ',');
+		o = ps_json__open(b);
+		KEY(b, ",\"from\":");
+		ps_json__hex(b, ps_sample__u64(smp, smp->branch, 3 * i));
+		KEY(b, ",\"to\":");
+		ps_json__hex(b, ps_sample__u64(smp, smp->branch, 3 * i + 1));
+		KEY(b, ",\"flags\":");
+		ps_json__u64(b, ps_sample__u64(smp, smp->branch, 3 * i + 2));
+		ps_json__close(b, o, '{', '}');
+	}
+	ps_json__close(b, at, '[', ']');
+}
+
+static void regs(struct ps_json_buf *b, const struct ps_sample *smp, uint64_t abi, uint64_t mask,
+                 const unsigned char *r, uint64_t nr)
+{
+	size_t at = ps_json__open(b), arr;
+	uint64_t i;
+
+	KEY(b, ",\"abi\":");
+	ps_json__i64(b, (int64_t)abi);
+	KEY(b, ",\"mask\":");
+	ps_json__hex(b, mask);
+	if (r) {
+		KEY(b, ",\"regs\":");
+		arr = ps_json__open(b);
+		for (i = 0; i < nr; i++) {
+			ps_json__char(b, ',');
+			ps_json__u64(b, ps_sample__u64(smp, r, i));
+		}
+		ps_json__close(b, arr, '[', ']');
+	}
+	ps_json__close(b, at, '{', '}');
+}
+
+static void time_value(struct ps_sample_writer *w, struct ps_json_buf *b, uint64_t t)
+{
+	char buf[64];
+	const char *s;
+
+	if (w->tf == PS_TIME_NS) {
+		ps_json__u64(b, t);
+		return;
+	}
+	s = ps_json_time_string(t, w->tf, &w->clock, buf, sizeof(buf));
+	ps_json__string(b, s, strlen(s));
+}
+
+int ps_sample_writer__write(struct ps_sample_writer *w, struct ps_json_buf *b,
+                            const struct ps_sample *smp, const char *comm, uint16_t misc)
+{
+	const struct ps_attr *a = smp->attr;
+	uint64_t st = smp->type;
+	size_t at = ps_json__open(b);
+	struct event *e = event_of(w, a);
+
+	if (!e) {
+		b->failed = true;
+		return -1;
+	}
+	if (KEEP(w, PS_KEY_EVENT))
+		key(b, e->head, e->head_len);
+	if ((st & PERF_SAMPLE_TIME) && KEEP(w, PS_KEY_TIME)) {
+		KEY(b, ",\"time\":");
+		time_value(w, b, smp->time);
+	}
+	if (st & PERF_SAMPLE_TID) {
+		if (KEEP(w, PS_KEY_PID)) {
+			KEY(b, ",\"pid\":");
+			ps_json__i64(b, (int32_t)smp->pid);
+		}
+		if (KEEP(w, PS_KEY_TID)) {
+			KEY(b, ",\"tid\":");
+			ps_json__i64(b, (int32_t)smp->tid);
+		}
+	}
+	if ((st & PERF_SAMPLE_CPU) && KEEP(w, PS_KEY_CPU)) {
+		KEY(b, ",\"cpu\":");
+		ps_json__u64(b, smp->cpu);
+	}
+	if (comm && KEEP(w, PS_KEY_COMM)) {
+		KEY(b, ",\"comm\":");
+		ps_json__string(b, comm, strlen(comm));
+	}
+	if ((st & PERF_SAMPLE_PERIOD) && KEEP(w, PS_KEY_PERIOD)) {
+		KEY(b, ",\"period\":");
+		ps_json__u64(b, smp->period);
+	}
+	if ((st & PERF_SAMPLE_IP) && KEEP(w, PS_KEY_IP)) {
+		KEY(b, ",\"ip\":");
+		ps_json__hex(b, smp->ip);
+	}
+	if ((st & PERF_SAMPLE_ADDR) && KEEP(w, PS_KEY_ADDR)) {
+		KEY(b, ",\"addr\":");
+		ps_json__hex(b, smp->addr);
+	}
+	if ((st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER)) && KEEP(w, PS_KEY_ID)) {
+		KEY(b, ",\"id\":");
+		ps_json__u64(b, st & PERF_SAMPLE_IDENTIFIER ? smp->identifier : smp->id);
+	}
+	if ((st & PERF_SAMPLE_STREAM_ID) && KEEP(w, PS_KEY_STREAM_ID)) {
+		KEY(b, ",\"stream_id\":");
+		ps_json__u64(b, smp->stream_id);
+	}
+	if ((st & PERF_SAMPLE_READ) && KEEP(w, PS_KEY_READ)) {
+		KEY(b, ",\"read\":");
+		read_values(w, b, smp);
+	}
+	if ((st & PERF_SAMPLE_CALLCHAIN) && KEEP(w, PS_KEY_CALLCHAIN)) {
+		KEY(b, ",\"callchain\":");
+		if (w->frames)
+			frames(w, b, smp);
+		else
+			hex_array(b, smp, smp->callchain, smp->nr_callchain, true);
+	}
+	if (st & PERF_SAMPLE_RAW) {
+		if (a->tp) {
+			if (KEEP(w, PS_KEY_FIELDS)) {
+				KEY(b, ",\"fields\":");
+				tp_fields(b, e, smp->raw, smp->raw_size, smp->swap);
+			}
+		} else if (KEEP(w, PS_KEY_RAW_SIZE)) {
+			KEY(b, ",\"raw_size\":");
+			ps_json__u64(b, smp->raw_size);
+		}
+	}
+	if ((st & PERF_SAMPLE_BRANCH_STACK) && KEEP(w, PS_KEY_BRANCH_STACK)) {
+		KEY(b, ",\"branch_stack\":");
+		branches(b, smp);
+	}
+	if ((st & PERF_SAMPLE_BRANCH_STACK) && smp->has_branch_hw_idx &&
+	    KEEP(w, PS_KEY_BRANCH_HW_IDX)) {
+		KEY(b, ",\"branch_hw_idx\":");
+		ps_json__u64(b, smp->branch_hw_idx);
+	}
+	if ((st & PERF_SAMPLE_REGS_USER) && KEEP(w, PS_KEY_REGS_USER)) {
+		KEY(b, ",\"regs_user\":");
+		regs(b, smp, smp->regs_user_abi, a->sample_regs_user, smp->regs_user,
+		     smp->nr_regs_user);
+	}
+	if ((st & PERF_SAMPLE_STACK_USER) && KEEP(w, PS_KEY_STACK_USER)) {
+		KEY(b, ",\"stack_user\":{\"size\":");
+		ps_json__u64(b, smp->stack_size);
+		KEY(b, ",\"dyn_size\":");
+		ps_json__u64(b, smp->stack_dyn_size);
+		ps_json__char(b, '}');
+	}
+	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+		if (KEEP(w, PS_KEY_WEIGHT)) {
+			KEY(b, ",\"weight\":");
+			ps_json__u64(b, (uint32_t)smp->weight);
+		}
+		if (KEEP(w, PS_KEY_INS_LAT)) {
+			KEY(b, ",\"ins_lat\":");
+			ps_json__u64(b, (uint16_t)(smp->weight >> 32));
+		}
+		if (KEEP(w, PS_KEY_P_STAGE_CYC)) {
+			KEY(b, ",\"p_stage_cyc\":");
+			ps_json__u64(b, (uint16_t)(smp->weight >> 48));
+		}
+	} else if ((st & PERF_SAMPLE_WEIGHT) && KEEP(w, PS_KEY_WEIGHT)) {
+		KEY(b, ",\"weight\":");
+		ps_json__u64(b, smp->weight);
+	}
+	if ((st & PERF_SAMPLE_DATA_SRC) && KEEP(w, PS_KEY_DATA_SRC)) {
+		KEY(b, ",\"data_src\":");
+		ps_json__hex(b, smp->data_src);
+	}
+	if ((st & PERF_SAMPLE_TRANSACTION) && KEEP(w, PS_KEY_TRANSACTION)) {
+		KEY(b, ",\"transaction\":");
+		ps_json__u64(b, smp->transaction);
+	}
+	if ((st & PERF_SAMPLE_REGS_INTR) && KEEP(w, PS_KEY_REGS_INTR)) {
+		KEY(b, ",\"regs_intr\":");
+		regs(b, smp, smp->regs_intr_abi, a->sample_regs_intr, smp->regs_intr,
+		     smp->nr_regs_intr);
+	}
+	if ((st & PERF_SAMPLE_PHYS_ADDR) && KEEP(w, PS_KEY_PHYS_ADDR)) {
+		KEY(b, ",\"phys_addr\":");
+		ps_json__hex(b, smp->phys_addr);
+	}
+	if ((st & PERF_SAMPLE_CGROUP) && KEEP(w, PS_KEY_CGROUP)) {
+		KEY(b, ",\"cgroup\":");
+		ps_json__u64(b, smp->cgroup);
+	}
+	if ((st & PERF_SAMPLE_DATA_PAGE_SIZE) && KEEP(w, PS_KEY_DATA_PAGE_SIZE)) {
+		KEY(b, ",\"data_page_size\":");
+		ps_json__u64(b, smp->data_page_size);
+	}
+	if ((st & PERF_SAMPLE_CODE_PAGE_SIZE) && KEEP(w, PS_KEY_CODE_PAGE_SIZE)) {
+		KEY(b, ",\"code_page_size\":");
+		ps_json__u64(b, smp->code_page_size);
+	}
+	if ((st & PERF_SAMPLE_AUX) && KEEP(w, PS_KEY_AUX_SIZE)) {
+		KEY(b, ",\"aux_size\":");
+		ps_json__u64(b, smp->aux_size);
+	}
+	if (w->host && KEEP(w, PS_KEY_HOST))
+		key(b, w->host, w->host_len);
+	if (w->syms) {
+		struct ps_symbol sym;
+
+		if (ps_symbols__sample(w->syms, smp, misc, &sym))
+			symbol(w, b, &sym, true);
+	}
+	if (KEEP(w, PS_KEY_TYPE))
+		KEY(b, ",\"type\":\"SAMPLE\"");
+	ps_json__close(b, at, '{', '}');
+	return b->failed ? -1 : 0;
+}
