@@ -634,6 +634,65 @@ static void test_flat(void)
 	ps_session__delete(e.s);
 }
 
+/* reference: (time, arrival) pairs sorted stably */
+static int cmp_pair(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+/*
+ * Many interleaved runs (CPUs drained in turn), more runs than the view merges (the rest in
+ * its heap), descending times, random times with ties: what comes out at the end is sorted
+ * on (time, arrival), nothing lost.  The tid carries the arrival number.
+ */
+static void test_runs(unsigned int cpus, unsigned int kind)
+{
+	enum {
+		N = 6000
+	};
+	static uint64_t want[N][2];
+	struct env e = { 0 };
+	struct ps_record rec;
+	struct ps_order *o;
+	uint64_t seed = 88172645463325252ull;
+	unsigned int i, n = 0, bad = 0;
+
+	make_session(&e, ST_BASE);
+	o = ps_order__new(e.s, 0);
+	for (i = 0; i < N; i++) {
+		unsigned int cpu = (i / 50) % cpus, k = i / (50 * cpus);
+		uint64_t t;
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		if (kind == 0) /* each CPU in order, blocks of 50 interleaved */
+			t = 1000 + (uint64_t)k * 5000 + (i % 50) * 100 + cpu;
+		else if (kind == 1) /* descending: every record opens a run */
+			t = 1000000 - i;
+		else /* random, many ties */
+			t = 1 + seed % 500;
+		want[i][0] = t;
+		want[i][1] = i;
+		push(o, sample(&e, 1, i, t));
+	}
+	ps_order__end(o);
+	qsort(want, N, sizeof(want[0]), cmp_pair);
+	while (ps_order__pop(o, &rec) == 1) {
+		if (n < N && (stime(&e, &rec) != want[n][0] || stid(&e, &rec) != want[n][1]))
+			bad++;
+		n++;
+	}
+	CHECK_EQ_U64(n, N);
+	CHECK_EQ_U64(bad, 0);
+	ps_order__delete(o);
+	ps_session__delete(e.s);
+}
+
 int main(void)
 {
 	int swap;
@@ -649,6 +708,12 @@ int main(void)
 	test_mem_cap();
 	test_swapper_kept();
 	test_flat();
+	test_runs(1, 0);
+	test_runs(4, 0);
+	test_runs(100, 0);
+	test_runs(400, 0);
+	test_runs(1, 1);
+	test_runs(1, 2);
 	CHECK_EQ_U64(push_failures, 0);
 	return UNIT_DONE("order");
 }
