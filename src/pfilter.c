@@ -214,21 +214,57 @@ enum state {
 };
 
 struct entry {
-	unsigned char *data;
+	size_t off; /* the record's bytes in the queue's buffer */
 	size_t len;
 	uint64_t seq;
 	enum state state;
 };
 
+/*
+ * Entries in a ring (a power of two), their bytes one after another in one buffer that
+ * is compacted or grown when its end is reached: no allocation per record.
+ */
 struct queue {
 	struct entry *v;
 	size_t cap, head, n;
 	size_t bytes;
+	unsigned char *buf;
+	size_t bcap, bstart, bend;
 };
 
 static struct entry *q_at(struct queue *q, size_t i)
 {
-	return &q->v[(q->head + i) % q->cap];
+	return &q->v[(q->head + i) & (q->cap - 1)];
+}
+
+/* room for @len more bytes at the end of the buffer */
+static int q_room(struct queue *q, size_t len)
+{
+	size_t live = q->bend - q->bstart, i, cap;
+	unsigned char *nb;
+
+	if (q->bcap - q->bend >= len)
+		return 0;
+	if (q->bstart >= q->bcap / 2 && q->bcap - live >= len) {
+		memmove(q->buf, q->buf + q->bstart, live);
+		for (i = 0; i < q->n; i++)
+			q_at(q, i)->off -= q->bstart;
+		q->bstart = 0;
+		q->bend = live;
+		return 0;
+	}
+	cap = q->bcap ? 2 * q->bcap : 1u << 20;
+	while (cap - q->bend < len) {
+		if (cap > SIZE_MAX / 4)
+			return -1;
+		cap *= 2;
+	}
+	nb = realloc(q->buf, cap);
+	if (!nb)
+		return -1;
+	q->buf = nb;
+	q->bcap = cap;
+	return 0;
 }
 
 static int q_push(struct queue *q, const struct ps_record *rec, enum state st)
@@ -248,11 +284,12 @@ static int q_push(struct queue *q, const struct ps_record *rec, enum state st)
 		q->cap = cap;
 		q->head = 0;
 	}
-	e = &q->v[(q->head + q->n) % q->cap];
-	e->data = malloc(rec->len ? rec->len : 1);
-	if (!e->data)
+	if (q_room(q, rec->len) < 0)
 		return -1;
-	memcpy(e->data, rec->data, rec->len);
+	e = &q->v[(q->head + q->n) & (q->cap - 1)];
+	e->off = q->bend;
+	memcpy(q->buf + q->bend, rec->data, rec->len);
+	q->bend += rec->len;
 	e->len = rec->len;
 	e->seq = rec->seq;
 	e->state = st;
@@ -261,11 +298,30 @@ static int q_push(struct queue *q, const struct ps_record *rec, enum state st)
 	return 0;
 }
 
+/* Drop the first entry. */
+static void q_pop(struct queue *q)
+{
+	struct entry *e = q_at(q, 0);
+
+	q->bytes -= e->len;
+	q->bstart = e->off + e->len;
+	q->head = (q->head + 1) & (q->cap - 1);
+	if (--q->n == 0)
+		q->bstart = q->bend = 0;
+}
+
 /* The queued entry of arrival number @seq, or NULL. */
 static struct entry *q_find(struct queue *q, uint64_t seq)
 {
 	size_t lo = 0, hi = q->n;
+	uint64_t first;
 
+	if (!q->n)
+		return NULL;
+	/* records are queued one after another: most often the entry is where its number says */
+	first = q_at(q, 0)->seq;
+	if (seq >= first && seq - first < q->n && q_at(q, (size_t)(seq - first))->seq == seq)
+		return q_at(q, (size_t)(seq - first));
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		struct entry *e = q_at(q, mid);
@@ -282,12 +338,8 @@ static struct entry *q_find(struct queue *q, uint64_t seq)
 
 static void q_free(struct queue *q)
 {
-	while (q->n) {
-		free(q_at(q, 0)->data);
-		q->head = (q->head + 1) % q->cap;
-		q->n--;
-	}
 	free(q->v);
+	free(q->buf);
 }
 
 /* ---- the filter run ---- */
@@ -352,17 +404,14 @@ static int write_ready(struct run *r)
 {
 	while (r->q.n) {
 		struct entry *e = q_at(&r->q, 0);
-		struct ps_record rec = { .data = e->data, .len = e->len };
+		struct ps_record rec = { .data = r->q.buf + e->off, .len = e->len };
 
 		if (e->state == PENDING)
 			break;
 		/* after a write error the queue is emptied all the same */
 		if (e->state == KEEP && e->seq < r->stop_seq && !r->oerr.code)
 			ps_output__put(r->out, &rec, &r->oerr);
-		free(e->data);
-		r->q.bytes -= e->len;
-		r->q.head = (r->q.head + 1) % r->q.cap;
-		r->q.n--;
+		q_pop(&r->q);
 	}
 	return r->oerr.code ? -1 : 0;
 }
