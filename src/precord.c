@@ -28,7 +28,7 @@
 static const char usage_text[] =
         "usage: precord [-afglq] [-e event] ... [option ...] [command [argument ...]]\n";
 
-#define DRAIN_MS 100 /* the longest an event waits in a ring: the stream stays live */
+#define DRAIN_MS 10 /* the longest an event waits in a ring: the stream stays live */
 #define OPT_FILTER 256
 #define OPT_DURATION 257
 #define OPT_NO_EXCLUDE_SELF 258

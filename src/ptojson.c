@@ -27,7 +27,7 @@
 static const char usage_text[] =
         "usage: ptojson [-ap] [-F fields] [-o file] [-t ns | s | iso] [--host] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";
 
-#define IDLE_MS 100
+#define IDLE_MS 30
 #define OPT_HOST 256
 #define ORDER_CAP (64u << 20)
 
