@@ -218,3 +218,12 @@ all_inputs() {
 	printf '{\n  "event": "raw_syscalls:sys_exit",\n  "time": ' >"$BATS_TEST_TMPDIR/want"
 	[ "$(head -c "$(wc -c <"$BATS_TEST_TMPDIR/want")" "$BATS_TEST_TMPDIR/p")" = "$(cat "$BATS_TEST_TMPDIR/want")" ]
 }
+
+@test "ptojson: --fields keeps the listed keys in the order of the full object, type only with --all" {
+	local f="$DATA/sched-switch-wakeup-a.pipe"
+	diff <("$BIN/ptojson" -F fields,comm,event "$f" | jq -c .) \
+		<("$BIN/ptojson" "$f" | jq -c '{event, comm, fields}')
+	diff <("$BIN/ptojson" -a -F type,time "$f" | jq -c .) \
+		<("$BIN/ptojson" -a "$f" | jq -c 'with_entries(select(.key == "type" or .key == "time"))')
+	[ "$("$BIN/ptojson" -F type,time "$f" | jq -r 'keys | join(",")' | sort -u)" = time ]
+}
