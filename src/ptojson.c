@@ -304,7 +304,11 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 			goto nomem;
 		}
 	} else if (c->o->all) {
-		if (record_line(c, rec) < 0)
+		/* kernel records straight into the line; perf's header records through jansson */
+		int r = c->o->pretty || c->o->fields ? 0 :
+		                                       ps_record_json__write(c->s, &c->line, rec);
+
+		if (r < 0 || (r == 0 && record_line(c, rec) < 0))
 			goto nomem;
 	} else {
 		return 0;

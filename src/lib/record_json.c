@@ -246,3 +246,239 @@ fail:
 	json_decref(o);
 	return NULL;
 }
+
+/* ---- the same objects written straight into a buffer (ptojson --all) ---- */
+
+#define KEY(b, lit) ps_json__raw(b, lit, sizeof(lit) - 1)
+
+static void w_string(struct ps_json_buf *b, const unsigned char *p, size_t len)
+{
+	const unsigned char *nul = memchr(p, 0, len);
+
+	ps_json__string(b, (const char *)p, nul ? (size_t)(nul - p) : len);
+}
+
+static void w_pid_tid(struct ps_json_buf *b, const unsigned char *p, bool swap)
+{
+	KEY(b, ",\"pid\":");
+	ps_json__i64(b, (int32_t)ps_get32(p, swap));
+	KEY(b, ",\"tid\":");
+	ps_json__i64(b, (int32_t)ps_get32(p + 4, swap));
+}
+
+static void w_bool(struct ps_json_buf *b, bool v)
+{
+	if (v)
+		ps_json__raw(b, "true", 4);
+	else
+		ps_json__raw(b, "false", 5);
+}
+
+static void w_kernel_body(struct ps_json_buf *b, const struct ps_record *rec,
+                          const unsigned char *p, size_t len, bool swap)
+{
+	switch (rec->type) {
+	case PERF_RECORD_MMAP:
+		if (len < 32)
+			return;
+		w_pid_tid(b, p, swap);
+		KEY(b, ",\"start\":");
+		ps_json__hex(b, ps_get64(p + 8, swap));
+		KEY(b, ",\"len\":");
+		ps_json__hex(b, ps_get64(p + 16, swap));
+		KEY(b, ",\"pgoff\":");
+		ps_json__hex(b, ps_get64(p + 24, swap));
+		KEY(b, ",\"filename\":");
+		w_string(b, p + 32, len - 32);
+		return;
+	case PERF_RECORD_MMAP2:
+		if (len < 64)
+			return;
+		w_pid_tid(b, p, swap);
+		KEY(b, ",\"start\":");
+		ps_json__hex(b, ps_get64(p + 8, swap));
+		KEY(b, ",\"len\":");
+		ps_json__hex(b, ps_get64(p + 16, swap));
+		KEY(b, ",\"pgoff\":");
+		ps_json__hex(b, ps_get64(p + 24, swap));
+		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			static const char hex[] = "0123456789abcdef";
+			unsigned int n = p[32] <= 20 ? p[32] : 20, i;
+			char id[42];
+
+			for (i = 0; i < n; i++) {
+				id[2 * i] = hex[p[36 + i] >> 4];
+				id[2 * i + 1] = hex[p[36 + i] & 15];
+			}
+			KEY(b, ",\"build_id\":");
+			ps_json__string(b, id, 2 * n);
+		} else {
+			KEY(b, ",\"maj\":");
+			ps_json__u64(b, ps_get32(p + 32, swap));
+			KEY(b, ",\"min\":");
+			ps_json__u64(b, ps_get32(p + 36, swap));
+			KEY(b, ",\"ino\":");
+			ps_json__u64(b, ps_get64(p + 40, swap));
+			KEY(b, ",\"ino_generation\":");
+			ps_json__u64(b, ps_get64(p + 48, swap));
+		}
+		KEY(b, ",\"prot\":");
+		ps_json__u64(b, ps_get32(p + 56, swap));
+		KEY(b, ",\"flags\":");
+		ps_json__u64(b, ps_get32(p + 60, swap));
+		KEY(b, ",\"filename\":");
+		w_string(b, p + 64, len - 64);
+		return;
+	case PERF_RECORD_COMM:
+		if (len < 8)
+			return;
+		w_pid_tid(b, p, swap);
+		KEY(b, ",\"comm\":");
+		w_string(b, p + 8, len - 8);
+		KEY(b, ",\"exec\":");
+		w_bool(b, rec->misc & PERF_RECORD_MISC_COMM_EXEC);
+		return;
+	case PERF_RECORD_EXIT:
+	case PERF_RECORD_FORK:
+		if (len < 24)
+			return;
+		KEY(b, ",\"pid\":");
+		ps_json__i64(b, (int32_t)ps_get32(p, swap));
+		KEY(b, ",\"ppid\":");
+		ps_json__i64(b, (int32_t)ps_get32(p + 4, swap));
+		KEY(b, ",\"tid\":");
+		ps_json__i64(b, (int32_t)ps_get32(p + 8, swap));
+		KEY(b, ",\"ptid\":");
+		ps_json__i64(b, (int32_t)ps_get32(p + 12, swap));
+		KEY(b, ",\"time\":");
+		ps_json__u64(b, ps_get64(p + 16, swap));
+		return;
+	case PERF_RECORD_LOST:
+		if (len < 16)
+			return;
+		KEY(b, ",\"id\":");
+		ps_json__u64(b, ps_get64(p, swap));
+		KEY(b, ",\"lost\":");
+		ps_json__u64(b, ps_get64(p + 8, swap));
+		return;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (len < 8)
+			return;
+		KEY(b, ",\"lost\":");
+		ps_json__u64(b, ps_get64(p, swap));
+		return;
+	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_UNTHROTTLE:
+		if (len < 24)
+			return;
+		KEY(b, ",\"time\":");
+		ps_json__u64(b, ps_get64(p, swap));
+		KEY(b, ",\"id\":");
+		ps_json__u64(b, ps_get64(p + 8, swap));
+		KEY(b, ",\"stream_id\":");
+		ps_json__u64(b, ps_get64(p + 16, swap));
+		return;
+	case PERF_RECORD_SWITCH:
+		KEY(b, ",\"out\":");
+		w_bool(b, rec->misc & PERF_RECORD_MISC_SWITCH_OUT);
+		return;
+	case PERF_RECORD_SWITCH_CPU_WIDE:
+		if (len < 8)
+			return;
+		KEY(b, ",\"out\":");
+		w_bool(b, rec->misc & PERF_RECORD_MISC_SWITCH_OUT);
+		KEY(b, ",\"next_prev_pid\":");
+		ps_json__i64(b, (int32_t)ps_get32(p, swap));
+		KEY(b, ",\"next_prev_tid\":");
+		ps_json__i64(b, (int32_t)ps_get32(p + 4, swap));
+		return;
+	case PERF_RECORD_KSYMBOL:
+		if (len < 16)
+			return;
+		KEY(b, ",\"addr\":");
+		ps_json__hex(b, ps_get64(p, swap));
+		KEY(b, ",\"len\":");
+		ps_json__u64(b, ps_get32(p + 8, swap));
+		KEY(b, ",\"ksym_type\":");
+		ps_json__u64(b, ps_get16(p + 12, swap));
+		KEY(b, ",\"flags\":");
+		ps_json__u64(b, ps_get16(p + 14, swap));
+		KEY(b, ",\"name\":");
+		w_string(b, p + 16, len - 16);
+		return;
+	case PERF_RECORD_CGROUP:
+		if (len < 8)
+			return;
+		KEY(b, ",\"id\":");
+		ps_json__u64(b, ps_get64(p, swap));
+		KEY(b, ",\"path\":");
+		w_string(b, p + 8, len - 8);
+		return;
+	default:
+		return;
+	}
+}
+
+static void w_trailer(struct ps_json_buf *b, const struct ps_sample *id)
+{
+	uint64_t st = id->type;
+	size_t at;
+
+	KEY(b, ",\"sample_id\":");
+	at = ps_json__open(b);
+	if (st & PERF_SAMPLE_TID) {
+		KEY(b, ",\"pid\":");
+		ps_json__i64(b, (int32_t)id->pid);
+		KEY(b, ",\"tid\":");
+		ps_json__i64(b, (int32_t)id->tid);
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		KEY(b, ",\"time\":");
+		ps_json__u64(b, id->time);
+	}
+	if (st & PERF_SAMPLE_ID) {
+		KEY(b, ",\"id\":");
+		ps_json__u64(b, id->id);
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		KEY(b, ",\"stream_id\":");
+		ps_json__u64(b, id->stream_id);
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		KEY(b, ",\"cpu\":");
+		ps_json__u64(b, id->cpu);
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		KEY(b, ",\"identifier\":");
+		ps_json__u64(b, id->identifier);
+	}
+	ps_json__close(b, at, '{', '}');
+}
+
+int ps_record_json__write(const struct ps_session *s, struct ps_json_buf *b,
+                          const struct ps_record *rec)
+{
+	const char *name = ps_record_type_name(rec->type);
+	bool swap = ps_session__swapped(s);
+	size_t body = rec->size - 8u, at;
+	struct ps_sample id;
+
+	if (rec->type >= PS_RECORD_USER_START || !name)
+		return 0;
+	at = ps_json__open(b);
+	KEY(b, ",\"type\":");
+	ps_json__string(b, name, strlen(name));
+	KEY(b, ",\"size\":");
+	ps_json__u64(b, rec->size);
+	if (rec->misc) {
+		KEY(b, ",\"misc\":");
+		ps_json__u64(b, rec->misc);
+	}
+	if (ps_sample__parse_id(s, rec, &id) > 0) {
+		body -= 8 * (size_t)__builtin_popcountll(id.type);
+		w_trailer(b, &id);
+	}
+	w_kernel_body(b, rec, rec->data + 8, body, swap);
+	ps_json__close(b, at, '{', '}');
+	return b->failed ? -1 : 1;
+}

@@ -21,4 +21,14 @@ struct ps_session;
  */
 json_t *ps_record_json(const struct ps_session *s, const struct ps_record *rec);
 
+/**
+ * ps_record_json__write() - the object ps_record_json() builds for a kernel record, written
+ * straight into @b as jansson's compact dump writes it (but a u64 above INT64_MAX is an
+ * exact number, see json.h).  Records from user space (perf's header records) and
+ * unknown types are not written: build them with ps_record_json().
+ * Return: 1 when written, 0 when not a kernel record, -1 when out of memory.
+ */
+int ps_record_json__write(const struct ps_session *s, struct ps_json_buf *b,
+                          const struct ps_record *rec);
+
 #endif
