@@ -146,6 +146,10 @@ all_inputs() {
 	# recorded within the last minute, by this machine's clock
 	t=$(date -u -d "${t%.*}Z" +%s)
 	[ "$t" -ge $((before - 60)) ] && [ "$t" -le "$after" ]
+	# every line as the jansson encoder writes it
+	"$BIN/ptojson" -t iso "$BATS_TEST_TMPDIR/k.data" >"$BATS_TEST_TMPDIR/iso.json"
+	run -0 "$TOOLS/pjsoncmp" -t iso "$BATS_TEST_TMPDIR/k.data" "$BATS_TEST_TMPDIR/iso.json"
+	[[ "$output" == *"compared "*", 0 mismatches" ]]
 }
 
 @test "ptojson: --host gives every sample the hostname perf report --header-only shows" {
