@@ -53,27 +53,52 @@ static const char digits2[] = "00010203040506070809"
                               "80818283848586878889"
                               "90919293949596979899";
 
+static const uint64_t pow10[20] = {
+	1ull,
+	10ull,
+	100ull,
+	1000ull,
+	10000ull,
+	100000ull,
+	1000000ull,
+	10000000ull,
+	100000000ull,
+	1000000000ull,
+	10000000000ull,
+	100000000000ull,
+	1000000000000ull,
+	10000000000000ull,
+	100000000000000ull,
+	1000000000000000ull,
+	10000000000000000ull,
+	100000000000000000ull,
+	1000000000000000000ull,
+	10000000000000000000ull,
+};
+
 size_t ps_json__fmt_u64(char *d, uint64_t v)
 {
-	char tmp[20];
-	char *e = tmp + sizeof(tmp), *s = e;
-	size_t n;
+	/*
+	 * The number of digits: log10 from log2 (1233/4096 ~ log10(2)), then one compare;
+	 * v | 1 makes 0 one digit and changes no other count (10^t - 1 is odd).
+	 */
+	unsigned int t = ((unsigned int)(64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+	size_t n = t + ((v | 1) >= pow10[t]);
+	char *p = d + n;
 
 	while (v >= 100) {
 		unsigned int r = (unsigned int)(v % 100);
 
 		v /= 100;
-		s -= 2;
-		memcpy(s, digits2 + 2 * r, 2);
+		p -= 2;
+		memcpy(p, digits2 + 2 * r, 2);
 	}
 	if (v >= 10) {
-		s -= 2;
-		memcpy(s, digits2 + 2 * v, 2);
+		p -= 2;
+		memcpy(p, digits2 + 2 * v, 2);
 	} else {
-		*--s = (char)('0' + v);
+		*--p = (char)('0' + v);
 	}
-	n = (size_t)(e - s);
-	memcpy(d, s, n);
 	return n;
 }
 

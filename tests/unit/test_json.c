@@ -88,6 +88,7 @@ static void test_numbers(void)
 	static const int64_t s[] = { 0, -1, -9, -10, -100, INT32_MIN, INT64_MIN + 1, INT64_MIN };
 	struct ps_json_buf b = { 0 };
 	char want[32];
+	uint64_t p10;
 	size_t i;
 	int ok = 1;
 
@@ -98,6 +99,18 @@ static void test_numbers(void)
 	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
 		ps_json__i64(&b, s[i]);
 		ok &= same_as_jansson(&b, json_integer(s[i]));
+	}
+	/* every digit count at its edges: 10^k - 1 and 10^k */
+	for (i = 0, p10 = 1; i < 20; i++, p10 *= 10) {
+		uint64_t edge[2] = { p10 - 1, p10 };
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			ps_json__u64(&b, edge[k]);
+			snprintf(want, sizeof(want), "%" PRIu64, edge[k]);
+			ok &= b.len == strlen(want) && memcmp(b.p, want, b.len) == 0;
+			b.len = 0;
+		}
 	}
 	for (i = 0; i < 5000; i++) {
 		uint64_t v = rnd() >> (rnd() % 64);
