@@ -34,7 +34,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-j] [-b keys] [-i duration] [-l duration] [-n top] [-s field] [-w expression] [--folded] [file]\n";
+        "usage: pcount [-j] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
@@ -56,6 +56,7 @@ struct opts {
 	uint64_t top;         /* -n, 0: all */
 	bool json;            /* -j */
 	bool folded;          /* --folded: stacks as perf's stackcollapse writes them */
+	bool pace;            /* --pace */
 	const char *input;
 };
 
@@ -92,6 +93,7 @@ struct ctx {
 	struct table *whole; /* without -i */
 	struct table **open;
 	size_t nopen;
+	size_t ntables;   /* tables in open[] */
 	uint64_t first;   /* the oldest interval not final */
 	uint64_t printed; /* tables printed */
 	bool have_grid;
@@ -101,6 +103,8 @@ struct ctx {
 	uint64_t tmax;      /* the latest sample time */
 	uint64_t tmax_wall; /* when it arrived, CLOCK_MONOTONIC ns */
 	bool regular;       /* the input is a regular file */
+	bool paced;         /* --pace: samples are handled at the speed they were recorded */
+	uint64_t pace_t0, pace_w0;
 	bool have_sample;
 	bool tty;       /* standard output is a terminal */
 	bool live_view; /* text to a terminal from a live stream: draw at once, redraw */
@@ -133,6 +137,7 @@ static const char help_text[] =
         "  -l, --late TIME        with -i: how late a sample may arrive and still\n"
         "                         count in its interval (default 3s)\n"
         "  -n, --top N            print the N largest rows only\n"
+        "      --pace             with -i: replay at the speed of the recording\n"
         "  -s, --sum [NAME=]FIELD add up FIELD (or count EVENT) in a column;\n"
         "                         repeatable; rows sort by the first sum\n"
         "  -w, --where EXPR       count only samples that match EXPR (pfilter(1))\n"
@@ -173,6 +178,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "late", required_argument, NULL, 'l' },
+		{ "pace", no_argument, NULL, 'P' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "sum", required_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
@@ -203,6 +209,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'l':
 			o->late_ns = ps_parse_duration(optarg, 0, 3600 * PS_NS_PER_SEC, "--late");
+			break;
+		case 'P':
+			o->pace = true;
 			break;
 		case 'n':
 			o->top = ps_parse_u64(optarg, 1, UINT64_MAX, "--top");
@@ -385,7 +394,7 @@ static uint64_t interval_start(const struct ctx *c, uint64_t k)
 static bool stream_now(const struct ctx *c, uint64_t *now)
 {
 	if (c->have_tmax) {
-		*now = c->tmax + (c->regular ? 0 : mono_ns() - c->tmax_wall);
+		*now = c->tmax + (c->regular && !c->paced ? 0 : mono_ns() - c->tmax_wall);
 		return true;
 	}
 	if (c->grid_guess) {
@@ -405,8 +414,8 @@ static struct table *slot(struct ctx *c, uint64_t k)
 {
 	struct table **t = &c->open[k % c->nopen];
 
-	if (!*t)
-		*t = table_new();
+	if (!*t && (*t = table_new()) != NULL)
+		c->ntables++;
 	return *t;
 }
 
@@ -724,10 +733,25 @@ static int finish(struct ctx *c, uint64_t k, bool final, struct ps_error *err)
 		r = print_table(c, *t, k, final, err);
 	c->lost_printed += (*t ? (*t)->lost : 0) + c->lost_pending;
 	c->lost_pending = 0;
+	if (*t)
+		c->ntables--;
 	table_free(c, *t);
 	*t = NULL;
 	c->first = k + 1;
 	return r;
+}
+
+/* Make the intervals before @target final.  Past the last table, a long quiet stretch
+ * prints its last MAX_EMPTY empty intervals only, so a jump in time cannot hang. */
+static int advance(struct ctx *c, uint64_t target, struct ps_error *err)
+{
+	while (c->first < target) {
+		if (!c->ntables && target - c->first > MAX_EMPTY)
+			c->first = target - MAX_EMPTY;
+		if (finish(c, c->first, false, err))
+			return -1;
+	}
+	return 0;
 }
 
 /* Close what the stream's clock has passed: a live view draws each interval as it ends
@@ -735,7 +759,7 @@ static int finish(struct ctx *c, uint64_t k, bool final, struct ps_error *err)
  * clock has passed its end by the lateness margin. */
 static int close_due(struct ctx *c, struct ps_error *err)
 {
-	uint64_t now, I = c->o->interval_ns, k, empty = 0;
+	uint64_t now, I = c->o->interval_ns, k;
 
 	if (!I || !c->have_grid || !stream_now(c, &now))
 		return 0;
@@ -754,8 +778,7 @@ static int close_due(struct ctx *c, struct ps_error *err)
 			return 0;
 		}
 		/* the ones before it will not be seen again: samples for them are late */
-		while (c->first < k)
-			finish(c, c->first, false, err);
+		advance(c, k, err);
 		if (k < c->first)
 			return 0;
 		c->shown = k + 1;
@@ -763,20 +786,10 @@ static int close_due(struct ctx *c, struct ps_error *err)
 		resized = 0;
 		return print_table(c, c->open[k % c->nopen], k, false, err);
 	}
-	while (now >= interval_start(c, c->first + 1) &&
-	       now - interval_start(c, c->first + 1) >= c->o->late_ns) {
-		/* a long quiet stretch: skip the empty intervals beyond MAX_EMPTY */
-		if (!c->open[c->first % c->nopen] && ++empty > MAX_EMPTY) {
-			uint64_t last = interval_of(c, now - c->o->late_ns);
-
-			if (last > c->first + c->nopen)
-				c->first = last - c->nopen;
-			empty = 0;
-		}
-		if (finish(c, c->first, false, err))
-			return -1;
-	}
-	return 0;
+	/* interval k is final when grid0 + (k + 1) * I + late <= now */
+	if (now < c->grid0 || now - c->grid0 < c->o->late_ns)
+		return 0;
+	return advance(c, (now - c->grid0 - c->o->late_ns) / I, err);
 }
 
 /* Where samples are counted when they carry no time: the newest interval open. */
@@ -803,7 +816,8 @@ static void first_sample(struct ctx *c, uint64_t t)
 
 	c->have_sample = true;
 	load_wall(c);
-	c->live_view = c->tty && !c->o->json && !c->o->folded && !c->regular && here;
+	c->live_view =
+	        c->tty && !c->o->json && !c->o->folded && (c->paced || (!c->regular && here));
 	if (c->have_grid && c->grid_guess && c->printed && here) {
 		c->grid_guess = false;
 		return;
@@ -820,6 +834,35 @@ static void first_sample(struct ctx *c, uint64_t t)
 }
 
 /* ---- records ---- */
+
+static int close_due(struct ctx *c, struct ps_error *err);
+
+/* --pace: wait until the wall clock has run as long since the first sample as the
+ * stream's clock has; the intervals that end meanwhile are closed on time. */
+static int pace(struct ctx *c, uint64_t t, struct ps_error *err)
+{
+	uint64_t target, now;
+
+	if (!c->pace_w0) {
+		c->pace_t0 = t;
+		c->pace_w0 = mono_ns();
+		return 0;
+	}
+	if (t <= c->pace_t0)
+		return 0;
+	target = c->pace_w0 + (t - c->pace_t0);
+	while (!ps_stop && (now = mono_ns()) < target) {
+		uint64_t ns =
+		        target - now < IDLE_MS * 1000000ULL ? target - now : IDLE_MS * 1000000ULL;
+		struct timespec ts = { (time_t)(ns / PS_NS_PER_SEC), (long)(ns % PS_NS_PER_SEC) };
+
+		fflush(stdout);
+		nanosleep(&ts, NULL);
+		if (close_due(c, err))
+			return -1;
+	}
+	return 0;
+}
 
 static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
 {
@@ -838,6 +881,8 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 		ps_msg("%s: %s", ps_input__name(c->in), key); /* once: fields would vanish unsaid */
 	if (o->interval_ns) {
 		if (smp.type & PERF_SAMPLE_TIME) {
+			if (c->paced && pace(c, smp.time, err))
+				return -1;
 			if (!c->have_sample)
 				first_sample(c, smp.time);
 			if (!c->have_tmax || smp.time > c->tmax) {
@@ -848,9 +893,8 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 			k = interval_of(c, smp.time);
 			late = k < c->first || (c->live_view && c->shown && k + 1 < c->shown);
 			/* a jump ahead: the intervals that fall out of the ring are past the margin */
-			while (!late && k >= c->first + c->nopen)
-				if (finish(c, c->first, false, err))
-					return -1;
+			if (!late && k >= c->first + c->nopen && advance(c, k - c->nopen + 1, err))
+				return -1;
 		} else {
 			if (!c->have_grid)
 				return 0;
@@ -954,11 +998,8 @@ static int finish_all(struct ctx *c, struct ps_error *err)
 		last = interval_of(c, now);
 	if (last < c->first)
 		last = c->first;
-	if (last - c->first > c->nopen)
-		c->first = last - c->nopen; /* only empty intervals were skipped */
-	while (c->first < last)
-		if (finish(c, c->first, false, err))
-			return -1;
+	if (advance(c, last, err))
+		return -1;
 	return finish(c, last, true, err);
 }
 
@@ -1014,6 +1055,7 @@ static int setup(struct ctx *c)
 	struct stat st;
 
 	c->tty = isatty(1);
+	c->paced = o->pace && o->interval_ns;
 	c->regular = (strcmp(o->input, "-") == 0 ? fstat(0, &st) : stat(o->input, &st)) == 0 &&
 	             S_ISREG(st.st_mode);
 	if (!o->interval_ns) {

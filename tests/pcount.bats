@@ -318,6 +318,32 @@ our_counts() {
 	[ "$("$BIN/pcount" -i 0.05 "$f" | grep -c $'\e\\[2J')" -eq 0 ]
 }
 
+@test "pcount: --pace replays at the recorded speed and prints the same tables" {
+	local f="$DATA/sched-switch-wakeup-a.pipe" s e
+	"$BIN/pcount" -j -i 0.05 "$f" >"$BATS_TEST_TMPDIR/plain"
+	s=$(date +%s%N)
+	"$BIN/pcount" -j -i 0.05 --pace "$f" >"$BATS_TEST_TMPDIR/paced"
+	e=$(date +%s%N)
+	cmp_or_show "$BATS_TEST_TMPDIR/plain" "$BATS_TEST_TMPDIR/paced"
+	# the samples span more than 150 ms of stream time: a paced replay takes that long
+	[ "$(jq -s '(.[-1].start - .[0].start)' "$BATS_TEST_TMPDIR/plain")" -ge 150000000 ]
+	[ $(((e - s) / 1000000)) -ge 150 ]
+}
+
+@test "pcount: a sample from far in the future does not hang the intervals" {
+	command -v python3 >/dev/null || skip "python3 not installed"
+	local f="$DATA/rawsys-dd.pipe" off t
+	# the last sample's time becomes 2^62 ns
+	off=$("$TOOLS/pmangle" --list "$f" | awk '$2 == 9 {o = $1} END {print o}')
+	t=$("$BIN/ptojson" "$f" | tail -n 1 | jq .time)
+	python3 "$TOP/tests/tools/ptimejump.py" "$f" "$BATS_TEST_TMPDIR/j.pipe" "$off" "$t"
+	run -0 timeout 60 bash -c "'$BIN/pcount' -j -i 1ms '$BATS_TEST_TMPDIR/j.pipe' >'$BATS_TEST_TMPDIR/out'"
+	# every sample counted once; the empty intervals before the last are cut short
+	[ "$(jq -s 'map(.total) | add' "$BATS_TEST_TMPDIR/out")" -eq 896 ]
+	[ "$(tail -n 1 "$BATS_TEST_TMPDIR/out" | jq -c '[.total, .partial]')" = "[1,true]" ]
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -le $((100000 + 4096 + 10)) ]
+}
+
 # tmux: a live view on a small terminal
 tmux_run() {
 	command -v tmux >/dev/null || skip "tmux not installed"
