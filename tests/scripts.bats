@@ -27,7 +27,7 @@ need_recording() {
 @test "scripts: pstream-scripts -l lists every script, and each one runs" {
 	local s list
 	list=$("$BIN/pstream-scripts" -l)
-	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls; do
+	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop; do
 		[[ "$list" == *"$s "* ]]
 		[ -x "$BIN/$s" ]
 		if [ "$s" = rwtop ]; then
@@ -42,9 +42,68 @@ need_recording() {
 
 @test "scripts: a wrong argument is a usage error" {
 	run -2 --separate-stderr "$BIN/sctop" --report a b c
-	[[ "$stderr" == "pstream-scripts: sctop: at most two arguments"* ]]
+	[[ "$stderr" == "sctop: at most two arguments"* ]]
 	run -2 --separate-stderr "$BIN/pstream-scripts" nosuch
 	[[ "$stderr" == "pstream-scripts: no script 'nosuch'"* ]]
+}
+
+@test "scripts: --help and --version answer without recording; unknown options and bad arguments are usage errors" {
+	local s
+	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop; do
+		# a script that records instead of answering is stopped by timeout: status 124
+		run -0 --separate-stderr timeout 10 "$BIN/$s" --help </dev/null
+		[[ "${lines[0]}" == "usage: $s [--record | --report] "* ]]
+		[[ "$output" == *"--record"* && "$output" == *"--report"* && "$output" == *"--version"* ]]
+		run -0 --separate-stderr timeout 10 "$BIN/$s" --version </dev/null
+		[ "$output" = "$s (pstream) $(sed -n 's/^VERSION := //p' "$TOP/GNUmakefile")" ]
+		run -0 timeout 10 "$BIN/$s" -h </dev/null
+		run -0 timeout 10 "$BIN/$s" -V </dev/null
+		run -2 --separate-stderr timeout 10 "$BIN/$s" -x </dev/null
+		[ "${stderr_lines[0]}" = "$s: unknown option '-x'" ]
+		run -2 --separate-stderr timeout 10 "$BIN/$s" -1 </dev/null
+		[ "${stderr_lines[0]}" = "$s: unknown option '-1'" ]
+		run -2 --separate-stderr timeout 10 "$BIN/$s" --record x </dev/null
+		[[ "${stderr_lines[0]}" == "$s: --record takes no argument"* ]]
+		run -2 --separate-stderr timeout 10 "$BIN/$s" --record --report </dev/null
+	done
+	run -2 --separate-stderr timeout 10 "$BIN/rwtop" --report abc </dev/null
+	[ "${stderr_lines[0]}" = "rwtop: 'abc' is not an interval: a number of seconds in [0.001, 86400]" ]
+	run -2 --separate-stderr timeout 10 "$BIN/sctop" --report dd 0 </dev/null
+	[ "${stderr_lines[0]}" = "sctop: '0' is not an interval: a number of seconds in [0.001, 86400]" ]
+	run -2 --separate-stderr timeout 10 "$BIN/sctop" 86400000 </dev/null
+	[[ "${stderr_lines[0]}" == *"in [0.001, 86400]" ]]
+	run -2 --separate-stderr timeout 10 "$BIN/syscall-counts" a b </dev/null
+	[ "${stderr_lines[0]}" = "syscall-counts: at most one argument: [comm]" ]
+	run -0 --separate-stderr timeout 10 "$BIN/pstream-scripts" --version
+	run -2 --separate-stderr timeout 10 "$BIN/pstream-scripts" --bogus
+	[ "${stderr_lines[0]}" = "pstream-scripts: unknown option '--bogus'" ]
+	# after '--' a comm may start with a dash
+	run -0 timeout 10 "$BIN/syscall-counts" --report -- -dd <"$DATA/rawsys-dd.pipe"
+}
+
+@test "scripts: a symbolic link to a script works from another directory" {
+	local t="$BATS_TEST_TMPDIR"
+	ln -s "$BIN/sctop" "$t/my-sctop"
+	ln -s "$BIN/pstream-scripts" "$t/ps"
+	run -0 env PATH=/usr/bin:/bin "$t/my-sctop" --version
+	[ "$output" = "sctop (pstream) $(sed -n 's/^VERSION := //p' "$TOP/GNUmakefile")" ]
+	run -0 env PATH=/usr/bin:/bin "$t/my-sctop" --report <"$DATA/rawsys-dd.pipe"
+	[[ "$output" == *" write"* ]]
+	run -0 env PATH=/usr/bin:/bin "$t/ps" syscall-counts --report <"$DATA/rawsys-dd.pipe"
+}
+
+@test "scripts: make install gives every script a man page (man sctop finds pstream-scripts(1))" {
+	local t="$BATS_TEST_TMPDIR/root" s
+	make -s -C "$TOP" install DESTDIR="$t" PREFIX=/usr >/dev/null
+	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop; do
+		[ -x "$t/usr/bin/$s" ]
+		[ "$(readlink -f "$t/usr/share/man/man1/$s.1")" = "$(readlink -f "$t/usr/share/man/man1/pstream-scripts.1")" ]
+		if command -v man >/dev/null; then
+			MANPATH="$t/usr/share/man" man -w "$s" >/dev/null
+		fi
+	done
+	make -s -C "$TOP" uninstall DESTDIR="$t" PREFIX=/usr >/dev/null
+	[ -z "$(find "$t" -type f -o -type l)" ]
 }
 
 @test "scripts: syscall-counts agrees with perf's syscall-counts.py, names for numbers" {
@@ -99,7 +158,10 @@ need_recording() {
 	# its own session, so that sctop's pipeline does not leave the workload out
 	setsid sh -c 'while :; do dd if=/dev/zero of=/dev/null bs=1 count=2000 status=none; done' &
 	local load=$!
-	setsid "$BIN/sctop" dd 1 >"$t/out" 2>"$t/err" &
+	# a shell started in the background ignores SIGINT, and its children with it: give
+	# the script the default action a terminal's foreground job has
+	env --default-signal=INT true 2>/dev/null || skip "env --default-signal needs coreutils 9"
+	setsid env --default-signal=INT "$BIN/sctop" dd 1 >"$t/out" 2>"$t/err" &
 	local pid=$!
 	local i
 	for i in $(seq 1 40); do
