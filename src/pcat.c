@@ -11,6 +11,7 @@
 
 #include "lib/datafile.h"
 #include "lib/diag.h"
+#include "lib/files.h"
 #include "lib/input.h"
 #include "lib/merge.h"
 #include "lib/opts.h"
@@ -42,7 +43,7 @@ static const char help_text[] =
         "  -f, --force        write the binary stream even to a terminal\n"
         "  -m, --merge        merge the inputs into one stream in sample time order\n"
         "      --data         write a perf.data file (with -o FILE) instead of a stream\n"
-        "  -o, --output FILE  write to FILE instead of standard output\n"
+        "  -o, --output FILE  write to FILE instead of standard output (never an input)\n"
         "  -h, --help         show this help\n"
         "  -V, --version      show the version\n";
 
@@ -261,6 +262,7 @@ int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
 	struct ps_input *first = NULL, *in = NULL;
+	struct ps_outfile *of = NULL;
 	struct sink out;
 	struct opts o;
 	unsigned int flags;
@@ -269,8 +271,23 @@ int main(int argc, char **argv)
 	ps_progname = "pcat";
 	ps_signals__init();
 	parse_args(argc, argv, &o);
-	if (o.merge)
-		return merge(&o);
+	if (ps_stdin__refuse_tty((const char *const *)o.inputs, o.ninputs, &err) < 0)
+		ps_die(&err);
+	/* -o FILE (a stream): standard output, through a temporary name, never over an input */
+	if (o.output && strcmp(o.output, "-") != 0 && !o.data) {
+		of = ps_outfile__open(o.output, (const char *const *)o.inputs, o.ninputs, &err);
+		if (!of)
+			ps_die(&err);
+		o.output = NULL;
+	}
+	if (o.merge) {
+		n = merge(&o);
+		if (ps_outfile__close(of, n == 0, ps_stop, &spare) < 0) {
+			ps_warn(&spare);
+			return 1;
+		}
+		return n;
+	}
 
 	/* One input is copied as it is; pieces are joined decompressed, since each
 	 * piece's compressed records continue a compression stream of their own. */
@@ -312,6 +329,10 @@ int main(int argc, char **argv)
 		ps_warn(&err);
 	ps_input__close(in != first ? in : NULL);
 	ps_input__close(first);
+	if (ps_outfile__close(of, !oerr.code, ps_stop, &spare) < 0) {
+		ps_warn(&spare);
+		return 1;
+	}
 	if (oerr.code == PS_EPIPE)
 		return 0;
 	return err.code || oerr.code ? 1 : 0;

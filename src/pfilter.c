@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "lib/diag.h"
+#include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
 #include "lib/opts.h"
@@ -74,7 +75,7 @@ static const char help_text[] =
         "  -f, --force          write the binary stream even to a terminal\n"
         "  -i, --input FILE     read FILE instead of standard input\n"
         "      --keep-sideband  pass side-band records (the default)\n"
-        "  -o, --output FILE    write to FILE instead of standard output\n"
+        "  -o, --output FILE    write to FILE instead of standard output (never an input)\n"
         "      --only-samples   drop side-band records too (COMM, MMAP...)\n"
         "      --start TIME     drop samples before TIME (ns, 1.5s, or +100ms after\n"
         "                       the first sample)\n"
@@ -562,7 +563,9 @@ static int count_out(const struct run *r)
 int main(int argc, char **argv)
 {
 	struct ps_filter_error fe;
-	struct ps_error spare = { 0 };
+	struct ps_error spare = { 0 }, ferr = { 0 };
+	struct ps_outfile *of = NULL;
+	bool bad_count;
 	struct run r = { 0 };
 	struct ps_record rec;
 	struct opts o;
@@ -588,6 +591,15 @@ int main(int argc, char **argv)
 		return status;
 	}
 
+	if (ps_stdin__refuse_tty(&o.input, 1, &r.err) < 0)
+		ps_die(&r.err);
+	/* -o FILE: standard output, through a temporary name, never over the input */
+	if (o.output && strcmp(o.output, "-") != 0) {
+		of = ps_outfile__open(o.output, &o.input, 1, &r.err);
+		if (!of)
+			ps_die(&r.err);
+		o.output = NULL;
+	}
 	/* standard output is checked for a terminal before anything is read */
 	if (r.want_stream && (!o.output || strcmp(o.output, "-") == 0)) {
 		r.out = ps_output__open(o.output, o.force, &r.err);
@@ -667,8 +679,13 @@ out:
 		ps_warn(&r.err);
 	}
 	/* the count of what was read, even when the input broke off */
-	if (o.count && count_out(&r))
+	bad_count = o.count && count_out(&r);
+	if (bad_count)
 		status = 1;
+	if (ps_outfile__close(of, !r.oerr.code && !bad_count, ps_stop, &ferr) < 0) {
+		ps_warn(&ferr);
+		status = 1;
+	}
 	ps_input__close(r.in);
 	ps_filter__delete(r.filter);
 	return status;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "lib/diag.h"
+#include "lib/files.h"
 #include "lib/header_json.h"
 #include "lib/input.h"
 #include "lib/opts.h"
@@ -744,6 +745,8 @@ int main(int argc, char **argv)
 	ps_progname = "pheader";
 	ps_signals__init();
 	parse_args(argc, argv, &o);
+	if (ps_stdin__refuse_tty(&o.input, 1, &err) < 0)
+		ps_die(&err);
 
 	in = ps_input__open(o.input, o.all ? PS_INPUT_DECOMPRESS | PS_INPUT_CONTAINERS : 0, &err);
 	if (!in)

@@ -12,6 +12,7 @@
 
 #include "lib/abi.h"
 #include "lib/diag.h"
+#include "lib/files.h"
 #include "lib/input.h"
 #include "lib/opts.h"
 #include "lib/order.h"
@@ -89,7 +90,7 @@ static const char help_text[] =
         "order, tracepoint fields decoded and typed.\n\n"
         "  -a, --all               every record, each with its \"type\"\n"
         "  -F, --fields LIST       keep only these keys (comma separated)\n"
-        "  -o, --output FILE       write to FILE instead of standard output\n"
+        "  -o, --output FILE       write to FILE instead of standard output (never an input)\n"
         "  -p, --pretty            indent the objects, for people\n"
         "  -t, --time-format FMT   time as ns (default), s or iso\n"
         "      --host              a \"host\" key in each sample: the stream's hostname\n"
@@ -340,7 +341,9 @@ static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 
 int main(int argc, char **argv)
 {
-	struct ps_error err = { 0 };
+	struct ps_error err = { 0 }, oerr = { 0 };
+	struct ps_outfile *of = NULL;
+	bool bad_out;
 	struct ps_order *ord = NULL;
 	struct ps_record rec;
 	bool clock_checked = false;
@@ -352,10 +355,12 @@ int main(int argc, char **argv)
 	ps_signals__init();
 	parse_args(argc, argv, &o);
 	c.o = &o;
-	if (o.output && strcmp(o.output, "-") != 0 && !freopen(o.output, "w", stdout)) {
-		ps_error__sys(&err, PS_ESYS, o.output, "cannot create");
+	if (ps_stdin__refuse_tty(&o.input, 1, &err) < 0)
 		ps_die(&err);
-	}
+	/* -o FILE: standard output, through a temporary name, never over the input */
+	if (o.output && strcmp(o.output, "-") != 0 &&
+	    !(of = ps_outfile__open(o.output, &o.input, 1, &err)))
+		ps_die(&err);
 	/* text, so a terminal is fine; written by the stream writer for its stop handling */
 	c.out = ps_output__open(NULL, true, &err);
 	if (!c.out)
@@ -430,8 +435,14 @@ out:
 	ps_json_buf__release(&c.pretty);
 	/* one failed write is one message: the first error wins */
 	ps_output__close(c.out, err.code ? &(struct ps_error){ 0 } : &err);
-	if (ps_finish_stdout() < 0 && !err.code)
+	bad_out = ps_finish_stdout() < 0;
+	if (bad_out && !err.code)
 		err.code = PS_EWRITE; /* already reported */
+	if (ps_outfile__close(of, !bad_out && err.code != PS_EWRITE, ps_stop, &oerr) < 0) {
+		ps_warn(&oerr);
+		if (!err.code)
+			err.code = PS_EWRITE;
+	}
 	if (err.code == PS_EPIPE) {
 		ps_input__close(c.in);
 		return 0; /* the reader went away: not an error */
