@@ -74,7 +74,8 @@ static const char help_text[] =
         "  -g                     record call chains\n"
         "  -l, --list             list the events that can be recorded\n"
         "  -m, --mmap-pages PAGES ring size per CPU, a power of two (128)\n"
-        "  -o, --output FILE      write to FILE instead of standard output\n"
+        "  -o, --output FILE      write to FILE instead of standard output (the command\n"
+        "                         then keeps its own standard output)\n"
         "  -p, --pid PID          record this process (and the children it starts)\n"
         "  -q, --quiet            no summary line at the end\n"
         "  -t, --tid TID          record this thread (and the children it starts)\n"
@@ -253,7 +254,9 @@ static void read_full(int fd, void *buf, size_t len, ssize_t *got)
 	*got = n;
 }
 
-static int workload_fork(char **cmd, struct workload *w, struct ps_error *err)
+/* @stdout_is_stream: the stream goes to standard output, which the workload must not share */
+static int workload_fork(char **cmd, bool stdout_is_stream, struct workload *w,
+                         struct ps_error *err)
 {
 	int go[2], ef[2];
 	ssize_t n;
@@ -283,7 +286,7 @@ static int workload_fork(char **cmd, struct workload *w, struct ps_error *err)
 		close(ef[0]);
 		ps_signals__child_reset();
 		/* its output must never mix into the stream */
-		if (dup2(2, 1) < 0)
+		if (stdout_is_stream && dup2(2, 1) < 0)
 			_exit(127);
 		/* wait until the events are on */
 		read_full(go[0], &c, 1, &n);
@@ -463,7 +466,7 @@ int main(int argc, char **argv)
 	if (!out)
 		ps_die(&err);
 	if (o.cmd[0]) {
-		if (workload_fork(o.cmd, &w, &err) < 0)
+		if (workload_fork(o.cmd, !o.output || strcmp(o.output, "-") == 0, &w, &err) < 0)
 			ps_die(&err);
 		o.cfg.workload = w.pid;
 	}

@@ -295,6 +295,18 @@ summary_of() {
 	grep -q "of event 'page-faults'" "$BATS_TEST_TMPDIR/report.txt"
 }
 
+@test "precord: with -o FILE the workload's stdout stays its own" {
+	need_events
+	run -0 --separate-stderr "$BIN/precord" -q -o "$OUT" -e cpu-clock -- sh -c 'echo to-stdout; echo to-stderr >&2'
+	[ "$output" = to-stdout ]
+	[ "$stderr" = to-stderr ]
+	perf_reads_cleanly "$OUT"
+	# -o - is standard output: the workload's goes to stderr again
+	run -0 --separate-stderr bash -c "'$BIN/precord' -q -o - -e cpu-clock -- echo to-stdout >'$OUT'"
+	[ "$stderr" = to-stdout ]
+	perf_reads_cleanly "$OUT"
+}
+
 @test "precord: -o writes a pipe stream to a file, and nothing to stdout" {
 	need_events
 	run -0 --separate-stderr "$BIN/precord" -o "$OUT" -e cpu-clock -- true
