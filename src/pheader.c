@@ -58,7 +58,8 @@ struct state {
 
 static const char help_text[] =
         "\nShow what the header records of a perf event stream say: events, features,\n"
-        "tracepoint formats, build-ids.  Reads up to the first sample unless --all.\n\n"
+        "tracepoint formats, build-ids.  Reads up to FINISHED_INIT or the first sample\n"
+        "unless --all.\n\n"
         "  -a, --all      read to the end: late build-ids and features, record counts\n"
         "  -d, --dump     print the header as text (the default)\n"
         "  -j, --json     print one JSON document instead\n"
@@ -194,6 +195,9 @@ static int read_input(struct ps_input *in, const struct opts *o, struct state *s
 			add_build_id(st, &rec, swap);
 		if (o->all && rec.type < NR_TYPES)
 			count(st, s, &rec);
+		/* the header is complete: a quiet live stream may send nothing more for long */
+		if (!o->all && rec.type == PS_RECORD_FINISHED_INIT)
+			return 0;
 	}
 	if (ps_stop)
 		return 0;
@@ -680,7 +684,7 @@ static void print_text(const json_t *doc, const struct opts *o)
 	else if (o->all)
 		what = "up to an interruption";
 	else
-		what = "the header, up to the first sample";
+		what = "the header, up to FINISHED_INIT or the first sample";
 	printf("read: %s\n", what);
 	printf("\nevents (%zu):\n", json_array_size(events));
 	json_array_foreach(events, i, ev)

@@ -233,7 +233,28 @@ perf_record_counts() {
 	run -0 timeout 3 "$BIN/pheader" --dump <"$fifo"
 	kill $! 2>/dev/null || true
 	[[ "$output" == *"raw_syscalls:sys_enter"* ]]
-	[[ "$output" == *"read: the header, up to the first sample"* ]]
+	[[ "$output" == *"read: the header, up to FINISHED_INIT or the first sample"* ]]
+}
+
+@test "pheader: a quiet live recording is dumped at FINISHED_INIT; --all keeps counting" {
+	[ -e /sys/kernel/tracing/events/syscalls/sys_enter_sync ] || skip "no syscalls:sys_enter_sync tracepoint"
+	"$BIN/precord" -q -a -e syscalls:sys_enter_sync --duration 0.1 -o /dev/null 2>/dev/null ||
+		skip "precord cannot record here"
+	local t="$BATS_TEST_TMPDIR" rec
+	mkfifo "$t/fifo"
+	# sync(2) is rare: the stream stays quiet after its header for the 30 s
+	"$BIN/precord" -q -a -e syscalls:sys_enter_sync --duration 30 -o "$t/fifo" 3>&- &
+	rec=$!
+	run timeout 20 "$BIN/pheader" <"$t/fifo"
+	kill -INT "$rec" 2>/dev/null || true
+	wait "$rec" || true
+	[ "$status" -eq 0 ] || { echo "pheader: status $status (124: still waiting after 20 s)"; return 1; }
+	[[ "$output" == *"syscalls:sys_enter_sync"* ]]
+	[[ "$output" == *"read: the header, up to FINISHED_INIT"* ]]
+	# --all reads on: stopped by the end of the recording, and counts FINISHED_INIT
+	run -0 timeout 20 bash -c "'$BIN/precord' -q -a -e syscalls:sys_enter_sync --duration 1 | '$BIN/pheader' --all"
+	[[ "$output" == *"read: to the end"* ]]
+	[[ "$output" == *"FINISHED_INIT"* ]]
 }
 
 @test "pheader: empty input, garbage and a cut header exit 1 with the offset" {
