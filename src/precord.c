@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -72,6 +73,8 @@ static const char help_text[] =
         "  -F, --freq HZ          sample software events HZ times a second (4000)\n"
         "  -f, --force            write the binary stream even to a terminal\n"
         "  -g                     record call chains\n"
+        "  -k, --clockid CLOCK    time samples with CLOCK: monotonic (the default),\n"
+        "                         monotonic_raw, realtime, boottime, tai\n"
         "  -l, --list             list the events that can be recorded\n"
         "  -m, --mmap-pages PAGES ring size per CPU, a power of two (128)\n"
         "  -o, --output FILE      write to FILE instead of standard output (the command\n"
@@ -101,6 +104,36 @@ static double parse_seconds(const char *arg)
 	return v;
 }
 
+/* -k: perf record's clock names (and aliases), a CLOCK_ prefix, or a number */
+static int parse_clockid(const char *arg)
+{
+	static const struct {
+		const char *name;
+		int id;
+	} clocks[] = {
+		{ "monotonic", CLOCK_MONOTONIC },
+		{ "mono", CLOCK_MONOTONIC },
+		{ "monotonic_raw", CLOCK_MONOTONIC_RAW },
+		{ "raw", CLOCK_MONOTONIC_RAW },
+		{ "realtime", CLOCK_REALTIME },
+		{ "real", CLOCK_REALTIME },
+		{ "boottime", CLOCK_BOOTTIME },
+		{ "boot", CLOCK_BOOTTIME },
+		{ "tai", CLOCK_TAI },
+	};
+	const char *name = strncasecmp(arg, "CLOCK_", 6) == 0 ? arg + 6 : arg;
+	size_t i;
+
+	for (i = 0; i < sizeof(clocks) / sizeof(clocks[0]); i++)
+		if (strcasecmp(name, clocks[i].name) == 0)
+			return clocks[i].id;
+	if (*arg >= '0' && *arg <= '9')
+		return (int)ps_parse_u64(arg, 0, 15, "-k");
+	ps_usage_error("-k: unknown clock '%s'; the clocks are monotonic (mono), monotonic_raw "
+	               "(raw), realtime (real), boottime (boot), tai",
+	               arg);
+}
+
 static void add_event(struct opts *o, const char *spec)
 {
 	struct event_opt *v = realloc(o->events, (size_t)(o->nr_events + 1) * sizeof(*v));
@@ -120,6 +153,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	static const struct option longopts[] = {
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "count", required_argument, NULL, 'c' },
+		{ "clockid", required_argument, NULL, 'k' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "event", required_argument, NULL, 'e' },
@@ -142,8 +176,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->cfg.exclude_self = true;
+	/* sample times that map to the time of day (CLOCK_DATA), as perf record -k mono */
+	o->cfg.use_clockid = true;
+	o->cfg.clockid = CLOCK_MONOTONIC;
 	/* '+': the first operand starts the command, whose options are its own */
-	while ((c = getopt_long(argc, argv, "+C:F:Vac:e:fghlm:o:p:qt:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+C:F:Vac:e:fghk:lm:o:p:qt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			o->cfg.cpu_list = optarg;
@@ -172,6 +209,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			usage(stdout, 0);
+		case 'k':
+			o->cfg.clockid = parse_clockid(optarg);
+			break;
 		case 'l':
 			o->list = true;
 			break;

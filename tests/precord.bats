@@ -185,7 +185,8 @@ summary_of() {
 	need_tracepoints
 	local cmd="-e syscalls:sys_enter_write -- dd if=/dev/zero of=/dev/null bs=1 count=20"
 	"$BIN/precord" $cmd >"$OUT" 2>/dev/null
-	perf record -o - $cmd >"$BATS_TEST_TMPDIR/perf.pipe" 2>/dev/null
+	# precord times samples with CLOCK_MONOTONIC by default: perf record -k mono does that
+	perf record -k mono -o - $cmd >"$BATS_TEST_TMPDIR/perf.pipe" 2>/dev/null
 	types() { perf script -D -i - <"$1" 2>/dev/null | grep -o 'PERF_RECORD_[A-Z0-9_]*' | sort -u; }
 	types "$OUT" >"$BATS_TEST_TMPDIR/ours"
 	types "$BATS_TEST_TMPDIR/perf.pipe" >"$BATS_TEST_TMPDIR/theirs"
@@ -199,6 +200,37 @@ summary_of() {
 	keys() { perf report -i - --header-only <"$1" 2>/dev/null | sed -n 's/^# \([a-z][a-z ]*[a-z]\) *:.*/\1/p' | sort -u; }
 	diff <(keys "$OUT") <(keys "$BATS_TEST_TMPDIR/perf.pipe")
 	perf report -i - --header-only <"$OUT" | grep -q '^# event : name = syscalls:sys_enter_write, '
+}
+
+@test "precord: samples timed by CLOCK_MONOTONIC with the clock data perf record -k mono writes; ptojson -t iso is perf script's tod" {
+	need_events
+	run -0 "$BIN/precord" -q -e cpu-clock -o "$OUT" -- sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done'
+	perf record -q -k mono -e cpu-clock -o - -- true >"$BATS_TEST_TMPDIR/perf.pipe" 2>/dev/null
+	clock_lines() { perf report -i - --header-only <"$1" 2>/dev/null | grep -E '^# clockid( frequency)?:'; }
+	[ -n "$(clock_lines "$OUT")" ]
+	diff <(clock_lines "$OUT") <(clock_lines "$BATS_TEST_TMPDIR/perf.pipe")
+	perf report -i - --header-only <"$OUT" 2>/dev/null | grep -q 'use_clockid = 1.*clockid = 1'
+	# the same wall-clock time for every sample, to the nanosecond, as perf script -F tod
+	TZ=UTC perf script --ns -F tod -i - <"$OUT" 2>/dev/null | sed 's/ *$//; s/ /T/; s/$/Z/' >"$BATS_TEST_TMPDIR/perf.tod"
+	"$BIN/ptojson" -t iso -F time "$OUT" | jq -r .time >"$BATS_TEST_TMPDIR/ours.tod"
+	[ -s "$BATS_TEST_TMPDIR/ours.tod" ]
+	diff "$BATS_TEST_TMPDIR/perf.tod" "$BATS_TEST_TMPDIR/ours.tod" | head -n 5
+	cmp -s "$BATS_TEST_TMPDIR/perf.tod" "$BATS_TEST_TMPDIR/ours.tod"
+	# and this machine's time of day, within a minute
+	local t now
+	t=$(date -d "$(head -n 1 "$BATS_TEST_TMPDIR/ours.tod")" +%s)
+	now=$(date +%s)
+	[ $((now - t)) -ge 0 ] && [ $((now - t)) -lt 60 ]
+}
+
+@test "precord: -k chooses the clock by perf's names; an unknown one is a usage error" {
+	need_events
+	run -0 "$BIN/precord" -q -k raw -e cpu-clock -o "$OUT" -- true
+	perf report -i - --header-only <"$OUT" 2>/dev/null | grep -qx '# clockid: monotonic_raw (4)'
+	run -0 "$BIN/precord" -q --clockid CLOCK_BOOTTIME -e cpu-clock -o "$OUT" -- true
+	perf report -i - --header-only <"$OUT" 2>/dev/null | grep -qx '# clockid: boottime (7)'
+	run -2 --separate-stderr "$BIN/precord" -k bogus -e cpu-clock -o "$OUT" -- true
+	[[ "$stderr" == "precord: -k: unknown clock 'bogus'; the clocks are monotonic (mono)"* ]]
 }
 
 @test "precord: -g call chains resolve the workload's own functions (MMAP2, BUILD_ID)" {

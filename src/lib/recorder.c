@@ -441,6 +441,10 @@ static void build_attr(struct ps_recorder *r, struct rec_event *e, bool first, s
 	a->exclude_kernel = e->exclude_kernel;
 	a->watermark = 1;
 	a->wakeup_watermark = (uint32_t)(ring_bytes / 2);
+	if (c->use_clockid) {
+		a->use_clockid = 1;
+		a->clockid = c->clockid;
+	}
 	if (first) {
 		/* the side-band: one event carries it for all */
 		a->mmap = 1;

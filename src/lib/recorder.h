@@ -45,6 +45,9 @@ struct ps_recorder;
  *                group (its pipeline), the workload and its children excepted
  * @argc, @argv: the command line, for the cmdline feature; not copied, must outlive the
  *               recorder
+ * @use_clockid: time samples with @clockid (CLOCK_MONOTONIC...) instead of the kernel's perf
+ *               clock, and write the CLOCKID and CLOCK_DATA features that map it to wall time
+ * @clockid: the POSIX clock, when @use_clockid
  */
 struct ps_recorder_config {
 	bool system_wide;
@@ -59,6 +62,8 @@ struct ps_recorder_config {
 	bool exclude_self;
 	int argc;
 	char **argv;
+	bool use_clockid;
+	int clockid;
 };
 
 /**

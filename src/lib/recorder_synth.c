@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "abi.h"
@@ -686,16 +687,45 @@ static int put_string_feat(struct rec_buf *b, const char *s)
 	return 0;
 }
 
+/* the resolution of the samples' clock, as perf writes it (its "clockid frequency") */
+static int feat_clockid(const struct ps_recorder *r, struct rec_buf *b)
+{
+	struct timespec res;
+
+	if (!r->cfg.use_clockid || clock_getres(r->cfg.clockid, &res) < 0)
+		return -1;
+	rec_buf__u64(b, (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec);
+	return 0;
+}
+
+/*
+ * One reading of the samples' clock and of the wall clock, taken together: what maps a
+ * sample's time to the time of day (version 1: clockid, then the two readings in ns).
+ */
+static int feat_clock_data(const struct ps_recorder *r, struct rec_buf *b)
+{
+	struct timespec clk, tod;
+
+	if (!r->cfg.use_clockid || clock_gettime(CLOCK_REALTIME, &tod) < 0 ||
+	    clock_gettime(r->cfg.clockid, &clk) < 0)
+		return -1;
+	rec_buf__u32(b, 1);
+	rec_buf__u32(b, (uint32_t)r->cfg.clockid);
+	rec_buf__u64(b, (uint64_t)tod.tv_sec * 1000000000u + (uint64_t)tod.tv_nsec);
+	rec_buf__u64(b, (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec);
+	return 0;
+}
+
 static int write_features(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
 {
 	static const unsigned int feats[] = {
-		PS_FEAT_HOSTNAME,      PS_FEAT_OSRELEASE,    PS_FEAT_VERSION,
-		PS_FEAT_ARCH,          PS_FEAT_NRCPUS,       PS_FEAT_CPUDESC,
-		PS_FEAT_CPUID,         PS_FEAT_TOTAL_MEM,    PS_FEAT_CMDLINE,
-		PS_FEAT_EVENT_DESC,    PS_FEAT_CPU_TOPOLOGY, PS_FEAT_NUMA_TOPOLOGY,
-		PS_FEAT_PMU_MAPPINGS,  PS_FEAT_SAMPLE_TIME,  PS_FEAT_MEM_TOPOLOGY,
-		PS_FEAT_BPF_PROG_INFO, PS_FEAT_BPF_BTF,      PS_FEAT_PMU_CAPS,
-		PS_FEAT_LAST_61,
+		PS_FEAT_HOSTNAME,     PS_FEAT_OSRELEASE,     PS_FEAT_VERSION,
+		PS_FEAT_ARCH,         PS_FEAT_NRCPUS,        PS_FEAT_CPUDESC,
+		PS_FEAT_CPUID,        PS_FEAT_TOTAL_MEM,     PS_FEAT_CMDLINE,
+		PS_FEAT_EVENT_DESC,   PS_FEAT_CPU_TOPOLOGY,  PS_FEAT_NUMA_TOPOLOGY,
+		PS_FEAT_PMU_MAPPINGS, PS_FEAT_SAMPLE_TIME,   PS_FEAT_MEM_TOPOLOGY,
+		PS_FEAT_CLOCKID,      PS_FEAT_BPF_PROG_INFO, PS_FEAT_BPF_BTF,
+		PS_FEAT_CLOCK_DATA,   PS_FEAT_PMU_CAPS,      PS_FEAT_LAST_61,
 	};
 	struct utsname u;
 	struct rec_buf b;
@@ -755,6 +785,12 @@ static int write_features(struct ps_recorder *r, struct ps_output *out, struct p
 			break;
 		case PS_FEAT_MEM_TOPOLOGY:
 			ok = feat_mem_topology(&b);
+			break;
+		case PS_FEAT_CLOCKID:
+			ok = feat_clockid(r, &b);
+			break;
+		case PS_FEAT_CLOCK_DATA:
+			ok = feat_clock_data(r, &b);
 			break;
 		case PS_FEAT_BPF_PROG_INFO:
 		case PS_FEAT_BPF_BTF:
