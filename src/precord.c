@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lib/diag.h"
+#include "lib/duration.h"
 #include "lib/opts.h"
 #include "lib/output.h"
 #include "lib/recorder.h"
@@ -82,7 +83,7 @@ static const char help_text[] =
         "  -p, --pid PID          record this process (and the children it starts)\n"
         "  -q, --quiet            no summary line at the end\n"
         "  -t, --tid TID          record this thread (and the children it starts)\n"
-        "      --duration SECONDS stop after SECONDS\n"
+        "      --duration TIME    stop after TIME (10, 10s, 500ms, 2m, 1h)\n"
         "      --no-exclude-self  also record precord's own pipeline (-a, -C)\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version\n";
@@ -90,18 +91,6 @@ static const char help_text[] =
 static PS_NORETURN void usage(FILE *fp, int status)
 {
 	ps_usage(fp, status, usage_text, help_text);
-}
-
-static double parse_seconds(const char *arg)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v <= 0 || v > 1e7)
-		ps_usage_error("--duration: '%s' is not a number of seconds", arg);
-	return v;
 }
 
 /* -k: perf record's clock names (and aliases), a CLOCK_ prefix, or a number */
@@ -231,7 +220,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->cfg.tid = (pid_t)ps_parse_u64(optarg, 1, INT_MAX, "-t");
 			break;
 		case OPT_DURATION:
-			o->duration = parse_seconds(optarg);
+			/* up to 115 days, the longest poll() timeout in milliseconds */
+			o->duration =
+			        (double)ps_parse_duration(optarg, 1000000, 10000000 * PS_NS_PER_SEC,
+			                                  "--duration") /
+			        1e9;
 			break;
 		case OPT_FILTER:
 			if (!o->nr_events)

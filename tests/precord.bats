@@ -111,6 +111,10 @@ summary_of() {
 	[[ "$stderr" == "precord: --filter must follow the -e it applies to"* ]]
 	run -2 --separate-stderr "$BIN/precord" -m 3 -o /dev/null true
 	[[ "$stderr" == "precord: -m: 3 pages is not a power of two"* ]]
+	run -2 --separate-stderr "$BIN/precord" --duration 86400000000 -o /dev/null true
+	[ "${stderr_lines[0]}" = "precord: --duration: '86400000000' is out of range: from 1ms to 10000000s" ]
+	run -2 --separate-stderr "$BIN/precord" --duration 5x -o /dev/null true
+	[[ "${stderr_lines[0]}" == "precord: --duration: '5x' is not a number of seconds or a duration"* ]]
 	run -2 --separate-stderr "$BIN/precord" -p 1 -a
 	[[ "$stderr" == "precord: -p and -t record tasks; -a and -C record CPUs"* ]]
 	run -2 --separate-stderr "$BIN/precord" -e cpu-clock --filter 'x == 1' -o /dev/null true
@@ -358,7 +362,7 @@ summary_of() {
 
 @test "precord: -C records only the CPUs listed" {
 	need_events
-	run -0 --separate-stderr "$BIN/precord" -C 0 -e cpu-clock --duration 0.3 -o "$OUT"
+	run -0 --separate-stderr "$BIN/precord" -C 0 -e cpu-clock --duration 300ms -o "$OUT"
 	perf_reads_cleanly "$OUT"
 	[ -s "$BATS_TEST_TMPDIR/script.txt" ]
 	[ "$(perf script -F cpu -i - <"$OUT" 2>/dev/null | sort -u | tr -d ' ')" = "[000]" ]

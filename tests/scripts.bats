@@ -67,11 +67,14 @@ need_recording() {
 		run -2 --separate-stderr timeout 10 "$BIN/$s" --record --report </dev/null
 	done
 	run -2 --separate-stderr timeout 10 "$BIN/rwtop" --report abc </dev/null
-	[ "${stderr_lines[0]}" = "rwtop: 'abc' is not an interval: a number of seconds in [0.001, 86400]" ]
+	[ "${stderr_lines[0]}" = "rwtop: 'abc' is not an interval: a number of seconds or a duration (5, 5s, 500ms, 2m), from 1ms to 24h" ]
 	run -2 --separate-stderr timeout 10 "$BIN/sctop" --report dd 0 </dev/null
-	[ "${stderr_lines[0]}" = "sctop: '0' is not an interval: a number of seconds in [0.001, 86400]" ]
+	[ "${stderr_lines[0]}" = "sctop: '0' is not an interval: a number of seconds or a duration (5, 5s, 500ms, 2m), from 1ms to 24h" ]
 	run -2 --separate-stderr timeout 10 "$BIN/sctop" 86400000 </dev/null
-	[[ "${stderr_lines[0]}" == *"in [0.001, 86400]" ]]
+	[[ "${stderr_lines[0]}" == *"from 1ms to 24h" ]]
+	# durations as pcount takes them
+	run -0 timeout 10 "$BIN/sctop" --report 500ms <"$DATA/rawsys-dd.pipe"
+	run -0 timeout 10 "$BIN/rwtop" --report 1m <"$DATA/rwsys-dd.pipe"
 	run -2 --separate-stderr timeout 10 "$BIN/syscall-counts" a b </dev/null
 	[ "${stderr_lines[0]}" = "syscall-counts: at most one argument: [comm]" ]
 	run -0 --separate-stderr timeout 10 "$BIN/pstream-scripts" --version
