@@ -30,7 +30,8 @@
 static const char usage_text[] =
         "usage: precord [-afglq] [-e event] ... [option ...] [command [argument ...]]\n";
 
-#define DRAIN_MS 10 /* the longest an event waits in a ring: the stream stays live */
+#define DRAIN_MS 10    /* the longest an event waits in a ring: the stream stays live */
+#define MANY_EVENTS 50 /* from this many events, say what takes the time on a terminal */
 #define OPT_FILTER 256
 #define OPT_DURATION 257
 #define OPT_NO_EXCLUDE_SELF 258
@@ -69,7 +70,7 @@ static const char help_text[] =
         "  -C, --cpu CPUS         record every task on these CPUs (0-3,6)\n"
         "  -c, --count PERIOD     sample every PERIOD events\n"
         "  -e, --event EVENT      event to record (repeatable): cpu-clock, page-faults,\n"
-        "                         sched:sched_switch, 'syscalls:sys_enter_*'...\n"
+        "                         cycles, sched:sched_switch, 'syscalls:sys_enter_*'...\n"
         "      --filter EXPR      kernel filter for the tracepoints of the -e before it\n"
         "  -F, --freq HZ          sample software events HZ times a second (4000)\n"
         "  -f, --force            write the binary stream even to a terminal\n"
@@ -81,7 +82,7 @@ static const char help_text[] =
         "  -o, --output FILE      write to FILE instead of standard output (the command\n"
         "                         then keeps its own standard output)\n"
         "  -p, --pid PID          record this process (and the children it starts)\n"
-        "  -q, --quiet            no summary line at the end\n"
+        "  -q, --quiet            no summary line at the end, nor what it opens/closes\n"
         "  -t, --tid TID          record this thread (and the children it starts)\n"
         "      --duration TIME    stop after TIME (10, 10s, 500ms, 2m, 1h)\n"
         "      --no-exclude-self  also record precord's own pipeline (-a, -C)\n"
@@ -475,8 +476,8 @@ int main(int argc, char **argv)
 	struct ps_recorder *rec;
 	struct ps_output *out;
 	unsigned long long bytes;
-	bool early = false;
-	int exec_errno = 0, i, status = 0;
+	bool early = false, tell;
+	int exec_errno = 0, i, r, status = 0;
 	struct opts o;
 
 	ps_progname = "precord";
@@ -495,6 +496,8 @@ int main(int argc, char **argv)
 			ps_die(&err);
 	}
 	free(o.events);
+	/* hundreds of tracepoints take the kernel a while to open and to close: say so */
+	tell = !o.quiet && ps_recorder__nr_events(rec) >= MANY_EVENTS;
 	out = ps_output__open(o.output, o.force, &err);
 	if (!out)
 		ps_die(&err);
@@ -504,8 +507,17 @@ int main(int argc, char **argv)
 		o.cfg.workload = w.pid;
 	}
 	/* counting starts before the tasks are listed: none is missed in between */
-	if (ps_recorder__open(rec, &o.cfg, &err) < 0 || ps_recorder__enable(rec, &err) < 0 ||
-	    ps_recorder__write_header(rec, out, &oerr) < 0 || ps_output__flush(out, &oerr) < 0)
+	if (tell)
+		ps_status("opening %zu events...", ps_recorder__nr_events(rec));
+	r = ps_recorder__open(rec, &o.cfg, &err);
+	if (r == 0)
+		r = ps_recorder__enable(rec, &err);
+	if (tell)
+		ps_status(NULL);
+	if (r == 0 && ps_recorder__nr_user_only(rec))
+		ps_msg("kernel.perf_event_paranoid forbids kernel events here: recording user space only (:u), as perf record does");
+	if (r < 0 || ps_recorder__write_header(rec, out, &oerr) < 0 ||
+	    ps_output__flush(out, &oerr) < 0)
 		goto out;
 	if (w.pid) {
 		exec_errno = workload_start(&w);
@@ -522,17 +534,27 @@ int main(int argc, char **argv)
 	if (!oerr.code && ps_recorder__drain(rec, out, &oerr) >= 0)
 		ps_recorder__finish(rec, out, &oerr);
 out:
+	/*
+	 * The summary comes before the end of the stream: a pcount downstream prints its last
+	 * table at the end, and the line would land inside it on a shared terminal.
+	 */
+	if (!oerr.code)
+		ps_output__flush(out, &oerr);
 	bytes = ps_output__bytes(out);
+	if (!o.quiet && !err.code && !exec_errno)
+		summary(rec, bytes);
 	ps_output__close(out, oerr.code ? &spare : &oerr);
 	if (err.code)
 		ps_warn(&err);
 	if (oerr.code && oerr.code != PS_EPIPE)
 		ps_warn(&oerr);
-	if (!o.quiet && !err.code && !exec_errno)
-		summary(rec, bytes);
 	workload_stop(&w);
 	workload_close(&w);
+	if (tell)
+		ps_status("closing %zu events...", ps_recorder__nr_events(rec));
 	ps_recorder__delete(rec);
+	if (tell)
+		ps_status(NULL);
 	if (err.code)
 		return err.code == PS_EUSAGE ? 2 : 1;
 	if (oerr.code && oerr.code != PS_EPIPE)

@@ -237,6 +237,65 @@ summary_of() {
 	[[ "$stderr" == "precord: -k: unknown clock 'bogus'; the clocks are monotonic (mono)"* ]]
 }
 
+@test "precord: hardware events where the machine has no PMU: said so, exit 1" {
+	need_events
+	perf stat -e cycles -x, true 2>&1 | grep -q '<not supported>' ||
+		skip "this machine counts cycles (perf stat -e cycles works)"
+	local ev
+	for ev in cycles instructions:u branch-misses; do
+		run -1 --separate-stderr "$BIN/precord" -e "$ev" -o "$OUT" -- true
+		[[ "$stderr" == "precord: cannot open "*": hardware events are not available on this machine"* ]]
+	done
+	run -2 --separate-stderr "$BIN/precord" -e cyclez -o "$OUT" -- true
+	[[ "$stderr" == "precord: unknown event 'cyclez'"* ]]
+}
+
+@test "precord: where kernel.perf_event_paranoid forbids kernel events, user space only, as perf record falls back" {
+	need_events
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	[ "$(id -u)" = 0 ] || skip "needs root to become another user"
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] ||
+		skip "perf_event_paranoid lets users record the kernel here"
+	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	event_line() { perf report -i - --header-only <"$1" 2>/dev/null | grep '^# event : ' | grep -oE 'name = [^,]*|exclude_(kernel|hv|user) = 1' | tr '\n' ' '; }
+	$as_nobody perf record -e cpu-clock -o - -- true >"$BATS_TEST_TMPDIR/perf.pipe" 2>/dev/null
+	run -0 --separate-stderr bash -c "$as_nobody '$BIN/precord' -e cpu-clock -o - -- true >'$OUT'"
+	[ "${stderr_lines[0]}" = "precord: kernel.perf_event_paranoid forbids kernel events here: recording user space only (:u), as perf record does" ]
+	[ "$(event_line "$OUT")" = "$(event_line "$BATS_TEST_TMPDIR/perf.pipe")" ]
+	[[ "$(event_line "$OUT")" == "name = cpu-clock:u exclude_kernel = 1 exclude_hv = 1 "* ]]
+	perf_reads_cleanly "$OUT"
+}
+
+@test "precord: on a terminal, says that it opens and closes many tracepoints; -q says nothing" {
+	need_tracepoints
+	command -v script >/dev/null || skip "script(1) not installed"
+	local n
+	n=$(ls -d /sys/kernel/tracing/events/syscalls/sys_enter_[a-f]* 2>/dev/null | wc -l)
+	[ "$n" -ge 50 ] || skip "fewer than 50 syscalls:sys_enter_[a-f]* tracepoints"
+	run -0 script -qec "'$BIN/precord' -a -e 'syscalls:sys_enter_[a-f]*' --duration 0.2 -o /dev/null" /dev/null
+	[[ "$output" == *"precord: opening $n events..."* ]]
+	[[ "$output" == *"precord: closing $n events..."* ]]
+	run -0 script -qec "'$BIN/precord' -q -a -e 'syscalls:sys_enter_[a-f]*' --duration 0.2 -o /dev/null" /dev/null
+	[ -z "$output" ]
+	# never on a pipe
+	run -0 --separate-stderr "$BIN/precord" -a -e 'syscalls:sys_enter_[a-f]*' --duration 0.2 -o /dev/null
+	[[ "$stderr" != *"opening"* ]]
+}
+
+@test "precord: the summary comes before pcount's last table, not inside it" {
+	need_tracepoints
+	local t="$BATS_TEST_TMPDIR"
+	# one file for both, as a terminal would show them
+	{ "$BIN/precord" -a -e raw_syscalls:sys_enter --duration 0.5 2>&3 | "$BIN/pcount" >&3; } 3>"$t/screen"
+	cat "$t/screen"
+	[ "$(grep -n '^precord: [0-9]* events written' "$t/screen" | cut -d: -f1)" -eq 1 ]
+	grep -q '^ *COUNT' "$t/screen"
+	# the line is out by the time the reader sees the end of the stream
+	"$BIN/precord" -a -e raw_syscalls:sys_enter --duration 0.5 2>"$t/err" |
+		awk -v f="$t/err" 'END { while ((getline l < f) > 0) if (l ~ /events written/) n++; print n + 0 }' >"$t/seen"
+	[ "$(cat "$t/seen")" = 1 ]
+}
+
 @test "precord: -g call chains resolve the workload's own functions (MMAP2, BUILD_ID)" {
 	need_events
 	need_workloads

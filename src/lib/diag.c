@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 
@@ -42,6 +43,25 @@ void ps_msg(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+void ps_status(const char *fmt, ...)
+{
+	static int tty = -1;
+	va_list ap;
+
+	if (tty < 0)
+		tty = isatty(2);
+	if (!tty)
+		return;
+	fputs("\r\033[K", stderr);
+	if (fmt) {
+		fprintf(stderr, "%s: ", ps_progname);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	}
+	fflush(stderr);
 }
 
 void ps_caret(const char *block)

@@ -29,6 +29,12 @@ PS_NORETURN void ps_die(const struct ps_error *err);
 void ps_msg(const char *fmt, ...) PS_PRINTF(1, 2);
 
 /**
+ * ps_status() - on a terminal, show "PROG: message" as a status line that the next call
+ * replaces; ps_status(NULL) erases it.  Nothing is printed when stderr is not a terminal.
+ */
+void ps_status(const char *fmt, ...) PS_PRINTF(1, 2);
+
+/**
  * ps_caret() - print a caret block (an expression, then a caret under the bad spot) on
  * stderr as it is; the one exception to one-line messages.
  */

@@ -42,6 +42,24 @@ const struct rec_sw rec_sw_events[] = {
 };
 const size_t rec_nr_sw = ARRAY_SIZE(rec_sw_events);
 
+const struct rec_sw rec_hw_events[] = {
+	{ "cycles", PERF_COUNT_HW_CPU_CYCLES, false },
+	{ "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES, true },
+	{ "instructions", PERF_COUNT_HW_INSTRUCTIONS, false },
+	{ "cache-references", PERF_COUNT_HW_CACHE_REFERENCES, false },
+	{ "cache-misses", PERF_COUNT_HW_CACHE_MISSES, false },
+	{ "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false },
+	{ "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true },
+	{ "branch-misses", PERF_COUNT_HW_BRANCH_MISSES, false },
+	{ "bus-cycles", PERF_COUNT_HW_BUS_CYCLES, false },
+	{ "stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, false },
+	{ "idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, true },
+	{ "stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, false },
+	{ "idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, true },
+	{ "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, false },
+};
+const size_t rec_nr_hw = ARRAY_SIZE(rec_hw_events);
+
 struct ps_recorder *ps_recorder__new(struct ps_error *err)
 {
 	struct ps_recorder *r = calloc(1, sizeof(*r));
@@ -106,8 +124,12 @@ struct rec_event *rec_event__add(struct ps_recorder *r, const char *name)
 	return e;
 }
 
-/* "cpu-clock", "page-faults:u": a software event, with an optional u/k modifier */
-static int add_software(struct ps_recorder *r, const char *spec, struct ps_error *err)
+/*
+ * "cpu-clock", "page-faults:u", "cycles:k": an event of @table (of perf @type), with an
+ * optional u/k modifier.  Return: 1 when added, 0 when @spec is not in @table, -1.
+ */
+static int add_counter(struct ps_recorder *r, const char *spec, const struct rec_sw *table,
+                       size_t nr, uint32_t type, struct ps_error *err)
 {
 	const char *colon = strchr(spec, ':'), *mod = colon ? colon + 1 : "";
 	size_t len = colon ? (size_t)(colon - spec) : strlen(spec), i;
@@ -115,11 +137,10 @@ static int add_software(struct ps_recorder *r, const char *spec, struct ps_error
 	struct rec_event *e;
 	char name[64];
 
-	for (i = 0; i < rec_nr_sw; i++)
-		if (strlen(rec_sw_events[i].name) == len &&
-		    strncmp(rec_sw_events[i].name, spec, len) == 0)
+	for (i = 0; i < nr; i++)
+		if (strlen(table[i].name) == len && strncmp(table[i].name, spec, len) == 0)
 			break;
-	if (i == rec_nr_sw)
+	if (i == nr)
 		return 0;
 	for (; *mod; mod++) {
 		if (*mod == 'u')
@@ -132,15 +153,15 @@ static int add_software(struct ps_recorder *r, const char *spec, struct ps_error
 			        "unknown modifier '%s' in '%s' (u: user space, k: kernel)",
 			        colon + 1, spec);
 	}
-	while (i > 0 && rec_sw_events[i].alias)
+	while (i > 0 && table[i].alias)
 		i--;
-	snprintf(name, sizeof(name), "%s%s%s", rec_sw_events[i].name, colon ? ":" : "",
+	snprintf(name, sizeof(name), "%s%s%s", table[i].name, colon ? ":" : "",
 	         colon ? colon + 1 : "");
 	e = rec_event__add(r, name);
 	if (!e)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	e->type = PERF_TYPE_SOFTWARE;
-	e->config = rec_sw_events[i].config;
+	e->type = type;
+	e->config = table[i].config;
 	e->exclude_user = k && !u;
 	e->exclude_kernel = u && !k;
 	return 1;
@@ -152,7 +173,9 @@ static int add_one(struct ps_recorder *r, const char *spec, struct ps_error *err
 
 	if (!*spec)
 		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "empty event name");
-	n = add_software(r, spec, err);
+	n = add_counter(r, spec, rec_sw_events, rec_nr_sw, PERF_TYPE_SOFTWARE, err);
+	if (n == 0)
+		n = add_counter(r, spec, rec_hw_events, rec_nr_hw, PERF_TYPE_HARDWARE, err);
 	if (n != 0)
 		return n;
 	if (strchr(spec, ':'))
@@ -272,6 +295,11 @@ static int open_error(struct ps_recorder *r, const struct rec_event *e, int cpu,
 	case ENOENT:
 	case ENODEV:
 	case EOPNOTSUPP:
+		if (e->type == PERF_TYPE_HARDWARE)
+			return ps_error__set(
+			        err, PS_ESYS, NULL, PS_NO_OFFSET,
+			        "cannot open %s: hardware events are not available on this machine (no CPU performance counters: a virtual machine?); software events such as cpu-clock and tracepoints work",
+			        e->name);
 		return ps_error__set(
 		        err, PS_ESYS, NULL, PS_NO_OFFSET,
 		        "cannot open %s: this kernel or machine does not support it (%s)", e->name,
@@ -293,6 +321,38 @@ static int open_error(struct ps_recorder *r, const struct rec_event *e, int cpu,
 		                     (int)tid, cpu, strerror(e_no));
 	return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET, "cannot open %s on CPU %d: %s",
 	                     e->name, cpu, strerror(e_no));
+}
+
+/*
+ * Kernel events are forbidden (kernel.perf_event_paranoid 2 or more, no capability): count
+ * user space only, as perf record falls back to ":u".  Not for tracepoints, which are kernel
+ * events, nor system-wide, which needs more than that.  Return: 0 when @e changed, -1.
+ */
+static int user_only(struct ps_recorder *r, struct rec_event *e)
+{
+	int e_no = errno;
+	size_t len;
+	char *name;
+
+	if (e->type == PERF_TYPE_TRACEPOINT || e->exclude_kernel || e->exclude_user || e->nr_inst ||
+	    r->cfg.system_wide || rec_read_long("/proc/sys/kernel/perf_event_paranoid", 2) < 2)
+		goto no;
+	len = strlen(e->name);
+	name = malloc(len + 3);
+	if (!name)
+		goto no;
+	/* "cpu-clock:u", as perf names it */
+	snprintf(name, len + 3, "%.*s:u", (int)strcspn(e->name, ":"), e->name);
+	free(e->name);
+	e->name = name;
+	e->exclude_kernel = true;
+	e->attr.exclude_kernel = 1;
+	e->attr.exclude_hv = 1;
+	r->nr_user_only++;
+	return 0;
+no:
+	errno = e_no;
+	return -1;
 }
 
 static int setup_cpus(struct ps_recorder *r, struct ps_error *err)
@@ -580,6 +640,9 @@ int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cf
 				int fd;
 
 				fd = event_open(&e->attr, tid, cpu);
+				if (fd < 0 && (errno == EACCES || errno == EPERM) &&
+				    user_only(r, e) == 0)
+					fd = event_open(&e->attr, tid, cpu);
 				if (fd < 0 && errno == ESRCH && cfg->pid && tid != cfg->pid)
 					continue; /* a thread that ended meanwhile */
 				if (fd < 0)
@@ -925,6 +988,16 @@ int ps_recorder__finish(struct ps_recorder *r, struct ps_output *out, struct ps_
 	if (r->bids && rec_bids__write(r->bids, out, err) < 0)
 		return -1;
 	return ps_output__flush(out, err);
+}
+
+size_t ps_recorder__nr_events(const struct ps_recorder *r)
+{
+	return r->nr_ev;
+}
+
+size_t ps_recorder__nr_user_only(const struct ps_recorder *r)
+{
+	return r->nr_user_only;
 }
 
 void ps_recorder__stats(const struct ps_recorder *r, struct ps_recorder_stats *st)

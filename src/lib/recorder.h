@@ -175,6 +175,15 @@ long ps_recorder__drain(struct ps_recorder *r, struct ps_output *out, struct ps_
  */
 int ps_recorder__finish(struct ps_recorder *r, struct ps_output *out, struct ps_error *err);
 
+/** ps_recorder__nr_events() - the events added so far (a glob counts each tracepoint). */
+size_t ps_recorder__nr_events(const struct ps_recorder *r);
+
+/**
+ * ps_recorder__nr_user_only() - events opened for user space only because the kernel
+ * forbade kernel events (kernel.perf_event_paranoid), as perf falls back to :u.
+ */
+size_t ps_recorder__nr_user_only(const struct ps_recorder *r);
+
 /** ps_recorder__stats() - counts so far. */
 void ps_recorder__stats(const struct ps_recorder *r, struct ps_recorder_stats *st);
 

@@ -86,6 +86,7 @@ struct ps_recorder {
 	uint64_t lost_samples;             /* sum of the LOST_SAMPLES records' counts */
 	uint64_t kernel_start, kernel_end; /* _text, _etext; 0 when unknown */
 	bool opened;
+	size_t nr_user_only; /* events that fell back to user space only (paranoid) */
 };
 
 /* ---- recorder_synth.c: byte buffer, small files, header synthesis ---- */
@@ -153,6 +154,8 @@ struct rec_sw {
 };
 extern const struct rec_sw rec_sw_events[]; /* the software events, by name and alias */
 extern const size_t rec_nr_sw;
+extern const struct rec_sw rec_hw_events[]; /* the generic hardware events */
+extern const size_t rec_nr_hw;
 
 /**
  * rec_event__add() - append an event named @name (copied) to the recorder, in the current
