@@ -22,6 +22,7 @@
 #include "lib/abi.h"
 #include "lib/duration.h"
 #include "lib/diag.h"
+#include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
 #include "lib/key.h"
@@ -1118,6 +1119,8 @@ int main(int argc, char **argv)
 			exit(2);
 		}
 	}
+	if (ps_stdin__refuse_tty(&o.input, 1, &err) < 0)
+		ps_die(&err);
 	c->in = ps_input__open(o.input, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, &err);
 	if (!c->in)
 		ps_die(&err);

@@ -102,7 +102,7 @@ no_leftovers() {
 @test "files: a terminal on standard input is refused, not waited on" {
 	command -v script >/dev/null || skip "script (bsdutils) not installed"
 	local p
-	for p in pcat pfilter ptojson pheader; do
+	for p in pcat pfilter ptojson pheader pcount; do
 		local args=()
 		[ "$p" = pfilter ] && args=(comm=dd -o /dev/null)
 		run -0 timeout 10 script -qec "$BIN/$p ${args[*]}; echo status=\$?" /dev/null
