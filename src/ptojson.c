@@ -13,6 +13,7 @@
 #include "lib/abi.h"
 #include "lib/diag.h"
 #include "lib/files.h"
+#include "lib/progress.h"
 #include "lib/input.h"
 #include "lib/opts.h"
 #include "lib/order.h"
@@ -26,7 +27,7 @@
 #include "lib/symbols_json.h"
 
 static const char usage_text[] =
-        "usage: ptojson [-ap] [-F fields] [-o file] [-t ns | s | iso] [--host] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";
+        "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 30
 #define OPT_HOST 256
@@ -36,6 +37,7 @@ struct opts {
 	bool all;               /* -a: every record, not only samples */
 	bool pretty;            /* -p: indented, for people */
 	bool host;              /* --host: a "host" key in each sample */
+	bool quiet;             /* -q: no progress line */
 	const char *fields;     /* -F: the keys to keep, comma separated */
 	const char *output;     /* -o FILE */
 	enum ps_time_format tf; /* -t */
@@ -92,6 +94,7 @@ static const char help_text[] =
         "  -F, --fields LIST       keep only these keys (comma separated)\n"
         "  -o, --output FILE       write to FILE instead of standard output (never an input)\n"
         "  -p, --pretty            indent the objects, for people\n"
+        "  -q, --quiet             no progress line for a large file\n"
         "  -t, --time-format FMT   time as ns (default), s or iso\n"
         "      --host              a \"host\" key in each sample: the stream's hostname\n"
         "      --no-symbols        addresses only: no sym, symoff, dso keys\n"
@@ -137,6 +140,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "host", no_argument, NULL, OPT_HOST },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pretty", no_argument, NULL, 'p' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "time-format", required_argument, NULL, 't' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
@@ -147,7 +151,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "F:Vaho:pt:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "F:Vaho:pqt:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'F':
 			check_fields(optarg);
@@ -174,6 +178,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_KALLSYMS:
 			o->sym.kallsyms = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 't':
 			if (strcmp(optarg, "ns") == 0)
@@ -343,6 +350,9 @@ int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 }, oerr = { 0 };
 	struct ps_outfile *of = NULL;
+	struct ps_progress *prog = NULL;
+	uint64_t nr_samples = 0;
+	const char *line;
 	bool bad_out;
 	struct ps_order *ord = NULL;
 	struct ps_record rec;
@@ -376,6 +386,7 @@ int main(int argc, char **argv)
 		if (!c.syms)
 			goto out;
 	}
+	prog = o.quiet ? NULL : ps_progress__new(o.input, true);
 	ord = ps_order__new(c.s, ORDER_CAP);
 	if (!ord) {
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -413,6 +424,9 @@ int main(int argc, char **argv)
 				r = -1;
 				break;
 			}
+			nr_samples += rec.type == PERF_RECORD_SAMPLE;
+			if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
+				ps_status("%s", line);
 		}
 		if (drain(&c, ord, &err) < 0) {
 			r = -1;
@@ -422,6 +436,9 @@ int main(int argc, char **argv)
 			ps_msg("more than %u MiB of records held for time order: released early",
 			       ORDER_CAP >> 20);
 	}
+	if (prog)
+		ps_status(NULL);
+	ps_progress__delete(prog);
 	/* everything read is written, even after an error further on */
 	ps_order__flush_all(ord);
 	if (err.code != PS_EWRITE && err.code != PS_EPIPE &&
