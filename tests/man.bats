@@ -114,6 +114,10 @@ unbounded() {
 	cp "$DATA/sched-switch-wakeup-a.pipe" "$d/switches.pipe"
 	cp "$DATA/sched-switch-wakeup-a.pipe" "$d/sched.pipe"
 	cp "$DATA/rwsys-dd.pipe" "$d/rw.pipe"
+	cp "$DATA/cpuclock-g-sh.data" "$d/before.data"
+	cp "$DATA/cpuclock-g-sh.data" "$d/after.data"
+	# make: a build that runs a moment
+	printf 'all:\n\t@i=0; while [ $$i -lt 20000 ]; do i=$$((i + 1)); done\n' >"$d/Makefile"
 	# ./myprog: any program that runs a moment
 	printf '#!/bin/sh\ni=0\nwhile [ $i -lt 100000 ]; do i=$((i + 1)); done\n' >"$d/myprog"
 	chmod +x "$d/myprog"
