@@ -455,7 +455,9 @@ out:
 	bad_out = ps_finish_stdout() < 0;
 	if (bad_out && !err.code)
 		err.code = PS_EWRITE; /* already reported */
-	if (ps_outfile__close(of, !bad_out && err.code != PS_EWRITE, ps_stop, &oerr) < 0) {
+	/* kept after a damaged input (what was read is written), not after a refusal */
+	if (ps_outfile__close(of, !bad_out && err.code != PS_EWRITE && err.code != PS_EUSAGE,
+	                      ps_stop, &oerr) < 0) {
 		ps_warn(&oerr);
 		if (!err.code)
 			err.code = PS_EWRITE;

@@ -91,6 +91,10 @@ no_leftovers() {
 	# a filter refused at start-up, and a file that is not a stream
 	run -2 "$BIN/pfilter" -i "$T/c.pipe" -o "$T/none" 'nosuchfield = 1'
 	[ ! -e "$T/none" ]
+	# a refusal once the stream is read leaves the old file too
+	echo old >"$T/old"
+	run -2 "$BIN/ptojson" -t iso -o "$T/old" "$T/c.pipe"
+	[ "$(cat "$T/old")" = old ]
 	# a new file gets the permissions the umask allows
 	(umask 027 && "$BIN/pcat" -o "$T/new" "$T/c.pipe")
 	[ "$(stat -c %a "$T/new")" = 640 ]
