@@ -17,6 +17,7 @@
 
 #include "lib/diag.h"
 #include "lib/files.h"
+#include "lib/progress.h"
 #include "lib/header_json.h"
 #include "lib/input.h"
 #include "lib/opts.h"
@@ -27,7 +28,7 @@
 #include "lib/xalloc.h"
 
 static const char usage_text[] =
-        "usage: pheader [-adj] [--stats] [--schema [clickhouse | sql]] [--table name] [file]\n";
+        "usage: pheader [-adjq] [--stats] [--schema [clickhouse | sql]] [--table name] [file]\n";
 
 /* BUILD_ID records kept for the report; later ones are only counted */
 #define MAX_BUILD_IDS 100000
@@ -43,6 +44,7 @@ struct opts {
 	bool stats;        /* --stats: only the record counts (implies -a) */
 	int schema;        /* --schema: 1 + enum ps_schema_dialect, 0 without */
 	const char *table; /* --table NAME */
+	bool quiet;        /* -q: no progress line */
 };
 
 /* What the records read so far said, besides what the session keeps. */
@@ -63,6 +65,7 @@ static const char help_text[] =
         "  -a, --all      read to the end: late build-ids and features, record counts\n"
         "  -d, --dump     print the header as text (the default)\n"
         "  -j, --json     print one JSON document instead\n"
+        "  -q, --quiet    no progress line while -a reads a large file\n"
         "      --stats    read to the end and print only the record counts\n"
         "      --schema [clickhouse | sql]\n"
         "                 print the table the samples load into (ClickHouse CREATE TABLE,\n"
@@ -83,6 +86,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "dump", no_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "schema", optional_argument, NULL, OPT_SCHEMA },
 		{ "stats", no_argument, NULL, OPT_STATS },
 		{ "table", required_argument, NULL, OPT_TABLE },
@@ -92,7 +96,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Vadhj", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Vadhjq", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			ps_print_version();
@@ -105,6 +109,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			usage(stdout, 0);
 		case 'j':
 			o->json = true;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case OPT_STATS:
 			o->stats = o->all = true;
@@ -181,12 +188,17 @@ static void count(struct state *st, struct ps_session *s, const struct ps_record
 static int read_input(struct ps_input *in, const struct opts *o, struct state *st,
                       struct ps_error *err)
 {
+	struct ps_progress *prog = o->all && !o->quiet ? ps_progress__new(o->input, false) : NULL;
 	struct ps_session *s = ps_input__session(in);
 	bool swap = ps_input__swapped(in);
 	struct ps_record rec;
+	const char *line;
 	int r = 0;
 
 	while (!ps_stop && (r = ps_input__next(in, &rec, err)) > 0) {
+		if ((line = ps_progress__update(prog, rec.offset,
+		                                st->counts ? st->counts[PERF_RECORD_SAMPLE] : 0)))
+			ps_status("%s", line);
 		if (!o->all &&
 		    (rec.type == PERF_RECORD_SAMPLE || rec.type == PS_RECORD_COMPRESSED ||
 		     rec.type == PS_RECORD_COMPRESSED2))
@@ -199,6 +211,9 @@ static int read_input(struct ps_input *in, const struct opts *o, struct state *s
 		if (!o->all && rec.type == PS_RECORD_FINISHED_INIT)
 			return 0;
 	}
+	if (prog)
+		ps_status(NULL);
+	ps_progress__delete(prog);
 	if (ps_stop)
 		return 0;
 	st->to_end = r == 0;

@@ -39,7 +39,7 @@ perf_record_counts() {
 
 @test "pheader: --help prints the usage on stdout and exits 0" {
 	run -0 --separate-stderr "$BIN/pheader" --help
-	[ "${lines[0]}" = "usage: pheader [-adj] [--stats] [--schema [clickhouse | sql]] [--table name] [file]" ]
+	[ "${lines[0]}" = "usage: pheader [-adjq] [--stats] [--schema [clickhouse | sql]] [--table name] [file]" ]
 	[ -z "$stderr" ]
 }
 

@@ -31,3 +31,16 @@ setup() {
 	run --separate-stderr timeout -s INT 2 "$BIN/ptojson" -o /dev/null "$BIG"
 	[ -z "$stderr" ]
 }
+
+@test "progress: pheader --all on a large file shows it; the header alone and -q do not" {
+	run -0 script -qec "'$BIN/pheader' --stats '$BIG' >/dev/null" /dev/null
+	# (a fast machine may read 40 MiB before the first line is due: the format is
+	# checked when there is one)
+	if [[ "$output" == *"MiB of"* ]]; then
+		[[ "$output" =~ pheader:\ [0-9.]+\ MiB\ of\ 37\.2\ MiB ]]
+	fi
+	run -0 script -qec "'$BIN/pheader' -q --stats '$BIG' >/dev/null" /dev/null
+	[[ "$output" != *"MiB of"* ]]
+	run -0 script -qec "'$BIN/pheader' '$BIG' >/dev/null" /dev/null
+	[ -z "$output" ]
+}
