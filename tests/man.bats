@@ -75,6 +75,10 @@ skip_reason() {
 	local cmd=$1 tool
 	case "$cmd" in
 	*"nc "*) echo "needs a second machine (nc)"; return ;;
+	*pstream-clickhouse* | *clickhouse-client*)
+		echo "needs a ClickHouse server (tests/clickhouse.bats has its own)"
+		return
+		;;
 	esac
 	for tool in duckdb sqlite3 jq perf; do
 		case " $cmd" in
