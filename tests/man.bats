@@ -86,7 +86,7 @@ skip_reason() {
 		esac
 	done
 	case "$cmd" in
-	*precord* | *"perf record"* | sctop* | rwtop* | syscall-counts* | failed-syscalls*)
+	*precord* | *"perf record"* | sctop* | rwtop* | syscall-counts* | failed-syscalls* | ptop*)
 		case "$cmd" in *--report*) return ;; esac
 		can_trace || echo "needs live tracing (tracefs and perf_event_open)"
 		;;
@@ -97,7 +97,7 @@ skip_reason() {
 unbounded() {
 	case "$1" in
 	*--report*) return 1 ;;
-	sctop* | rwtop* | syscall-counts* | failed-syscalls*) return 0 ;;
+	sctop* | rwtop* | syscall-counts* | failed-syscalls* | ptop*) return 0 ;;
 	*"precord -a"*) [[ "$1" != *--duration* ]] ;;
 	# perf record -a with no command after it
 	*"perf record"*) [[ "${1%%|*}" =~ \ -a\ *$ ]] ;;
@@ -122,9 +122,10 @@ unbounded() {
 	cp "$DATA/cpuclock-g-sh.data" "$d/after.data"
 	# make: a build that runs a moment
 	printf 'all:\n\t@i=0; while [ $$i -lt 20000 ]; do i=$$((i + 1)); done\n' >"$d/Makefile"
-	# ./myprog: any program that runs a moment
+	# ./myprog, ./prog: any program that runs a moment
 	printf '#!/bin/sh\ni=0\nwhile [ $i -lt 100000 ]; do i=$((i + 1)); done\n' >"$d/myprog"
 	chmod +x "$d/myprog"
+	cp "$d/myprog" "$d/prog"
 	for page in "$TOP"/man/*.[17]; do
 		while IFS= read -r cmd; do
 			n=$((n + 1))
