@@ -143,25 +143,6 @@ static int sink_close(struct sink *k, struct ps_error *err)
 	return ps_output__close(k->out, err);
 }
 
-/* The attrs of a later input must be those of the first: same bytes, same ids. */
-static bool same_attrs(struct ps_session *a, struct ps_session *b)
-{
-	struct ps_attr *x, *y;
-	size_t i;
-
-	if (ps_session__nr_attrs(a) != ps_session__nr_attrs(b))
-		return false;
-	ps_session__for_each_attr(a, x, i) {
-		y = ps_session__attr(b, i);
-		if (x->raw_size != y->raw_size || memcmp(x->raw, y->raw, x->raw_size) != 0)
-			return false;
-		if (x->nr_ids != y->nr_ids ||
-		    memcmp(x->ids, y->ids, x->nr_ids * sizeof(x->ids[0])) != 0)
-			return false;
-	}
-	return true;
-}
-
 /* Header records of a later input repeat the first input's and are not written again. */
 static bool is_repeated_header(uint32_t type)
 {
@@ -199,7 +180,7 @@ static int copy_input(struct ps_input *in, struct sink *out, struct ps_session *
 		if (first && is_repeated_header(rec.type))
 			continue;
 		if (!checked) {
-			if (!same_attrs(first, ps_input__session(in))) {
+			if (!ps_session__same_attrs(first, ps_input__session(in))) {
 				ps_error__set(
 				        err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
 				        "its events are not those of %s: not a piece of the same recording",
@@ -211,7 +192,7 @@ static int copy_input(struct ps_input *in, struct sink *out, struct ps_session *
 		if (sink_put(out, ps_input__session(in), &rec, oerr) < 0)
 			return -1;
 	}
-	if (r == 0 && !checked && !same_attrs(first, ps_input__session(in))) {
+	if (r == 0 && !checked && !ps_session__same_attrs(first, ps_input__session(in))) {
 		ps_error__set(err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
 		              "its events are not those of %s: not a piece of the same recording",
 		              first_name);

@@ -296,24 +296,6 @@ static int stash(struct src *s, const struct ps_record *rec)
 
 /* ---- begin: the header records ---- */
 
-static bool same_attrs(struct ps_session *a, struct ps_session *b)
-{
-	struct ps_attr *x, *y;
-	size_t i;
-
-	if (ps_session__nr_attrs(a) != ps_session__nr_attrs(b))
-		return false;
-	ps_session__for_each_attr(a, x, i) {
-		y = ps_session__attr(b, i);
-		if (x->raw_size != y->raw_size || memcmp(x->raw, y->raw, x->raw_size) != 0)
-			return false;
-		if (x->nr_ids != y->nr_ids ||
-		    memcmp(x->ids, y->ids, x->nr_ids * sizeof(x->ids[0])) != 0)
-			return false;
-	}
-	return true;
-}
-
 static int cmp_idmap(const void *a, const void *b)
 {
 	const struct idmap *x = a, *y = b;
@@ -487,7 +469,7 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 	}
 	m->same = true;
 	for (i = 1; i < m->n; i++)
-		if (!same_attrs(m->src[0].s, m->src[i].s))
+		if (!ps_session__same_attrs(m->src[0].s, m->src[i].s))
 			m->same = false;
 	if (!m->same) {
 		m->next_id = 1;

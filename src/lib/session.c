@@ -131,6 +131,24 @@ struct ps_attr *ps_session__attr(const struct ps_session *s, size_t idx)
 	return idx < s->nr_attrs ? s->attrs[idx] : NULL;
 }
 
+bool ps_session__same_attrs(const struct ps_session *a, const struct ps_session *b)
+{
+	struct ps_attr *x, *y;
+	size_t i;
+
+	if (ps_session__nr_attrs(a) != ps_session__nr_attrs(b))
+		return false;
+	ps_session__for_each_attr(a, x, i) {
+		y = ps_session__attr(b, i);
+		if (x->raw_size != y->raw_size || memcmp(x->raw, y->raw, x->raw_size) != 0)
+			return false;
+		if (x->nr_ids != y->nr_ids ||
+		    memcmp(x->ids, y->ids, x->nr_ids * sizeof(x->ids[0])) != 0)
+			return false;
+	}
+	return true;
+}
+
 /* splitmix64's finalizer over the seeded id: every input bit moves every output bit */
 static uint64_t mix(uint64_t x)
 {

@@ -117,6 +117,12 @@ struct ps_attr *ps_session__attr(const struct ps_session *s, size_t idx);
 #define ps_session__for_each_attr(s, a, i) \
 	for ((i) = 0; ((a) = ps_session__attr((s), (i))) != NULL; (i)++)
 
+/**
+ * ps_session__same_attrs() - @a and @b declared the same attrs: the same bytes and the
+ * same ids, in the same order (the pieces of one recording).
+ */
+bool ps_session__same_attrs(const struct ps_session *a, const struct ps_session *b);
+
 /** ps_session__attr_by_id() - the attr that owns sample id @id, or NULL. */
 struct ps_attr *ps_session__attr_by_id(const struct ps_session *s, uint64_t id);
 
