@@ -77,8 +77,8 @@ static const char help_text[] =
         "      --keep-sideband  pass side-band records (the default)\n"
         "  -o, --output FILE    write to FILE instead of standard output (never an input)\n"
         "      --only-samples   drop side-band records too (COMM, MMAP...)\n"
-        "      --start TIME     drop samples before TIME (ns, 1.5s, or +100ms after\n"
-        "                       the first sample)\n"
+        "      --start TIME     drop samples before TIME (ns, 1.5s, 2m, or +100ms\n"
+        "                       after the first sample)\n"
         "      --stop TIME      drop samples after TIME\n"
         "  -v, --invert         keep the samples that do not match\n"
         "  -h, --help           show this help\n"
@@ -100,7 +100,7 @@ static void parse_bound(const char *arg, const char *what, struct bound *b)
 	    ps_filter__parse_number(arg + b->relative, strlen(arg + b->relative), &b->ns, &neg) ||
 	    neg || !arg[b->relative] || arg[b->relative] == '+')
 		ps_usage_error(
-		        "%s: '%s' is not a time (ns, 1.5s, 200ms, or +10ms after the first sample)",
+		        "%s: '%s' is not a time (ns, 1.5s, 200ms, 2m, or +10ms after the first sample)",
 		        what, arg);
 	b->set = true;
 }

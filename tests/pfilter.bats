@@ -356,6 +356,32 @@ unknown16() {
 	cmp_or_show "$BATS_TEST_TMPDIR/d.txt" "$BATS_TEST_TMPDIR/e.txt"
 }
 
+@test "pfilter: times with the units of every duration (h, m, s, ms) select what perf script --time does" {
+	need_perf
+	local f first b
+	f=$(fixture sched-switch-wakeup-a.pipe)
+	script_of "$f" --time 18843.9,18843.95 >"$BATS_TEST_TMPDIR/a.txt"
+	[ -s "$BATS_TEST_TMPDIR/a.txt" ]
+	# 314.065 minutes is 18843.9 s: in an expression a unit scales, time is perf's clock
+	"$BIN/pfilter" 'time >= 314.065m and time <= 18843950ms' <"$f" | perf script -i - >"$BATS_TEST_TMPDIR/b.txt"
+	cmp_or_show "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/b.txt"
+	"$BIN/pfilter" --start 314.065m --stop 18843950000us <"$f" | perf script -i - >"$BATS_TEST_TMPDIR/c.txt"
+	cmp_or_show "$BATS_TEST_TMPDIR/a.txt" "$BATS_TEST_TMPDIR/c.txt"
+	run -0 "$BIN/pfilter" -c 'time < 5.2h' <"$f"
+	[ "$output" = 0 ]
+	run -0 "$BIN/pfilter" -c 'time < 5.3h' <"$f"
+	[ "$output" = "$(script_of "$f" | wc -l)" ]
+	# relative bounds in minutes: the first 0.001m (60 ms) after the first sample
+	first=$(script_of "$f" --ns -F time | head -n 1 | tr -d ' :')
+	b=$(echo "$first + 0.06" | bc)
+	script_of "$f" --time "$first,$b" >"$BATS_TEST_TMPDIR/d.txt"
+	"$BIN/pfilter" --stop +0.001m <"$f" | perf script -i - >"$BATS_TEST_TMPDIR/e.txt"
+	[ -s "$BATS_TEST_TMPDIR/d.txt" ]
+	cmp_or_show "$BATS_TEST_TMPDIR/d.txt" "$BATS_TEST_TMPDIR/e.txt"
+	run -2 --separate-stderr "$BIN/pfilter" 'time > 2min' <"$f"
+	[[ "$stderr" == *"time is a number, and '2min' is not one"* ]]
+}
+
 @test "pfilter: --explain prints the expression and the kernel's part, without reading a stream" {
 	run -0 --separate-stderr "$BIN/pfilter" --explain 'comm = dd and ret < 0' </dev/null
 	[ "$output" = "expression: comm = dd and ret < 0

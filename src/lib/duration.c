@@ -23,6 +23,16 @@ static const struct unit {
 	{ "ns", 1 },
 };
 
+uint64_t ps_duration__unit(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(units); i++)
+		if (strlen(units[i].name) == len && memcmp(s, units[i].name, len) == 0)
+			return units[i].ns;
+	return 0;
+}
+
 static int not_duration(const char *arg, struct ps_error *err)
 {
 	return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
@@ -37,7 +47,6 @@ int ps_duration__parse(const char *arg, uint64_t min_ns, uint64_t max_ns, uint64
 	const char *p = arg;
 	bool digits = false, big = false;
 	char lo[32], hi[32];
-	size_t i;
 
 	for (; *p >= '0' && *p <= '9'; p++, digits = true) {
 		if (whole > UINT64_MAX / 10 - 1)
@@ -56,12 +65,9 @@ int ps_duration__parse(const char *arg, uint64_t min_ns, uint64_t max_ns, uint64
 	if (!digits)
 		return not_duration(arg, err);
 	if (*p) {
-		for (i = 0; i < ARRAY_SIZE(units); i++)
-			if (strcmp(p, units[i].name) == 0)
-				break;
-		if (i == ARRAY_SIZE(units))
+		unit = ps_duration__unit(p, strlen(p));
+		if (!unit)
 			return not_duration(arg, err);
-		unit = units[i].ns;
 	}
 	if (big || whole > UINT64_MAX / unit) {
 		v = UINT64_MAX;

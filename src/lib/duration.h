@@ -27,6 +27,13 @@ int ps_duration__parse(const char *arg, uint64_t min_ns, uint64_t max_ns, uint64
                        struct ps_error *err);
 
 /**
+ * ps_duration__unit() - the length of a time unit, the one table every command line uses.
+ * @s, @len: the unit's name ("h", "m", "s", "ms", "us", "ns"), not NUL-terminated
+ * Return: the unit in nanoseconds, or 0 when @s is not a unit.
+ */
+uint64_t ps_duration__unit(const char *s, size_t len);
+
+/**
  * ps_duration__format() - write @ns in the largest unit that states it exactly
  * ("24h", "1ms", "1500ms", "0s"), as ps_duration__parse() reads it back.
  * @buf, @len: where the text goes, NUL-terminated

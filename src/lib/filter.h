@@ -128,7 +128,8 @@ char *ps_filter_error__caret(const struct ps_filter_error *err);
 
 /**
  * ps_filter__parse_number() - a number as the language reads it: decimal or 0x hex, an
- * optional sign, and an optional time unit (s, ms, us, ns; the value is then in ns).  A
+ * optional sign, and an optional time unit (h, m, s, ms, us, ns, duration.h's; the value is
+ * then in ns).  A
  * decimal fraction needs a unit, or is taken as seconds, the way perf script prints times.
  * @neg: set when the number is negative (*@val then holds its two's complement)
  * Return: 0, or -1 when @s (@len bytes) is not such a number or does not fit in 64 bits.

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "duration.h"
 #include "filter_int.h"
 
 const struct fsample_field ps_filter_sample_fields[] = {
@@ -125,16 +126,8 @@ int ps_filter__parse_number(const char *s, size_t len, uint64_t *val, bool *neg)
 			return -1;
 	}
 	if (i == len)
-		mult = fend ? 1000000000ULL : 1;
-	else if (len - i == 1 && s[i] == 's')
-		mult = 1000000000ULL;
-	else if (len - i == 2 && s[i + 1] == 's' && s[i] == 'm')
-		mult = 1000000ULL;
-	else if (len - i == 2 && s[i + 1] == 's' && s[i] == 'u')
-		mult = 1000ULL;
-	else if (len - i == 2 && s[i + 1] == 's' && s[i] == 'n')
-		mult = 1;
-	else
+		mult = fend ? PS_NS_PER_SEC : 1;
+	else if (!(mult = ps_duration__unit(s + i, len - i)))
 		return -1;
 	if (!mul_ok(&v, mult))
 		return -1;
