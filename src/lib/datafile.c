@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,15 +17,11 @@
 #include "datafile.h"
 #include "io.h"
 #include "session.h"
+#include "xalloc.h"
 
 #define BUF (256u << 10)
 #define ATTR_SIZE_61 128 /* perf 6.1's struct perf_event_attr */
 #define MAX_KEPT (256u << 20)
-
-struct blob {
-	unsigned char *p;
-	size_t len, cap;
-};
 
 struct ps_datafile {
 	int fd;
@@ -33,33 +30,14 @@ struct ps_datafile {
 	unsigned char *buf;
 	size_t blen;
 	uint64_t data_size;
-	struct blob attrs; /* ATTR records, back to back */
-	struct blob feat[PS_FEAT_BITS];
+	struct ps_bytes attrs; /* ATTR records, back to back */
+	struct ps_bytes feat[PS_FEAT_BITS];
 	bool have[PS_FEAT_BITS];
-	struct blob buildids;
+	struct ps_bytes buildids;
 	uint64_t first_time, last_time;
 	bool have_time;
 	size_t kept;
 };
-
-static int blob_add(struct blob *b, const void *p, size_t len)
-{
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		unsigned char *n;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		n = realloc(b->p, cap);
-		if (!n)
-			return -1;
-		b->p = n;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, len);
-	b->len += len;
-	return 0;
-}
 
 struct ps_datafile *ps_datafile__open(const char *path, bool swap, struct ps_error *err)
 {
@@ -123,13 +101,13 @@ static int out(struct ps_datafile *df, const void *p, size_t len, struct ps_erro
 	return 0;
 }
 
-static int keep(struct ps_datafile *df, struct blob *b, const void *p, size_t len,
+static int keep(struct ps_datafile *df, struct ps_bytes *b, const void *p, size_t len,
                 const struct ps_record *rec, struct ps_error *err)
 {
 	if (df->kept + len > MAX_KEPT)
 		return ps_error__set(err, PS_ECAP, NULL, rec->offset,
 		                     "more than %u MiB of header records", MAX_KEPT >> 20);
-	if (blob_add(b, p, len) < 0)
+	if (ps_bytes__add(b, p, len, SIZE_MAX) < 0)
 		return ps_error__set(err, PS_ENOMEM, NULL, rec->offset, "out of memory");
 	df->kept += len;
 	return 0;
@@ -192,7 +170,7 @@ int ps_datafile__put(struct ps_datafile *df, const struct ps_session *s,
 static int write_attrs(struct ps_datafile *df, uint64_t *off, uint64_t *attrs_off,
                        uint64_t *attrs_size, struct ps_error *err)
 {
-	struct blob entries = { 0 };
+	struct ps_bytes entries = { 0 };
 	size_t pos = 0;
 	uint64_t ids_at = *off;
 	int r = 0;
@@ -219,7 +197,7 @@ static int write_attrs(struct ps_datafile *df, uint64_t *off, uint64_t *attrs_of
 		ps_put64(entry + ATTR_SIZE_61, ids_at, df->swap);
 		ps_put64(entry + ATTR_SIZE_61 + 8, nids * 8, df->swap);
 		ids_at += nids * 8;
-		if (blob_add(&entries, entry, sizeof(entry)) < 0) {
+		if (ps_bytes__add(&entries, entry, sizeof(entry), SIZE_MAX) < 0) {
 			r = ps_error__set(err, PS_ENOMEM, df->name, PS_NO_OFFSET, "out of memory");
 			break;
 		}
@@ -250,7 +228,7 @@ int ps_datafile__close(struct ps_datafile *df, struct ps_error *err)
 		ps_put64(st, df->first_time, df->swap);
 		ps_put64(st + 8, df->last_time, df->swap);
 		df->feat[PS_FEAT_SAMPLE_TIME].len = 0;
-		if (blob_add(&df->feat[PS_FEAT_SAMPLE_TIME], st, sizeof(st)) == 0)
+		if (ps_bytes__add(&df->feat[PS_FEAT_SAMPLE_TIME], st, sizeof(st), SIZE_MAX) == 0)
 			df->have[PS_FEAT_SAMPLE_TIME] = true;
 	}
 	if (df->have[PS_FEAT_BUILD_ID]) {

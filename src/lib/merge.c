@@ -16,6 +16,7 @@
 #include "sample.h"
 #include "session.h"
 #include "tracedata.h"
+#include "xalloc.h"
 
 #define INPUT_IDLE_MS 10
 #define QUIET_POLL_MS 50
@@ -43,8 +44,8 @@ struct src {
 	uint64_t next_poll;   /* ms: a quiet input is only looked at again from then on */
 	/* untimed side-band records held until the input's next timed record: each a u32
 	 * length and the record */
-	unsigned char *pend;
-	size_t pend_len, pend_cap, pend_off;
+	struct ps_bytes pend;
+	size_t pend_off;
 	struct ps_error err;
 	bool failed;
 	struct stash *hdr;
@@ -150,7 +151,7 @@ void ps_merge__close(struct ps_merge *m)
 		free(s->ids);
 		free(s->attr_new);
 		free(s->label);
-		free(s->pend);
+		free(s->pend.p);
 	}
 	free(m->src);
 	free(m->scratch);
@@ -196,23 +197,11 @@ static bool hold(struct src *s, const struct ps_record *rec)
 	if (is_header(rec->type) || rec->type >= PS_RECORD_USER_START ||
 	    (ps_session__record_time(s->s, rec, &t) && t != 0 && t != UINT64_MAX))
 		return false;
-	if (s->pend_len + need > MAX_HELD)
+	if (ps_bytes__reserve(&s->pend, need, MAX_HELD) < 0)
 		return false;
-	if (s->pend_len + need > s->pend_cap) {
-		size_t cap = s->pend_cap ? s->pend_cap : 4096;
-		unsigned char *n;
-
-		while (cap < s->pend_len + need)
-			cap *= 2;
-		n = realloc(s->pend, cap);
-		if (!n)
-			return false;
-		s->pend = n;
-		s->pend_cap = cap;
-	}
-	memcpy(s->pend + s->pend_len, &(uint32_t){ (uint32_t)rec->len }, 4);
-	memcpy(s->pend + s->pend_len + 4, rec->data, rec->len);
-	s->pend_len += need;
+	memcpy(s->pend.p + s->pend.len, &(uint32_t){ (uint32_t)rec->len }, 4);
+	memcpy(s->pend.p + s->pend.len + 4, rec->data, rec->len);
+	s->pend.len += need;
 	return true;
 }
 
@@ -851,12 +840,12 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 			rec->type = PS_RECORD_FINISHED_ROUND;
 			return 1;
 		}
-		if (d->pend_off < d->pend_len) {
+		if (d->pend_off < d->pend.len) {
 			struct ps_record held = { 0 };
 			uint32_t l;
 
-			memcpy(&l, d->pend + d->pend_off, 4);
-			held.data = d->pend + d->pend_off + 4;
+			memcpy(&l, d->pend.p + d->pend_off, 4);
+			held.data = d->pend.p + d->pend_off + 4;
 			held.len = l;
 			held.size = ps_get16(held.data + 6, m->swap);
 			held.type = ps_get32(held.data, m->swap);
@@ -867,7 +856,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 			}
 			return rewrite_record(m, d, &held, rec, err) < 0 ? -1 : 1;
 		}
-		d->pend_len = d->pend_off = 0;
+		d->pend.len = d->pend_off = 0;
 		m->draining = NULL;
 		if (d->has_head)
 			return give_head(m, d, rec, err);
@@ -893,7 +882,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 				}
 				fill(m, s);
 			}
-			if (!s->has_head && s->done && s->pend_len) {
+			if (!s->has_head && s->done && s->pend.len) {
 				best = s; /* held records at the end of an input */
 				best_t = 0;
 				break;
@@ -939,7 +928,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 			}
 		return 0;
 	}
-	if (best->pend_len) {
+	if (best->pend.len) {
 		/* its held untimed records first, after perf's queue is emptied */
 		m->draining = best;
 		m->flush_left = m->queued ? 2 : 0;

@@ -10,6 +10,7 @@
 #include "compat.h"
 #include "session.h"
 #include "sideband.h"
+#include "xalloc.h"
 
 #define MAX_PROCESS_BYTES (1u << 20)
 #define MAX_GLOBAL_BYTES (4u << 20)
@@ -27,11 +28,6 @@ struct process {
 	size_t len, cap;
 };
 
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
 struct ps_sideband {
 	const struct ps_session *s;
 	bool swap;
@@ -40,7 +36,7 @@ struct ps_sideband {
 	struct process *procs;
 	size_t nprocs, proc_slots;
 	size_t map_bytes;
-	struct buf global;
+	struct ps_bytes global;
 	uint64_t dropped;
 };
 
@@ -274,32 +270,11 @@ static void zero_time(const struct ps_sideband *sb, const struct ps_record *rec,
 	memset(copy + rec->size - need, 0, 8);
 }
 
-static int buf_add(struct buf *b, const void *p, size_t len, size_t max)
-{
-	if (b->len + len > max)
-		return -1;
-	if (b->len + len > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		unsigned char *n;
-
-		while (cap < b->len + len)
-			cap *= 2;
-		n = realloc(b->p, cap);
-		if (!n)
-			return -1;
-		b->p = n;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, len);
-	b->len += len;
-	return 0;
-}
-
 static int keep_global(struct ps_sideband *sb, const struct ps_record *rec)
 {
 	size_t at = sb->global.len;
 
-	if (buf_add(&sb->global, rec->data, rec->size, MAX_GLOBAL_BYTES) < 0) {
+	if (ps_bytes__add(&sb->global, rec->data, rec->size, MAX_GLOBAL_BYTES) < 0) {
 		sb->dropped++;
 		return 0;
 	}

@@ -2,6 +2,7 @@
 /*
  * xalloc.c - checked allocation helpers.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,4 +28,38 @@ char *ps_strndup0(const void *s, size_t max)
 	memcpy(r, s, len);
 	r[len] = 0;
 	return r;
+}
+
+int ps_bytes__reserve(struct ps_bytes *b, size_t more, size_t max)
+{
+	size_t need, cap;
+	unsigned char *n;
+
+	if (more > max || b->len > max - more)
+		return -1;
+	need = b->len + more;
+	if (need <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 1024;
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	n = realloc(b->p, cap);
+	if (!n)
+		return -1;
+	b->p = n;
+	b->cap = cap;
+	return 0;
+}
+
+int ps_bytes__add(struct ps_bytes *b, const void *src, size_t len, size_t max)
+{
+	if (ps_bytes__reserve(b, len, max) < 0)
+		return -1;
+	if (len)
+		memcpy(b->p + b->len, src, len);
+	b->len += len;
+	return 0;
 }

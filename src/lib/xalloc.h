@@ -31,6 +31,41 @@ static inline bool ps_mul_ok(size_t a, size_t b, size_t *res)
 void *ps_realloc_array(void *p, size_t n, size_t size);
 
 /**
+ * struct ps_bytes - a byte buffer that grows by doubling.
+ * @p: the bytes (NULL until the first append)
+ * @len: bytes in use
+ * @cap: bytes allocated
+ *
+ * Starts zeroed ({ 0 }); free(@p) releases it.
+ */
+struct ps_bytes {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+/**
+ * ps_bytes__reserve() - room for @more bytes at @b->p + @b->len, @b->len + @more <= @max.
+ * @b: the buffer
+ * @more: bytes the caller is about to write after @b->len (it then adds them to @b->len)
+ * @max: cap on the bytes held (SIZE_MAX: none)
+ *
+ * The first block is 1 KiB; each growth doubles it until the bytes fit.
+ * Return: 0, or -1 with @b unchanged past @max, on overflow or without memory.
+ */
+int ps_bytes__reserve(struct ps_bytes *b, size_t more, size_t max);
+
+/**
+ * ps_bytes__add() - append @len bytes at @src to @b, as ps_bytes__reserve() allows.
+ * @b: the buffer
+ * @src: the bytes
+ * @len: how many
+ * @max: cap on the bytes held (SIZE_MAX: none)
+ *
+ * Return: 0, or -1 with @b unchanged.
+ */
+int ps_bytes__add(struct ps_bytes *b, const void *src, size_t len, size_t max);
+
+/**
  * ps_strndup0() - copy at most @max bytes of @s up to its first NUL, always terminated.
  * Return: a malloc'ed string or NULL.
  */
