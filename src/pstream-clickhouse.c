@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "lib/abi.h"
+#include "lib/compat.h"
 #include "lib/diag.h"
 #include "lib/input.h"
 #include "lib/opts.h"
@@ -37,6 +38,7 @@
 #include "lib/schema.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/symbols.h"
 
 static const char usage_text[] =
         "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [option ...] [file]\n";
@@ -55,10 +57,13 @@ static const char help_text[] =
         "  -t, --table NAME      the table, NAME or DATABASE.NAME (default pstream)\n"
         "      --client PROG     the client program (default clickhouse-client)\n"
         "      --hostname NAME   the host column (default: the stream's hostname)\n"
+        "      --kallsyms FILE   kernel symbols from FILE (taken on the traced machine)\n"
         "      --no-create       do not create the table\n"
+        "      --no-symbols      addresses only: the sym, symoff, dso columns stay empty\n"
         "      --spool DIR       keep batches in DIR (default: a new temporary directory);\n"
         "                        batches left there by an earlier run are inserted first\n"
         "      --spool-max MIB   stop reading when the spool holds MIB MiB (default 1024)\n"
+        "      --symfs DIR       look for the stream's objects under DIR\n"
         "  -v, --verbose         report every batch on standard error\n"
         "  -h, --help            show this help\n"
         "  -V, --version         show the version\n";
@@ -74,6 +79,9 @@ static const char help_text[] =
 #define OPT_NO_CREATE 258
 #define OPT_SPOOL 259
 #define OPT_SPOOL_MAX 260
+#define OPT_NO_SYMBOLS 261
+#define OPT_SYMFS 262
+#define OPT_KALLSYMS 263
 
 struct opts {
 	const char *database, *host, *port, *table, *client, *hostname, *spool, *input;
@@ -82,7 +90,8 @@ struct opts {
 	uint64_t rows;
 	uint64_t interval_ms;
 	uint64_t spool_max;
-	bool create, verbose;
+	bool create, verbose, no_symbols;
+	struct ps_symbols_opts sym;
 };
 
 static PS_NORETURN void usage(FILE *fp, int status)
@@ -111,12 +120,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "host", required_argument, NULL, 'H' },
 		{ "hostname", required_argument, NULL, OPT_HOSTNAME },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "no-create", no_argument, NULL, OPT_NO_CREATE },
+		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "port", required_argument, NULL, 'P' },
 		{ "rows", required_argument, NULL, 'n' },
 		{ "setting", required_argument, NULL, 's' },
 		{ "spool", required_argument, NULL, OPT_SPOOL },
 		{ "spool-max", required_argument, NULL, OPT_SPOOL_MAX },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "table", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },
@@ -186,6 +198,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_SPOOL:
 			o->spool = optarg;
 			break;
+		case OPT_NO_SYMBOLS:
+			o->no_symbols = true;
+			break;
+		case OPT_SYMFS:
+			o->sym.symfs = optarg;
+			break;
+		case OPT_KALLSYMS:
+			o->sym.kallsyms = optarg;
+			break;
 		case OPT_SPOOL_MAX:
 			o->spool_max = ps_parse_u64(optarg, 1, 1u << 20, "--spool-max");
 			break;
@@ -203,6 +224,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 /* ---- the spool: batches as files, sent in order ---- */
 
 #define MAX_QUEUE 100000
+#define WBUF_SIZE (1u << 20)
 
 struct batch {
 	char *path;  /* SPOOL/b-SEQ-ID.json */
@@ -237,10 +259,11 @@ struct loader {
 	bool fatal; /* an error a retry cannot mend: stop, keep the spool */
 	uint64_t inserted_rows, inserted_batches;
 	/* the batch being written */
-	FILE *cur;
+	int cur_fd; /* -1: none open */
 	char *cur_path;
 	char cur_id[64];
 	uint64_t cur_rows, cur_start_ms;
+	struct ps_json_buf out; /* its rows not yet written (up to WBUF_SIZE) */
 };
 
 static uint64_t now_ms(void)
@@ -402,6 +425,19 @@ static void loader_init(struct loader *l, const struct opts *o)
 		l->own_dir = true;
 	}
 	l->backoff_ms = BACKOFF_MIN_MS;
+	l->cur_fd = -1;
+}
+
+/* --setting gave @name a value (the client refuses an option twice) */
+static bool user_setting(const struct opts *o, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (int i = 0; i < o->nr_settings; i++)
+		if (strncmp(o->settings[i], name, n) == 0 &&
+		    (o->settings[i][n] == 0 || o->settings[i][n] == '='))
+			return true;
+	return false;
 }
 
 /* Run the client: args, stdin from @in_path (or /dev/null), stdout to @out_path. */
@@ -419,8 +455,11 @@ static pid_t spawn_client(struct loader *l, const char *query, const char *in_pa
 	if (o->port)
 		argv[argc++] = own[nown++] = xasprintf("--port=%s", o->port);
 	if (insert) {
-		argv[argc++] = "--input_format_import_nested_json=1";
-		argv[argc++] = "--input_format_skip_unknown_fields=1";
+		/* the loader's defaults, unless --setting says otherwise */
+		if (!user_setting(o, "input_format_import_nested_json"))
+			argv[argc++] = "--input_format_import_nested_json=1";
+		if (!user_setting(o, "input_format_skip_unknown_fields"))
+			argv[argc++] = "--input_format_skip_unknown_fields=1";
 	}
 	for (i = 0; i < o->nr_settings; i++)
 		argv[argc++] = own[nown++] = xasprintf("--%s", o->settings[i]);
@@ -614,16 +653,40 @@ static void pump(struct loader *l)
 		start_job(l);
 }
 
+/*
+ * The open batch's rows so far to its file: large writes, one copy.  A stop request does
+ * not cut it short (what was read is still inserted).
+ */
+static int spill(struct loader *l, struct ps_error *err)
+{
+	size_t done = 0;
+
+	while (done < l->out.len) {
+		ssize_t n = write(l->cur_fd, l->out.p + done, l->out.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return ps_error__sys(err, PS_EWRITE, l->cur_path, "write error");
+		done += (size_t)n;
+	}
+	l->out.len = 0;
+	return 0;
+}
+
 static void seal(struct loader *l)
 {
+	struct ps_error err = { 0 };
 	struct batch b = { 0 };
 	char *path;
 
-	if (!l->cur)
+	if (l->cur_fd < 0)
 		return;
-	if (fclose(l->cur) != 0)
+	if (spill(l, &err) < 0)
+		ps_die(&err);
+	if (close(l->cur_fd) < 0)
 		fatal_sys("write error", l->cur_path);
-	l->cur = NULL;
+	l->cur_fd = -1;
 	path = xasprintf("%.*s.json", (int)(strlen(l->cur_path) - 5), l->cur_path);
 	if (rename(l->cur_path, path) < 0)
 		fatal_sys("cannot rename", l->cur_path);
@@ -641,49 +704,48 @@ static void seal(struct loader *l)
 }
 
 /* The open batch, created on its first row; its id goes into every row. */
-static FILE *current(struct loader *l)
+static void current(struct loader *l)
 {
-	if (l->cur)
-		return l->cur;
+	if (l->cur_fd >= 0)
+		return;
 	l->seq++;
 	snprintf(l->cur_id, sizeof(l->cur_id), "%s-%" PRIu64, l->run_id, l->seq);
 	l->cur_path = xasprintf("%s/b-%012" PRIu64 "-%s.part", l->dir, l->seq, l->cur_id);
-	l->cur = fopen(l->cur_path, "w");
-	if (!l->cur)
+	l->cur_fd = open(l->cur_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (l->cur_fd < 0)
 		fatal_sys("cannot create", l->cur_path);
 	l->cur_rows = 0;
 	l->cur_start_ms = now_ms();
-	return l->cur;
 }
 
 /* ---- the stream ---- */
+
+/*
+ * The keys of ptojson's sample object that have no column (schema.h): nested objects and
+ * arrays of objects, which ClickHouse 18.16 cannot load from JSONEachRow, and "type".  The
+ * callchain is written apart, as the arrays of a Nested column (frames()).
+ */
+#define NO_COLUMN                                                                              \
+	(1ull << PS_KEY_READ | 1ull << PS_KEY_CALLCHAIN | 1ull << PS_KEY_BRANCH_STACK |        \
+	 1ull << PS_KEY_BRANCH_HW_IDX | 1ull << PS_KEY_REGS_USER | 1ull << PS_KEY_STACK_USER | \
+	 1ull << PS_KEY_REGS_INTR | 1ull << PS_KEY_TYPE)
 
 struct ctx {
 	const struct opts *o;
 	struct ps_input *in;
 	struct ps_session *s;
 	struct loader *l;
-	char host_json[600]; /* ,"host":"NAME" */
+	struct ps_symbols *syms; /* NULL with --no-symbols */
+	struct ps_sample_writer *w;
+	uint64_t lost_chunks, lost_samples; /* what LOST and LOST_SAMPLES records said */
 	bool header_done;
-	char *buf;
-	size_t cap;
 };
 
-static void json_escape_into(char *dst, size_t len, const char *s)
+/* The header is read (first sample or end): the host name, the writer and the table. */
+static int header_done(struct ctx *c, struct ps_error *err)
 {
-	json_t *str = ps_json_string(s, strlen(s));
-	size_t n = str ? json_dumpb(str, dst, len - 1, JSON_ENCODE_ANY) : 0;
-
-	json_decref(str);
-	dst[n < len ? n : 0] = 0;
-}
-
-/* The header is read (first sample or end): the host name and the table. */
-static void header_done(struct ctx *c)
-{
-	char name[256], quoted[520];
+	char name[256];
 	const char *host = c->o->hostname;
-	struct ps_error err = { 0 };
 
 	c->header_done = true;
 	if (!host)
@@ -694,8 +756,11 @@ static void header_done(struct ctx *c)
 		name[sizeof(name) - 1] = 0;
 		host = name;
 	}
-	json_escape_into(quoted, sizeof(quoted), host);
-	snprintf(c->host_json, sizeof(c->host_json), ",\"host\":%s", quoted);
+	c->w = ps_sample_writer__new(c->s, PS_TIME_NS, NULL);
+	if (!c->w || ps_sample_writer__set_host(c->w, host) < 0)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	ps_sample_writer__keep(c->w, ((1ull << PS_NR_SAMPLE_KEYS) - 1) & ~NO_COLUMN);
+	ps_sample_writer__set_symbols(c->w, c->syms);
 	if (c->o->create) {
 		const char *t = c->o->table;
 		char full[300];
@@ -704,64 +769,107 @@ static void header_done(struct ctx *c)
 			snprintf(full, sizeof(full), "%s.%s", c->o->database, c->o->table);
 			t = full;
 		}
-		c->l->schema = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t, &err);
+		c->l->schema = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t, err);
 		if (!c->l->schema)
-			ps_die(&err);
+			return -1;
 	}
+	return 0;
+}
+
+/*
+ * The callchain as the columns of a Nested "callchain": one array per member, frames as
+ * ptojson names them, "" and 0 where a name is unknown (the arrays keep the same length).
+ */
+static void frames(struct ctx *c, struct ps_json_buf *b, const struct ps_sample *smp)
+{
+	static const char *const member[] = { ",\"callchain\":{\"ip\":", "],\"sym\":",
+		                              "],\"symoff\":", "],\"dso\":" };
+	struct ps_frame f[PS_SYMBOLS_MAX_STACK];
+	size_t n = 0, i, m;
+
+	if (c->syms) {
+		n = ps_symbols__frames(c->syms, smp, f, PS_SYMBOLS_MAX_STACK);
+	} else {
+		for (i = 0; i < smp->nr_callchain && n < PS_SYMBOLS_MAX_STACK; i++) {
+			uint64_t ip = ps_sample__u64(smp, smp->callchain, i);
+
+			if (ip < (uint64_t)PERF_CONTEXT_MAX)
+				f[n++] = (struct ps_frame){ .ip = ip };
+		}
+	}
+	for (m = 0; m < 4; m++) {
+		ps_json__raw(b, member[m], strlen(member[m]));
+		ps_json__char(b, '[');
+		for (i = 0; i < n; i++) {
+			const char *s = m == 1 ? f[i].sym.name : f[i].sym.dso;
+
+			if (i)
+				ps_json__char(b, ',');
+			if (m == 0)
+				ps_json__hex(b, f[i].ip);
+			else if (m == 2)
+				ps_json__u64(b, f[i].sym.name ? f[i].sym.off : 0);
+			else
+				ps_json__string(b, s ? s : "", s ? strlen(s) : 0);
+		}
+	}
+	ps_json__raw(b, "]}", 2);
 }
 
 static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
 {
+	struct loader *l = c->l;
+	struct ps_json_buf *b = &l->out;
 	struct ps_sample smp;
 	const char *comm = NULL;
-	json_t *obj;
-	size_t n;
-	FILE *f;
-	char tail[160];
-	int tn;
+	char note[512];
+	size_t start;
 
+	if (rec->type == PERF_RECORD_LOST && rec->size >= 24)
+		c->lost_chunks += ps_get64(rec->data + 16, ps_session__swapped(c->s));
+	else if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16)
+		c->lost_samples += ps_get64(rec->data + 8, ps_session__swapped(c->s));
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return 0;
 	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
 		return -1;
+	if (ps_session__tracing_notice(c->s, smp.attr, note, sizeof(note)))
+		ps_msg("%s: %s", ps_input__name(c->in), note); /* once */
 	if (smp.type & PERF_SAMPLE_TID)
 		comm = ps_session__comm(c->s, smp.tid);
-	obj = ps_sample_json(c->s, &smp, comm, PS_TIME_NS, NULL);
-	if (!obj)
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	n = json_dumpb(obj, c->buf, c->cap, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	if (n >= c->cap) {
-		char *nb = realloc(c->buf, n + 1);
-
-		if (!nb) {
-			json_decref(obj);
-			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-		}
-		c->buf = nb;
-		c->cap = n + 1;
-		n = json_dumpb(obj, c->buf, c->cap, JSON_COMPACT | JSON_PRESERVE_ORDER);
-	}
-	json_decref(obj);
-	if (n < 2)
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	f = current(c->l);
-	tn = snprintf(tail, sizeof(tail), ",\"batch\":\"%s\"}\n", c->l->cur_id);
-	/* the object without its closing brace, then host and batch */
-	if (fwrite(c->buf, 1, n - 1, f) != n - 1 || fputs(c->host_json, f) < 0 ||
-	    fwrite(tail, 1, (size_t)tn, f) != (size_t)tn)
-		return ps_error__sys(err, PS_EWRITE, c->l->cur_path, "write error");
-	c->l->spooled += n + strlen(c->host_json) + (size_t)tn - 1;
-	c->l->cur_rows++;
+	current(l);
+	start = b->len;
+	if (ps_sample_writer__write(c->w, b, &smp, comm, rec->misc) < 0)
+		goto nomem;
+	/* the object without its closing brace, then the callchain and the batch */
+	b->len--;
+	if (smp.type & PERF_SAMPLE_CALLCHAIN)
+		frames(c, b, &smp);
+	ps_json__raw(b, ",\"batch\":\"", 10);
+	ps_json__raw(b, l->cur_id, strlen(l->cur_id));
+	ps_json__raw(b, "\"}\n", 3);
+	if (b->failed)
+		goto nomem;
+	l->spooled += b->len - start;
+	if (++l->cur_rows >= c->o->rows)
+		seal(l); /* full: the next row starts a new batch */
+	else if (b->len >= WBUF_SIZE)
+		return spill(l, err);
 	return 0;
+nomem:
+	return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 }
 
 static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 {
 	struct ps_record rec;
 
-	while (ps_order__pop(ord, &rec) > 0)
+	while (ps_order__pop(ord, &rec) > 0) {
+		if (c->syms)
+			ps_symbols__process(c->syms, &rec);
 		if (emit(c, &rec, err) < 0)
 			return -1;
+	}
 	return 0;
 }
 
@@ -770,7 +878,7 @@ static void tick(struct ctx *c)
 {
 	struct loader *l = c->l;
 
-	if (l->cur &&
+	if (l->cur_fd >= 0 &&
 	    (l->cur_rows >= c->o->rows || now_ms() - l->cur_start_ms >= c->o->interval_ms))
 		seal(l);
 	pump(l);
@@ -817,6 +925,7 @@ static void loader_cleanup(struct loader *l)
 		rmdir(l->dir);
 	free(l->dir);
 	free(l->q);
+	ps_json_buf__release(&l->out);
 	free(l->schema);
 }
 
@@ -836,11 +945,13 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	c.o = &o;
 	c.l = &l;
-	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
+	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, &err);
 	if (!c.in)
 		ps_die(&err);
-	loader_init(&l, &o);
 	c.s = ps_input__session(c.in);
+	if (!o.no_symbols && !(c.syms = ps_symbols__new(c.s, &o.sym, &err)))
+		ps_die(&err);
+	loader_init(&l, &o);
 	ps_input__set_idle(c.in, IDLE_MS);
 	ord = ps_order__new(c.s, ORDER_CAP);
 	if (!ord) {
@@ -851,8 +962,11 @@ int main(int argc, char **argv)
 		if (r == PS_INPUT_IDLE) {
 			ps_order__flush_all(ord);
 		} else {
-			if (!c.header_done && rec.type == PERF_RECORD_SAMPLE)
-				header_done(&c);
+			if (!c.header_done && rec.type == PERF_RECORD_SAMPLE &&
+			    header_done(&c, &err) < 0) {
+				r = -1;
+				break;
+			}
 			if (ps_order__push(ord, &rec, &err) < 0) {
 				r = -1;
 				break;
@@ -862,23 +976,33 @@ int main(int argc, char **argv)
 			r = -1;
 			break;
 		}
+		if (ps_order__take_overflow_notice(ord))
+			ps_msg("more than %u MiB of records held for time order: released early",
+			       ORDER_CAP >> 20);
 		if (r == PS_INPUT_IDLE || now_ms() - last_tick >= 20) {
 			last_tick = now_ms();
 			tick(&c);
 		}
 	}
+	/* everything read is inserted, even after an error further on */
 	ps_order__flush_all(ord);
-	if (err.code != PS_EWRITE && drain(&c, ord, err.code ? &(struct ps_error){ 0 } : &err))
+	if (c.w && err.code != PS_EWRITE &&
+	    drain(&c, ord, err.code ? &(struct ps_error){ 0 } : &err))
 		r = -1;
-	if (!c.header_done && (l.cur || l.n))
-		header_done(&c);
+	if (!c.header_done && l.n && header_done(&c, err.code ? &(struct ps_error){ 0 } : &err))
+		r = -1;
 out:
 	left = finish(&l);
+	/* as pcount counts them: LOST_SAMPLES, written at the end, includes what LOST said */
+	if (c.lost_chunks || c.lost_samples)
+		ps_msg("%" PRIu64 " events lost by the kernel (LOST records): not in the table",
+		       c.lost_chunks > c.lost_samples ? c.lost_chunks : c.lost_samples);
 	if (o.verbose)
 		ps_msg("%" PRIu64 " rows in %" PRIu64 " batches inserted into %s", l.inserted_rows,
 		       l.inserted_batches, l.qtable);
 	ps_order__delete(ord);
-	free(c.buf);
+	ps_symbols__delete(c.syms);
+	ps_sample_writer__delete(c.w);
 	if (err.code && err.detail[0])
 		ps_warn(&err);
 	loader_cleanup(&l);

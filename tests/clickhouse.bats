@@ -119,13 +119,41 @@ fixtures() {
 	run -2 --separate-stderr "$BIN/pheader" --table x "$DATA/rawsys-dd.pipe"
 }
 
+# a ClickHouse text column as pcount shows it: '' (no name known) is "[unknown]"
+unknown() {
+	echo "if($1 = '', '[unknown]', $1)"
+}
+
 @test "pstream-clickhouse: every fixture: comm counts equal pcount --by comm, and perf's total" {
-	local f n=0 want
+	local f n=0 want lost
 	while read -r f; do
 		n=$((n + 1))
-		run -0 load_into "c$n" "$f"
+		# every key written has its column: the server refuses an unknown one here
+		run -0 --separate-stderr load_into "c$n" "$f" -s input_format_skip_unknown_fields=0
 		diff <(pcount_rows comm "$f") <(ch_rows comm "FROM $DB.c$n") ||
 			{ echo "$f: comm counts differ"; return 1; }
+		# the sample's own function and object, named as pcount names them
+		if "$BIN/pheader" --schema "$f" | grep -q '^    "sym" '; then
+			diff <(pcount_rows sym "$f") <(ch_rows "$(unknown sym)" "FROM $DB.c$n") ||
+				{ echo "$f: sym counts differ"; return 1; }
+			diff <(pcount_rows dso "$f") <(ch_rows "$(unknown dso)" "FROM $DB.c$n") ||
+				{ echo "$f: dso counts differ"; return 1; }
+		fi
+		# what the kernel lost is said apart, the number pcount gives (and perf, in
+		# the fixture manifest, when it says)
+		lost=$("$BIN/pcount" -j "$f" | jq '.lost // 0')
+		want=$(awk -F'\t' -v f="$(basename "$f")" '$1 == f {print $17}' \
+			"$FIXTURES/MANIFEST.tsv" 2>/dev/null |
+			jq '[.LOST_sum_lost, .LOST_SAMPLES_sum_lost] | max' 2>/dev/null || true)
+		if [[ "$want" =~ ^[0-9]+$ ]]; then
+			[ "$lost" = "$want" ] || { echo "$f: perf: $want lost, pcount: $lost"; return 1; }
+		fi
+		if [ "$lost" -gt 0 ]; then
+			[[ "$stderr" == *"$lost events lost by the kernel (LOST records)"* ]] ||
+				{ echo "$f: pcount: $lost lost; loader: $stderr"; return 1; }
+		else
+			[[ "$stderr" != *lost* ]]
+		fi
 		# perf's own count of samples (the fixture manifest) when there is one
 		want=$(awk -F'\t' -v f="$(basename "$f")" '$1 == f {print $9}' \
 			"$FIXTURES/MANIFEST.tsv" 2>/dev/null | jq '.SAMPLE' 2>/dev/null)
@@ -135,6 +163,82 @@ fixtures() {
 		fi
 	done < <(fixtures)
 	[ "$n" -gt 0 ]
+}
+
+# a client that keeps what it is asked to insert (in $ROWS), for the rows themselves
+fake_client() {
+	cat >"$BATS_TEST_TMPDIR/client" <<'EOF'
+#!/bin/sh
+case "$*" in *INSERT*) cat >>"$ROWS" ;; esac
+EOF
+	chmod +x "$BATS_TEST_TMPDIR/client"
+	echo "$BATS_TEST_TMPDIR/client"
+}
+
+# same_rows LOADER-ROWS PTOJSON-ROWS HOST: line for line the same object, but for the
+# loader's "batch" key, its "host" and its callchain, one array per frame member (names
+# unknown: "" and 0); keys without a column are left out; numbers compared exactly
+same_rows() {
+	python3 - "$@" <<'EOF'
+import json, sys
+skip = {"read", "branch_stack", "branch_hw_idx", "regs_user", "stack_user", "regs_intr"}
+ours = open(sys.argv[1]).read().splitlines()
+want = open(sys.argv[2]).read().splitlines()
+if len(ours) != len(want):
+    sys.exit("%d rows, ptojson %d" % (len(ours), len(want)))
+for i, (o, w) in enumerate(zip(ours, want)):
+    o, w = json.loads(o), json.loads(w)
+    if not o.pop("batch", None):
+        sys.exit("row %d: no batch" % i)
+    for k in skip:
+        w.pop(k, None)
+    w["host"] = sys.argv[3]
+    if "callchain" in w:
+        fr = w.pop("callchain")
+        w["callchain"] = {"ip": [f["ip"] for f in fr], "sym": [f.get("sym", "") for f in fr],
+                          "symoff": [f.get("symoff", 0) for f in fr],
+                          "dso": [f.get("dso", "") for f in fr]}
+    if o != w:
+        sys.exit("row %d:\n ours    %s\n ptojson %s" % (i, json.dumps(o), json.dumps(w)))
+print("%d rows the same" % len(ours))
+EOF
+}
+
+@test "pstream-clickhouse: every fixture: the rows are ptojson's, symbols and u64 exact" {
+	local f n=0 client
+	client=$(fake_client)
+	while read -r f; do
+		n=$((n + 1))
+		export ROWS=$BATS_TEST_TMPDIR/rows$n
+		: >"$ROWS"
+		run -0 --separate-stderr "$BIN/pstream-clickhouse" --client "$client" -n 100 \
+			--hostname "h$n" "$f"
+		"$BIN/ptojson" -q "$f" >"$BATS_TEST_TMPDIR/want$n"
+		run -0 same_rows "$ROWS" "$BATS_TEST_TMPDIR/want$n" "h$n"
+		echo "$f: $output"
+		# batches of at most 100 rows, each with its own id
+		[ "$(jq -r .batch "$ROWS" | uniq -c | awk '$1 > 100' | wc -l)" = 0 ]
+	done < <(fixtures)
+	[ "$n" -gt 0 ]
+}
+
+@test "pstream-clickhouse: a -g recording: sym, dso and the callchain as pcount and ptojson name them" {
+	command -v gcc >/dev/null || skip "gcc not installed"
+	local w=$BATS_TEST_TMPDIR g=$BATS_TEST_TMPDIR/g.pipe
+	gcc -O0 -g -fno-omit-frame-pointer -o "$w/symwork" "$DATA/symbols-work.c" -lm
+	"$BIN/precord" -q -g -e cpu-clock -F 999 -- "$w/symwork" 300 >"$g" 2>"$w/err" ||
+		skip "precord cannot record here: $(tail -n 1 "$w/err")"
+	run -0 --separate-stderr load_into g "$g"
+	diff <(pcount_rows sym "$g") <(ch_rows "$(unknown sym)" "FROM $DB.g")
+	diff <(pcount_rows dso "$g") <(ch_rows "$(unknown dso)" "FROM $DB.g")
+	# names known, not only "[unknown]" on both sides: the workload's own function
+	[ "$(ch -q "SELECT count() FROM $DB.g WHERE sym = 'spin' AND dso LIKE '%/symwork'")" -gt 0 ]
+	# every frame of every sample as ptojson names it (the multiset of chains)
+	diff <("$BIN/ptojson" -q "$g" | jq -c '[.time, [.callchain[] | .sym // ""], [.callchain[] | .dso // ""]]' |
+		LC_ALL=C sort) \
+		<(ch --output_format_json_quote_64bit_integers=0 -q "SELECT time, callchain.sym AS s, callchain.dso AS d FROM $DB.g FORMAT JSONEachRow" |
+			jq -c '[.time, .s, .d]' | LC_ALL=C sort)
+	[ "$(ch -q "SELECT countIf(has(callchain.sym, 'main')) FROM $DB.g")" -gt 0 ]
 }
 
 @test "pstream-clickhouse: syscall ids of sys_enter equal pcount --by id --where" {
@@ -211,9 +315,11 @@ start_work() {
 
 @test "pstream-clickhouse: live: rows appear while precord runs, and every sample is in at the end" {
 	can_trace
-	local rec=$BATS_TEST_TMPDIR/rec.pipe seen=0 i
+	local rec=$BATS_TEST_TMPDIR/rec.pipe ended=$BATS_TEST_TMPDIR/ended seen=0 i lost
 	start_work
-	( "$BIN/precord" -q -p "$WORK" -e raw_syscalls:sys_enter --duration 10 | tee "$rec" |
+	# "ended" appears when precord has ended
+	( { "$BIN/precord" -q -p "$WORK" -e raw_syscalls:sys_enter --duration 10; touch "$ended"; } |
+		tee "$rec" |
 		"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" -t live -i 0.5 \
 			2>"$BATS_TEST_TMPDIR/err" ) &
 	local pid=$!
@@ -222,14 +328,22 @@ start_work() {
 		seen=$(ch -q "SELECT count() FROM $DB.live" 2>/dev/null || echo 0)
 		[ "$seen" -gt 0 ] && break
 	done
-	# the recording is still running
-	kill -0 "$pid"
 	[ "$seen" -gt 0 ] || { echo "no rows within 8 s"; return 1; }
+	# rows were there while the recording was still running
+	[ ! -e "$ended" ] || { echo "precord had ended when the rows came"; return 1; }
 	wait "$pid"
 	kill "$WORK"
+	[ -e "$ended" ]
+	cat "$BATS_TEST_TMPDIR/err"
+	# every sample precord wrote is in the table
 	[ "$(ch -q "SELECT count() FROM $DB.live")" = "$(samples_in "$rec")" ]
-	# LOST counted apart: samples the kernel dropped are in LOST records, not in the table
-	echo "lost: $("$BIN/pcount" -j "$rec" | jq '.lost // 0')"
+	# LOST counted apart: what the kernel dropped is no row, its number said as pcount says it
+	lost=$("$BIN/pcount" -j "$rec" | jq '.lost // 0')
+	if [ "$lost" -gt 0 ]; then
+		grep -q "^pstream-clickhouse: $lost events lost by the kernel" "$BATS_TEST_TMPDIR/err"
+	else
+		! grep -q 'lost by the kernel' "$BATS_TEST_TMPDIR/err"
+	fi
 }
 
 @test "pstream-clickhouse: the server stopped 5 s mid-load: every sample exactly once" {
@@ -239,7 +353,7 @@ start_work() {
 	start_work
 	( "$BIN/precord" -q -p "$WORK" -e raw_syscalls:sys_enter --duration 9 | tee "$rec" |
 		"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" -t restart -i 0.3 \
-			--spool "$BATS_TEST_TMPDIR/spool" 2>"$BATS_TEST_TMPDIR/err" ) &
+			-v --spool "$BATS_TEST_TMPDIR/spool" 2>"$BATS_TEST_TMPDIR/err" ) &
 	local pid=$!
 	sleep 2
 	"$TOP/tests/clickhouse-server.sh" stop "$CH_DIR"
@@ -249,10 +363,15 @@ start_work() {
 	kill "$WORK"
 	cat "$BATS_TEST_TMPDIR/err"
 	grep -q 'retrying' "$BATS_TEST_TMPDIR/err"
+	grep -q 'connected again' "$BATS_TEST_TMPDIR/err"
 	n=$(samples_in "$rec")
 	[ "$(ch -q "SELECT count() FROM $DB.restart")" = "$n" ]
 	# no sample twice
 	[ "$(ch -q "SELECT uniqExact(event, time, cpu, tid) FROM $DB.restart")" = "$n" ]
+	# by batch id: each batch's rows in the table once, as many as the loader wrote
+	diff <(sed -n 's/^pstream-clickhouse: batch \([^ ]*\): \([0-9]*\) rows .*/\1 \2/p' \
+		"$BATS_TEST_TMPDIR/err" | sort) \
+		<(ch -q "SELECT batch, count() FROM $DB.restart GROUP BY batch" | tr '\t' ' ' | sort)
 	# nothing left behind in the spool
 	[ -z "$(ls "$BATS_TEST_TMPDIR/spool")" ]
 }
@@ -273,6 +392,36 @@ start_work() {
 	[[ "$stderr" == *"were in already"* ]]
 	[ "$(ch -q "SELECT count() FROM $DB.once")" = $((2 * 896)) ]
 	[ "$(ch -q "SELECT uniqExact(batch) FROM $DB.once")" = 2 ]
+}
+
+# the SQL of README's ClickHouse section (up to the next underlined title): each SELECT,
+# to the next blank or comment line
+readme_queries() {
+	awk '/^Many machines: ClickHouse/ {on = 1; next} /^--+$/ {on = on == 1 ? 2 : 0; next}
+		on && /^    SELECT/ {q = $0; inq = 1; next}
+		inq && /^    [^-]/ {q = q " " $0; next}
+		inq {print q; inq = 0}
+		END {if (inq) print q}' "$TOP/README"
+}
+
+@test "pstream-clickhouse: README's fleet queries run on two hosts' streams" {
+	local q n=0
+	run -0 load_into ev "$DATA/rawsys-dd.pipe" --hostname web1
+	run -0 load_into ev "$DATA/sched-switch-wakeup-a.pipe" --hostname web2
+	run -0 load_into prof "$DATA/cpuclock-g-sh.data" --hostname web1
+	while read -r q; do
+		n=$((n + 1))
+		q=${q//FROM ev/FROM $DB.ev}
+		q=${q//FROM prof/FROM $DB.prof}
+		run -0 ch -q "$q"
+		[ -n "$output" ] || { echo "no rows: $q"; return 1; }
+	done < <(readme_queries)
+	[ "$n" -ge 4 ]
+	# the syscall top of web1 is pcount's
+	q=$(readme_queries | grep 'fields.id')
+	diff <(ch -q "${q//FROM ev/FROM $DB.ev}" | awk -F'\t' '$1 == "web1" {print $2, $3}') \
+		<("$BIN/pcount" -j --by id --where 'event = raw_syscalls:sys_enter' "$DATA/rawsys-dd.pipe" |
+			jq -r '.rows[:5][] | "\(.id) \(.count)"')
 }
 
 @test "pstream-clickhouse: Distributed over two shards answers as the shards summed" {

@@ -327,7 +327,8 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
 	}
 	collect(s, &tp, &st, &tp_any, &raw_other);
 
-	/* the keys ptojson writes for a sample, in its order; nested objects are left out */
+	/* the keys ptojson writes for a sample, in its order; nested objects are left out but
+	 * for the callchain */
 	add(&base, "host", K_TEXT, false, 0, NULL);
 	add(&base, "event", K_TEXT, false, 0, NULL);
 	add(&base, "time", K_INT, false, 8, NULL);
@@ -349,6 +350,13 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
 		add(&base, "id", K_INT, false, 8, NULL);
 	if (st & PERF_SAMPLE_STREAM_ID)
 		add(&base, "stream_id", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		/* the frames as pstream-clickhouse writes them: one array per member */
+		add(&base, "callchain.ip", K_ATEXT, false, 0, NULL);
+		add(&base, "callchain.sym", K_ATEXT, false, 0, NULL);
+		add(&base, "callchain.symoff", K_AINT, false, 8, NULL);
+		add(&base, "callchain.dso", K_ATEXT, false, 0, NULL);
+	}
 	if (raw_other)
 		add(&base, "raw_size", K_INT, false, 4, NULL);
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
