@@ -5,7 +5,9 @@
  * pid, tid, cpu, comm, the sample fields the attrs carry) and one "fields.NAME" column per
  * tracepoint field, typed from libtraceevent's field description (signedness, width,
  * strings, arrays), widened when two events disagree.  Columns hold the values as ptojson
- * writes them: addresses ("0x..." strings) are text, u64 numbers are exact.
+ * writes them: addresses ("0x..." strings) are text, u64 numbers are exact.  The call
+ * chain has one array column per frame member (callchain.ip, .sym, .symoff, .dso: a
+ * ClickHouse Nested, as pstream-clickhouse writes it); other nested objects have none.
  */
 #ifndef PS_SCHEMA_H
 #define PS_SCHEMA_H
