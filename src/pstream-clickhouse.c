@@ -41,7 +41,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [option ...] [file]\n";
+        "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n";
 
 static const char help_text[] =
         "\nInsert a perf event stream into ClickHouse, live, in batches: the table is\n"
