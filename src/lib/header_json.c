@@ -252,6 +252,16 @@ static int add(json_t *arr, json_t *v, bool failed)
 	return append(arr, v);
 }
 
+/* @o when filling it went well; otherwise NULL, and @o (which may be NULL) is released */
+static json_t *built(json_t *o, bool failed)
+{
+	if (failed) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* the names of the bits of @v, bit 0 first; a bit without a name as "0x..." */
 static json_t *bit_names_json(uint64_t v, const char *(*namefn)(uint64_t))
 {
@@ -359,11 +369,7 @@ json_t *ps_header_json__attr(const struct ps_attr *a)
 		                                                              "inf"));
 	ps_header_json__evlist(a, line, sizeof(line));
 	bad |= put(o, "perf_evlist", json_string(line));
-	if (bad) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return built(o, bad);
 }
 
 /* ---- feature payloads ---- */
@@ -438,32 +444,41 @@ static bool count_ok(struct cur *c, uint64_t nr, size_t min_each)
 	return true;
 }
 
-static json_t *u32_count_json(struct cur *c)
+/* @nr items of at least @min_each bytes each, each read by @item (NULL: failed) */
+static json_t *list_json(struct cur *c, uint64_t nr, size_t min_each,
+                         json_t *(*item)(struct cur *c))
 {
-	json_t *o = json_object();
-
-	if (o && put(o, "count", json_integer(get32(c))) < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-static json_t *string_list(struct cur *c)
-{
-	uint32_t nr = get32(c), i;
 	json_t *arr;
+	uint64_t i;
 
-	if (!count_ok(c, nr, 4))
+	if (!count_ok(c, nr, min_each))
 		return NULL;
 	arr = json_array();
 	for (i = 0; arr && i < nr; i++) {
-		if (append(arr, str_json(c)) < 0) {
+		if (append(arr, item(c)) < 0) {
 			json_decref(arr);
 			return NULL;
 		}
 	}
 	return arr;
+}
+
+static json_t *u64_json(struct cur *c)
+{
+	return ps_json_u64(get64(c));
+}
+
+static json_t *u32_count_json(struct cur *c)
+{
+	json_t *o = json_object();
+
+	return built(o, o && put(o, "count", json_integer(get32(c))) < 0);
+}
+
+/* u32 nr, nr x string */
+static json_t *string_list(struct cur *c)
+{
+	return list_json(c, get32(c), 4, str_json);
 }
 
 /*
@@ -535,7 +550,7 @@ static json_t *event_desc(struct cur *c)
 	arr = json_array();
 	for (i = 0; arr && i < nr; i++) {
 		struct ps_attr a = { .idx = -1 };
-		uint32_t nr_ids, k;
+		uint32_t nr_ids;
 		const char *name;
 		json_t *o, *ids;
 		size_t n;
@@ -553,13 +568,7 @@ static json_t *event_desc(struct cur *c)
 			break;
 		o = ps_header_json__attr(&a);
 		free(a.name);
-		ids = json_array();
-		for (k = 0; ids && k < nr_ids; k++) {
-			if (append(ids, ps_json_u64(get64(c))) < 0) {
-				json_decref(ids);
-				ids = NULL;
-			}
-		}
+		ids = list_json(c, nr_ids, 8, u64_json);
 		if (!o) {
 			json_decref(ids);
 			break;
@@ -627,113 +636,65 @@ fail_o:
 	return NULL;
 }
 
-/* u32 nr, nr x {u32 node, u64 mem_total, u64 mem_free, string cpus} */
-static json_t *numa_topology(struct cur *c)
+/* {u32 node, u64 mem_total, u64 mem_free, string cpus} */
+static json_t *numa_node(struct cur *c)
 {
-	uint32_t nr = get32(c), i;
-	json_t *arr;
+	json_t *n = json_object();
+	uint32_t node = get32(c);
+	uint64_t total = get64(c), free_kb = get64(c);
 
-	if (!count_ok(c, nr, 24))
-		return NULL;
-	arr = json_array();
-	for (i = 0; arr && i < nr; i++) {
-		json_t *n = json_object();
-		uint32_t node = get32(c);
-		uint64_t total = get64(c), free_kb = get64(c);
-
-		if (add(arr, n,
-		        !n || put(n, "node", json_integer(node)) < 0 ||
-		                put(n, "mem_total", ps_json_u64(total)) < 0 ||
-		                put(n, "mem_free", ps_json_u64(free_kb)) < 0 ||
-		                put(n, "cpus", str_json(c)) < 0) < 0) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	return built(n, !n || put(n, "node", json_integer(node)) < 0 ||
+	                        put(n, "mem_total", ps_json_u64(total)) < 0 ||
+	                        put(n, "mem_free", ps_json_u64(free_kb)) < 0 ||
+	                        put(n, "cpus", str_json(c)) < 0);
 }
 
-/* u32 nr, nr x {u32 type, string name} */
-static json_t *pmu_mappings(struct cur *c)
+/* {u32 type, string name} */
+static json_t *pmu_mapping(struct cur *c)
 {
-	uint32_t nr = get32(c), i;
-	json_t *arr;
+	json_t *m = json_object();
+	uint32_t type = get32(c);
 
-	if (!count_ok(c, nr, 8))
-		return NULL;
-	arr = json_array();
-	for (i = 0; arr && i < nr; i++) {
-		json_t *m = json_object();
-		uint32_t type = get32(c);
-
-		if (add(arr, m,
-		        !m || put(m, "type", json_integer(type)) < 0 ||
-		                put(m, "name", str_json(c)) < 0) < 0) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	return built(m, !m || put(m, "type", json_integer(type)) < 0 ||
+	                        put(m, "name", str_json(c)) < 0);
 }
 
-/* u32 nr, nr x {string name, u32 leader_idx, u32 nr_members} */
-static json_t *group_desc(struct cur *c)
+/* {string name, u32 leader_idx, u32 nr_members} */
+static json_t *group(struct cur *c)
 {
-	uint32_t nr = get32(c), i;
-	json_t *arr;
+	json_t *g = json_object();
+	json_t *name = str_json(c);
+	uint32_t leader = get32(c), members = get32(c);
 
-	if (!count_ok(c, nr, 12))
-		return NULL;
-	arr = json_array();
-	for (i = 0; arr && i < nr; i++) {
-		json_t *g = json_object();
-		json_t *name = str_json(c);
-		uint32_t leader = get32(c), members = get32(c);
-
-		if (!g)
-			json_decref(name);
-		if (add(arr, g,
-		        !g || put(g, "name", name) < 0 || c->bad ||
-		                put(g, "leader_idx", json_integer(leader)) < 0 ||
-		                put(g, "nr_members", json_integer(members)) < 0) < 0) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	if (!g)
+		json_decref(name);
+	return built(g, !g || put(g, "name", name) < 0 || c->bad ||
+	                        put(g, "leader_idx", json_integer(leader)) < 0 ||
+	                        put(g, "nr_members", json_integer(members)) < 0);
 }
 
-/* u32 version, u32 nr, nr x {u32 level, line_size, sets, ways; string type, size, map} */
+/* {u32 level, line_size, sets, ways; string type, size, map} */
+static json_t *cache_level(struct cur *c)
+{
+	json_t *l = json_object();
+	uint32_t level = get32(c), line = get32(c), sets = get32(c), ways = get32(c);
+
+	return built(l, !l || put(l, "level", json_integer(level)) < 0 ||
+	                        put(l, "line_size", json_integer(line)) < 0 ||
+	                        put(l, "sets", json_integer(sets)) < 0 ||
+	                        put(l, "ways", json_integer(ways)) < 0 ||
+	                        put(l, "type", str_json(c)) < 0 ||
+	                        put(l, "size", str_json(c)) < 0 || put(l, "map", str_json(c)) < 0);
+}
+
+/* u32 version, u32 nr, nr x cache_level() */
 static json_t *cache(struct cur *c)
 {
-	json_t *o = json_object(), *arr = json_array();
-	uint32_t version = get32(c), nr = get32(c), i;
+	json_t *o = json_object();
+	uint32_t version = get32(c);
 
-	if (!o || !arr || !count_ok(c, nr, 28) || put(o, "version", json_integer(version)) < 0)
-		goto fail;
-	for (i = 0; i < nr; i++) {
-		json_t *l = json_object();
-		uint32_t level = get32(c), line = get32(c), sets = get32(c), ways = get32(c);
-
-		if (add(arr, l,
-		        !l || put(l, "level", json_integer(level)) < 0 ||
-		                put(l, "line_size", json_integer(line)) < 0 ||
-		                put(l, "sets", json_integer(sets)) < 0 ||
-		                put(l, "ways", json_integer(ways)) < 0 ||
-		                put(l, "type", str_json(c)) < 0 ||
-		                put(l, "size", str_json(c)) < 0 ||
-		                put(l, "map", str_json(c)) < 0) < 0)
-			goto fail;
-	}
-	if (put(o, "levels", arr) < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-fail:
-	json_decref(arr);
-	json_decref(o);
-	return NULL;
+	return built(o, !o || put(o, "version", json_integer(version)) < 0 ||
+	                        put(o, "levels", list_json(c, get32(c), 28, cache_level)) < 0);
 }
 
 /* A growing string; @oom sticks once an allocation failed. */
@@ -865,58 +826,31 @@ static json_t *caps_object(struct cur *c, uint32_t nr)
 	return o;
 }
 
-/* u32 nr_pmu, nr_pmu x {u32 nr_caps, nr_caps x {string name, string value}, string pmu} */
+/* {u32 nr_caps, nr_caps x {string name, string value}, string pmu} */
 static json_t *pmu_caps(struct cur *c)
 {
-	uint32_t nr = get32(c), i;
-	json_t *arr;
+	json_t *caps = caps_object(c, get32(c));
+	json_t *pmu = caps ? str_json(c) : NULL;
+	json_t *p = caps && pmu ? json_object() : NULL;
+	bool bad;
 
-	if (!count_ok(c, nr, 8))
+	if (!p) {
+		json_decref(caps);
+		json_decref(pmu);
 		return NULL;
-	arr = json_array();
-	for (i = 0; arr && i < nr; i++) {
-		json_t *caps = caps_object(c, get32(c));
-		json_t *pmu = caps ? str_json(c) : NULL;
-		json_t *p = caps && pmu ? json_object() : NULL;
-		bool bad;
-
-		if (!p) {
-			json_decref(caps);
-			json_decref(pmu);
-			json_decref(arr);
-			return NULL;
-		}
-		/* the stream gives the caps first; the name reads better first */
-		bad = put(p, "pmu", pmu) < 0;
-		bad |= put(p, "caps", caps) < 0;
-		if (add(arr, p, bad) < 0) {
-			json_decref(arr);
-			return NULL;
-		}
 	}
-	return arr;
+	/* the stream gives the caps first; the name reads better first */
+	bad = put(p, "pmu", pmu) < 0;
+	bad |= put(p, "caps", caps) < 0;
+	return built(p, bad);
 }
 
-/* u32 nr, nr x {string pmu, string cpus} */
-static json_t *hybrid_topology(struct cur *c)
+/* {string pmu, string cpus} */
+static json_t *hybrid_pmu(struct cur *c)
 {
-	uint32_t nr = get32(c), i;
-	json_t *arr;
+	json_t *h = json_object();
 
-	if (!count_ok(c, nr, 8))
-		return NULL;
-	arr = json_array();
-	for (i = 0; arr && i < nr; i++) {
-		json_t *h = json_object();
-
-		if (add(arr, h,
-		        !h || put(h, "pmu", str_json(c)) < 0 || put(h, "cpus", str_json(c)) < 0) <
-		    0) {
-			json_decref(arr);
-			return NULL;
-		}
-	}
-	return arr;
+	return built(h, !h || put(h, "pmu", str_json(c)) < 0 || put(h, "cpus", str_json(c)) < 0);
 }
 
 /* A fixed layout: fields of 4 or 8 bytes, read in order. */
@@ -978,14 +912,14 @@ static json_t *decode(const struct ps_session *s, unsigned int feat, struct cur 
 	case PS_FEAT_CPU_TOPOLOGY:
 		return cpu_topology(s, c);
 	case PS_FEAT_NUMA_TOPOLOGY:
-		return numa_topology(c);
+		return list_json(c, get32(c), 24, numa_node);
 	case PS_FEAT_BRANCH_STACK:
 	case PS_FEAT_STAT:
 		return json_true();
 	case PS_FEAT_PMU_MAPPINGS:
-		return pmu_mappings(c);
+		return list_json(c, get32(c), 8, pmu_mapping);
 	case PS_FEAT_GROUP_DESC:
-		return group_desc(c);
+		return list_json(c, get32(c), 12, group);
 	case PS_FEAT_CACHE:
 		return cache(c);
 	case PS_FEAT_SAMPLE_TIME:
@@ -1009,9 +943,9 @@ static json_t *decode(const struct ps_session *s, unsigned int feat, struct cur 
 	case PS_FEAT_CLOCK_DATA:
 		return fixed_fields(c, clock_data, ARRAY_SIZE(clock_data));
 	case PS_FEAT_HYBRID_TOPOLOGY:
-		return hybrid_topology(c);
+		return list_json(c, get32(c), 8, hybrid_pmu);
 	case PS_FEAT_PMU_CAPS:
-		return pmu_caps(c);
+		return list_json(c, get32(c), 8, pmu_caps);
 	default:
 		return NULL;
 	}
@@ -1040,13 +974,9 @@ json_t *ps_header_json__feature(const struct ps_session *s, unsigned int feat)
 			return NULL; /* out of memory */
 	}
 	o = json_object();
-	if (!o || put(o, "id", json_integer(feat)) < 0 ||
-	    put(o, "size", json_integer((json_int_t)c.len)) < 0 ||
-	    (decodable(feat) && put(o, "malformed", json_true()) < 0)) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return built(o, !o || put(o, "id", json_integer(feat)) < 0 ||
+	                        put(o, "size", json_integer((json_int_t)c.len)) < 0 ||
+	                        (decodable(feat) && put(o, "malformed", json_true()) < 0));
 }
 
 json_t *ps_header_json__features(const struct ps_session *s)
@@ -1086,15 +1016,11 @@ static json_t *field_json(const struct tep_format_field *f)
 {
 	json_t *o = json_object();
 
-	if (!o || put(o, "name", cstr_json(f->name)) < 0 ||
-	    put(o, "type", cstr_json(f->type)) < 0 ||
-	    put(o, "offset", json_integer(f->offset)) < 0 ||
-	    put(o, "size", json_integer(f->size)) < 0 ||
-	    put(o, "signed", json_boolean(f->flags & TEP_FIELD_IS_SIGNED)) < 0) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return built(o, !o || put(o, "name", cstr_json(f->name)) < 0 ||
+	                        put(o, "type", cstr_json(f->type)) < 0 ||
+	                        put(o, "offset", json_integer(f->offset)) < 0 ||
+	                        put(o, "size", json_integer(f->size)) < 0 ||
+	                        put(o, "signed", json_boolean(f->flags & TEP_FIELD_IS_SIGNED)) < 0);
 }
 
 json_t *ps_header_json__tracepoints(const struct ps_session *s)
@@ -1182,9 +1108,5 @@ json_t *ps_header_json__build_id(const struct ps_record *rec, bool swap)
 	bad |= put(o, "filename",
 	           ps_json_string(name, strnlen(name, rec->size - BUILD_ID_FILENAME)));
 out:
-	if (bad) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return built(o, bad);
 }
