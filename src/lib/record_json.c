@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "abi.h"
+#include "compat.h"
 #include "header_json.h"
 #include "record_json.h"
 #include "sample.h"
@@ -25,125 +26,218 @@ static json_t *body_string(const unsigned char *p, size_t len)
 	return ps_json_string((const char *)p, nul ? (size_t)(nul - p) : len);
 }
 
-static int pid_tid(json_t *o, const unsigned char *p, bool swap)
+/* ---- the body layouts of the kernel's side-band records, for both renderings ---- */
+
+enum field_kind {
+	FK_I32,      /* a signed 32-bit number: pids and tids */
+	FK_U16,      /* an unsigned number of 16 bits */
+	FK_U32,      /* ... of 32 bits */
+	FK_U64,      /* ... of 64 bits */
+	FK_HEX,      /* a u64 as a "0x..." string: addresses and lengths */
+	FK_STR,      /* NUL-terminated text up to the end of the body */
+	FK_MISC,     /* a bool: a bit of the record header's misc, not of the body */
+	FK_BUILD_ID, /* u8 size, 3 bytes padding, 20 bytes: the first size bytes in hex */
+};
+
+/* One field of a body: its key, byte offset in the body (FK_MISC: the misc bit), kind. */
+struct body_field {
+	const char *key;
+	unsigned short off, kind;
+};
+
+static const struct body_field mmap_fields[] = {
+	{ "pid", 0, FK_I32 },  { "tid", 4, FK_I32 },    { "start", 8, FK_HEX },
+	{ "len", 16, FK_HEX }, { "pgoff", 24, FK_HEX }, { "filename", 32, FK_STR },
+};
+static const struct body_field mmap2_fields[] = {
+	{ "pid", 0, FK_I32 },   { "tid", 4, FK_I32 },    { "start", 8, FK_HEX },
+	{ "len", 16, FK_HEX },  { "pgoff", 24, FK_HEX }, { "maj", 32, FK_U32 },
+	{ "min", 36, FK_U32 },  { "ino", 40, FK_U64 },   { "ino_generation", 48, FK_U64 },
+	{ "prot", 56, FK_U32 }, { "flags", 60, FK_U32 }, { "filename", 64, FK_STR },
+};
+static const struct body_field mmap2_build_id_fields[] = {
+	{ "pid", 0, FK_I32 },   { "tid", 4, FK_I32 },    { "start", 8, FK_HEX },
+	{ "len", 16, FK_HEX },  { "pgoff", 24, FK_HEX }, { "build_id", 32, FK_BUILD_ID },
+	{ "prot", 56, FK_U32 }, { "flags", 60, FK_U32 }, { "filename", 64, FK_STR },
+};
+static const struct body_field comm_fields[] = {
+	{ "pid", 0, FK_I32 },
+	{ "tid", 4, FK_I32 },
+	{ "comm", 8, FK_STR },
+	{ "exec", PERF_RECORD_MISC_COMM_EXEC, FK_MISC },
+};
+static const struct body_field fork_fields[] = {
+	{ "pid", 0, FK_I32 },   { "ppid", 4, FK_I32 },  { "tid", 8, FK_I32 },
+	{ "ptid", 12, FK_I32 }, { "time", 16, FK_U64 },
+};
+static const struct body_field lost_fields[] = { { "id", 0, FK_U64 }, { "lost", 8, FK_U64 } };
+static const struct body_field lost_samples_fields[] = { { "lost", 0, FK_U64 } };
+static const struct body_field throttle_fields[] = {
+	{ "time", 0, FK_U64 },
+	{ "id", 8, FK_U64 },
+	{ "stream_id", 16, FK_U64 },
+};
+static const struct body_field switch_fields[] = {
+	{ "out", PERF_RECORD_MISC_SWITCH_OUT, FK_MISC },
+};
+static const struct body_field switch_cpu_wide_fields[] = {
+	{ "out", PERF_RECORD_MISC_SWITCH_OUT, FK_MISC },
+	{ "next_prev_pid", 0, FK_I32 },
+	{ "next_prev_tid", 4, FK_I32 },
+};
+static const struct body_field ksymbol_fields[] = {
+	{ "addr", 0, FK_HEX },   { "len", 8, FK_U32 },   { "ksym_type", 12, FK_U16 },
+	{ "flags", 14, FK_U16 }, { "name", 16, FK_STR },
+};
+static const struct body_field cgroup_fields[] = { { "id", 0, FK_U64 }, { "path", 8, FK_STR } };
+
+/* a record type's fields; a body shorter than @min_len shows none */
+struct body_layout {
+	uint32_t type;
+	unsigned short min_len;
+	const struct body_field *fields;
+	size_t n;
+};
+
+static const struct body_layout layouts[] = {
+	{ PERF_RECORD_MMAP, 32, mmap_fields, ARRAY_SIZE(mmap_fields) },
+	{ PERF_RECORD_MMAP2, 64, mmap2_fields, ARRAY_SIZE(mmap2_fields) },
+	{ PERF_RECORD_COMM, 8, comm_fields, ARRAY_SIZE(comm_fields) },
+	{ PERF_RECORD_EXIT, 24, fork_fields, ARRAY_SIZE(fork_fields) },
+	{ PERF_RECORD_FORK, 24, fork_fields, ARRAY_SIZE(fork_fields) },
+	{ PERF_RECORD_LOST, 16, lost_fields, ARRAY_SIZE(lost_fields) },
+	{ PERF_RECORD_LOST_SAMPLES, 8, lost_samples_fields, ARRAY_SIZE(lost_samples_fields) },
+	{ PERF_RECORD_THROTTLE, 24, throttle_fields, ARRAY_SIZE(throttle_fields) },
+	{ PERF_RECORD_UNTHROTTLE, 24, throttle_fields, ARRAY_SIZE(throttle_fields) },
+	{ PERF_RECORD_SWITCH, 0, switch_fields, ARRAY_SIZE(switch_fields) },
+	{ PERF_RECORD_SWITCH_CPU_WIDE, 8, switch_cpu_wide_fields,
+	  ARRAY_SIZE(switch_cpu_wide_fields) },
+	{ PERF_RECORD_KSYMBOL, 16, ksymbol_fields, ARRAY_SIZE(ksymbol_fields) },
+	{ PERF_RECORD_CGROUP, 8, cgroup_fields, ARRAY_SIZE(cgroup_fields) },
+};
+
+/* the fields of @rec's body of @len bytes (trailer excluded), NULL for none */
+static const struct body_layout *layout_of(const struct ps_record *rec, size_t len)
 {
-	return put(o, "pid", json_integer((int32_t)ps_get32(p, swap))) ||
-	       put(o, "tid", json_integer((int32_t)ps_get32(p + 4, swap)));
+	static const struct body_layout mmap2_build_id = { PERF_RECORD_MMAP2, 64,
+		                                           mmap2_build_id_fields,
+		                                           ARRAY_SIZE(mmap2_build_id_fields) };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(layouts); i++) {
+		const struct body_layout *l = &layouts[i];
+
+		if (l->type != rec->type)
+			continue;
+		if (len < l->min_len)
+			return NULL;
+		if (l->type == PERF_RECORD_MMAP2 && (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
+			return &mmap2_build_id;
+		return l;
+	}
+	return NULL;
+}
+
+/* A field of the sample_id trailer (FK_I32, FK_U32 or FK_U64) and its value. */
+struct trailer_field {
+	const char *key;
+	unsigned short kind;
+	uint64_t v;
+};
+
+/* the fields of the trailer @id in @f, in the order perf writes them; returns how many */
+static size_t trailer_fields(const struct ps_sample *id, struct trailer_field f[7])
+{
+	uint64_t st = id->type;
+	size_t n = 0;
+
+	if (st & PERF_SAMPLE_TID) {
+		f[n++] = (struct trailer_field){ "pid", FK_I32, id->pid };
+		f[n++] = (struct trailer_field){ "tid", FK_I32, id->tid };
+	}
+	if (st & PERF_SAMPLE_TIME)
+		f[n++] = (struct trailer_field){ "time", FK_U64, id->time };
+	if (st & PERF_SAMPLE_ID)
+		f[n++] = (struct trailer_field){ "id", FK_U64, id->id };
+	if (st & PERF_SAMPLE_STREAM_ID)
+		f[n++] = (struct trailer_field){ "stream_id", FK_U64, id->stream_id };
+	if (st & PERF_SAMPLE_CPU)
+		f[n++] = (struct trailer_field){ "cpu", FK_U32, id->cpu };
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		f[n++] = (struct trailer_field){ "identifier", FK_U64, id->identifier };
+	return n;
+}
+
+/* the build-id at @p (FK_BUILD_ID) as NUL-terminated hex in @hex; returns its length */
+static size_t build_id_hex(const unsigned char *p, char hex[41])
+{
+	static const char digits[] = "0123456789abcdef";
+	unsigned int n = p[0] <= 20 ? p[0] : 20, i;
+
+	for (i = 0; i < n; i++) {
+		hex[2 * i] = digits[p[4 + i] >> 4];
+		hex[2 * i + 1] = digits[p[4 + i] & 15];
+	}
+	hex[2 * n] = 0;
+	return 2 * n;
+}
+
+/* ---- jansson objects ---- */
+
+static json_t *field_json(const struct body_field *f, const struct ps_record *rec,
+                          const unsigned char *p, size_t len, bool swap)
+{
+	char hex[41];
+
+	switch (f->kind) {
+	case FK_I32:
+		return json_integer((int32_t)ps_get32(p + f->off, swap));
+	case FK_U16:
+		return json_integer(ps_get16(p + f->off, swap));
+	case FK_U32:
+		return json_integer(ps_get32(p + f->off, swap));
+	case FK_U64:
+		return ps_json_u64(ps_get64(p + f->off, swap));
+	case FK_HEX:
+		return ps_json_hex(ps_get64(p + f->off, swap));
+	case FK_STR:
+		return body_string(p + f->off, len - f->off);
+	case FK_MISC:
+		return json_boolean(rec->misc & f->off);
+	case FK_BUILD_ID:
+		build_id_hex(p + f->off, hex);
+		return json_string(hex);
+	}
+	return NULL;
 }
 
 /* The body fields of the kernel record types, within @len bytes (trailer excluded). */
 static int kernel_body(json_t *o, const struct ps_record *rec, const unsigned char *p, size_t len,
                        bool swap)
 {
-	switch (rec->type) {
-	case PERF_RECORD_MMAP:
-		if (len < 32)
-			return 0;
-		return pid_tid(o, p, swap) || put(o, "start", ps_json_hex(ps_get64(p + 8, swap))) ||
-		       put(o, "len", ps_json_hex(ps_get64(p + 16, swap))) ||
-		       put(o, "pgoff", ps_json_hex(ps_get64(p + 24, swap))) ||
-		       put(o, "filename", body_string(p + 32, len - 32));
-	case PERF_RECORD_MMAP2:
-		if (len < 64)
-			return 0;
-		if (pid_tid(o, p, swap) || put(o, "start", ps_json_hex(ps_get64(p + 8, swap))) ||
-		    put(o, "len", ps_json_hex(ps_get64(p + 16, swap))) ||
-		    put(o, "pgoff", ps_json_hex(ps_get64(p + 24, swap))))
-			return -1;
-		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			unsigned int n = p[32] <= 20 ? p[32] : 20, i;
-			char hex[41];
+	const struct body_layout *l = layout_of(rec, len);
+	size_t i;
 
-			for (i = 0; i < n; i++)
-				snprintf(hex + 2 * i, 3, "%02x", p[36 + i]);
-			hex[2 * n] = 0;
-			if (put(o, "build_id", json_string(hex)))
-				return -1;
-		} else if (put(o, "maj", json_integer(ps_get32(p + 32, swap))) ||
-		           put(o, "min", json_integer(ps_get32(p + 36, swap))) ||
-		           put(o, "ino", ps_json_u64(ps_get64(p + 40, swap))) ||
-		           put(o, "ino_generation", ps_json_u64(ps_get64(p + 48, swap)))) {
+	for (i = 0; l && i < l->n; i++)
+		if (put(o, l->fields[i].key, field_json(&l->fields[i], rec, p, len, swap)))
 			return -1;
-		}
-		return put(o, "prot", json_integer(ps_get32(p + 56, swap))) ||
-		       put(o, "flags", json_integer(ps_get32(p + 60, swap))) ||
-		       put(o, "filename", body_string(p + 64, len - 64));
-	case PERF_RECORD_COMM:
-		if (len < 8)
-			return 0;
-		return pid_tid(o, p, swap) || put(o, "comm", body_string(p + 8, len - 8)) ||
-		       put(o, "exec", json_boolean(rec->misc & PERF_RECORD_MISC_COMM_EXEC));
-	case PERF_RECORD_EXIT:
-	case PERF_RECORD_FORK:
-		if (len < 24)
-			return 0;
-		return put(o, "pid", json_integer((int32_t)ps_get32(p, swap))) ||
-		       put(o, "ppid", json_integer((int32_t)ps_get32(p + 4, swap))) ||
-		       put(o, "tid", json_integer((int32_t)ps_get32(p + 8, swap))) ||
-		       put(o, "ptid", json_integer((int32_t)ps_get32(p + 12, swap))) ||
-		       put(o, "time", ps_json_u64(ps_get64(p + 16, swap)));
-	case PERF_RECORD_LOST:
-		if (len < 16)
-			return 0;
-		return put(o, "id", ps_json_u64(ps_get64(p, swap))) ||
-		       put(o, "lost", ps_json_u64(ps_get64(p + 8, swap)));
-	case PERF_RECORD_LOST_SAMPLES:
-		if (len < 8)
-			return 0;
-		return put(o, "lost", ps_json_u64(ps_get64(p, swap)));
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-		if (len < 24)
-			return 0;
-		return put(o, "time", ps_json_u64(ps_get64(p, swap))) ||
-		       put(o, "id", ps_json_u64(ps_get64(p + 8, swap))) ||
-		       put(o, "stream_id", ps_json_u64(ps_get64(p + 16, swap)));
-	case PERF_RECORD_SWITCH:
-		return put(o, "out", json_boolean(rec->misc & PERF_RECORD_MISC_SWITCH_OUT));
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		if (len < 8)
-			return 0;
-		return put(o, "out", json_boolean(rec->misc & PERF_RECORD_MISC_SWITCH_OUT)) ||
-		       put(o, "next_prev_pid", json_integer((int32_t)ps_get32(p, swap))) ||
-		       put(o, "next_prev_tid", json_integer((int32_t)ps_get32(p + 4, swap)));
-	case PERF_RECORD_KSYMBOL:
-		if (len < 16)
-			return 0;
-		return put(o, "addr", ps_json_hex(ps_get64(p, swap))) ||
-		       put(o, "len", json_integer(ps_get32(p + 8, swap))) ||
-		       put(o, "ksym_type", json_integer(ps_get16(p + 12, swap))) ||
-		       put(o, "flags", json_integer(ps_get16(p + 14, swap))) ||
-		       put(o, "name", body_string(p + 16, len - 16));
-	case PERF_RECORD_CGROUP:
-		if (len < 8)
-			return 0;
-		return put(o, "id", ps_json_u64(ps_get64(p, swap))) ||
-		       put(o, "path", body_string(p + 8, len - 8));
-	default:
-		return 0;
-	}
+	return 0;
 }
 
 static int trailer(json_t *o, const struct ps_sample *id)
 {
-	uint64_t st = id->type;
+	struct trailer_field f[7];
+	size_t i, n = trailer_fields(id, f);
 	json_t *t = json_object();
 
 	if (put(o, "sample_id", t))
 		return -1;
-	if ((st & PERF_SAMPLE_TID) && (put(t, "pid", json_integer((int32_t)id->pid)) ||
-	                               put(t, "tid", json_integer((int32_t)id->tid))))
-		return -1;
-	if ((st & PERF_SAMPLE_TIME) && put(t, "time", ps_json_u64(id->time)))
-		return -1;
-	if ((st & PERF_SAMPLE_ID) && put(t, "id", ps_json_u64(id->id)))
-		return -1;
-	if ((st & PERF_SAMPLE_STREAM_ID) && put(t, "stream_id", ps_json_u64(id->stream_id)))
-		return -1;
-	if ((st & PERF_SAMPLE_CPU) && put(t, "cpu", json_integer(id->cpu)))
-		return -1;
-	if ((st & PERF_SAMPLE_IDENTIFIER) && put(t, "identifier", ps_json_u64(id->identifier)))
-		return -1;
+	for (i = 0; i < n; i++)
+		if (put(t, f[i].key,
+		        f[i].kind == FK_I32 ? json_integer((int32_t)f[i].v) :
+		        f[i].kind == FK_U32 ? json_integer((json_int_t)f[i].v) :
+		                              ps_json_u64(f[i].v)))
+			return -1;
 	return 0;
 }
 
@@ -258,14 +352,6 @@ static void w_string(struct ps_json_buf *b, const unsigned char *p, size_t len)
 	ps_json__string(b, (const char *)p, nul ? (size_t)(nul - p) : len);
 }
 
-static void w_pid_tid(struct ps_json_buf *b, const unsigned char *p, bool swap)
-{
-	KEY(b, ",\"pid\":");
-	ps_json__i64(b, (int32_t)ps_get32(p, swap));
-	KEY(b, ",\"tid\":");
-	ps_json__i64(b, (int32_t)ps_get32(p + 4, swap));
-}
-
 static void w_bool(struct ps_json_buf *b, bool v)
 {
 	if (v)
@@ -277,180 +363,56 @@ static void w_bool(struct ps_json_buf *b, bool v)
 static void w_kernel_body(struct ps_json_buf *b, const struct ps_record *rec,
                           const unsigned char *p, size_t len, bool swap)
 {
-	switch (rec->type) {
-	case PERF_RECORD_MMAP:
-		if (len < 32)
-			return;
-		w_pid_tid(b, p, swap);
-		KEY(b, ",\"start\":");
-		ps_json__hex(b, ps_get64(p + 8, swap));
-		KEY(b, ",\"len\":");
-		ps_json__hex(b, ps_get64(p + 16, swap));
-		KEY(b, ",\"pgoff\":");
-		ps_json__hex(b, ps_get64(p + 24, swap));
-		KEY(b, ",\"filename\":");
-		w_string(b, p + 32, len - 32);
-		return;
-	case PERF_RECORD_MMAP2:
-		if (len < 64)
-			return;
-		w_pid_tid(b, p, swap);
-		KEY(b, ",\"start\":");
-		ps_json__hex(b, ps_get64(p + 8, swap));
-		KEY(b, ",\"len\":");
-		ps_json__hex(b, ps_get64(p + 16, swap));
-		KEY(b, ",\"pgoff\":");
-		ps_json__hex(b, ps_get64(p + 24, swap));
-		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			static const char hex[] = "0123456789abcdef";
-			unsigned int n = p[32] <= 20 ? p[32] : 20, i;
-			char id[42];
+	const struct body_layout *l = layout_of(rec, len);
+	char hex[41];
+	size_t i;
 
-			for (i = 0; i < n; i++) {
-				id[2 * i] = hex[p[36 + i] >> 4];
-				id[2 * i + 1] = hex[p[36 + i] & 15];
-			}
-			KEY(b, ",\"build_id\":");
-			ps_json__string(b, id, 2 * n);
-		} else {
-			KEY(b, ",\"maj\":");
-			ps_json__u64(b, ps_get32(p + 32, swap));
-			KEY(b, ",\"min\":");
-			ps_json__u64(b, ps_get32(p + 36, swap));
-			KEY(b, ",\"ino\":");
-			ps_json__u64(b, ps_get64(p + 40, swap));
-			KEY(b, ",\"ino_generation\":");
-			ps_json__u64(b, ps_get64(p + 48, swap));
+	for (i = 0; l && i < l->n; i++) {
+		const struct body_field *f = &l->fields[i];
+
+		ps_json__key(b, f->key);
+		switch (f->kind) {
+		case FK_I32:
+			ps_json__i64(b, (int32_t)ps_get32(p + f->off, swap));
+			break;
+		case FK_U16:
+			ps_json__u64(b, ps_get16(p + f->off, swap));
+			break;
+		case FK_U32:
+			ps_json__u64(b, ps_get32(p + f->off, swap));
+			break;
+		case FK_U64:
+			ps_json__u64(b, ps_get64(p + f->off, swap));
+			break;
+		case FK_HEX:
+			ps_json__hex(b, ps_get64(p + f->off, swap));
+			break;
+		case FK_STR:
+			w_string(b, p + f->off, len - f->off);
+			break;
+		case FK_MISC:
+			w_bool(b, rec->misc & f->off);
+			break;
+		case FK_BUILD_ID:
+			ps_json__string(b, hex, build_id_hex(p + f->off, hex));
+			break;
 		}
-		KEY(b, ",\"prot\":");
-		ps_json__u64(b, ps_get32(p + 56, swap));
-		KEY(b, ",\"flags\":");
-		ps_json__u64(b, ps_get32(p + 60, swap));
-		KEY(b, ",\"filename\":");
-		w_string(b, p + 64, len - 64);
-		return;
-	case PERF_RECORD_COMM:
-		if (len < 8)
-			return;
-		w_pid_tid(b, p, swap);
-		KEY(b, ",\"comm\":");
-		w_string(b, p + 8, len - 8);
-		KEY(b, ",\"exec\":");
-		w_bool(b, rec->misc & PERF_RECORD_MISC_COMM_EXEC);
-		return;
-	case PERF_RECORD_EXIT:
-	case PERF_RECORD_FORK:
-		if (len < 24)
-			return;
-		KEY(b, ",\"pid\":");
-		ps_json__i64(b, (int32_t)ps_get32(p, swap));
-		KEY(b, ",\"ppid\":");
-		ps_json__i64(b, (int32_t)ps_get32(p + 4, swap));
-		KEY(b, ",\"tid\":");
-		ps_json__i64(b, (int32_t)ps_get32(p + 8, swap));
-		KEY(b, ",\"ptid\":");
-		ps_json__i64(b, (int32_t)ps_get32(p + 12, swap));
-		KEY(b, ",\"time\":");
-		ps_json__u64(b, ps_get64(p + 16, swap));
-		return;
-	case PERF_RECORD_LOST:
-		if (len < 16)
-			return;
-		KEY(b, ",\"id\":");
-		ps_json__u64(b, ps_get64(p, swap));
-		KEY(b, ",\"lost\":");
-		ps_json__u64(b, ps_get64(p + 8, swap));
-		return;
-	case PERF_RECORD_LOST_SAMPLES:
-		if (len < 8)
-			return;
-		KEY(b, ",\"lost\":");
-		ps_json__u64(b, ps_get64(p, swap));
-		return;
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-		if (len < 24)
-			return;
-		KEY(b, ",\"time\":");
-		ps_json__u64(b, ps_get64(p, swap));
-		KEY(b, ",\"id\":");
-		ps_json__u64(b, ps_get64(p + 8, swap));
-		KEY(b, ",\"stream_id\":");
-		ps_json__u64(b, ps_get64(p + 16, swap));
-		return;
-	case PERF_RECORD_SWITCH:
-		KEY(b, ",\"out\":");
-		w_bool(b, rec->misc & PERF_RECORD_MISC_SWITCH_OUT);
-		return;
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		if (len < 8)
-			return;
-		KEY(b, ",\"out\":");
-		w_bool(b, rec->misc & PERF_RECORD_MISC_SWITCH_OUT);
-		KEY(b, ",\"next_prev_pid\":");
-		ps_json__i64(b, (int32_t)ps_get32(p, swap));
-		KEY(b, ",\"next_prev_tid\":");
-		ps_json__i64(b, (int32_t)ps_get32(p + 4, swap));
-		return;
-	case PERF_RECORD_KSYMBOL:
-		if (len < 16)
-			return;
-		KEY(b, ",\"addr\":");
-		ps_json__hex(b, ps_get64(p, swap));
-		KEY(b, ",\"len\":");
-		ps_json__u64(b, ps_get32(p + 8, swap));
-		KEY(b, ",\"ksym_type\":");
-		ps_json__u64(b, ps_get16(p + 12, swap));
-		KEY(b, ",\"flags\":");
-		ps_json__u64(b, ps_get16(p + 14, swap));
-		KEY(b, ",\"name\":");
-		w_string(b, p + 16, len - 16);
-		return;
-	case PERF_RECORD_CGROUP:
-		if (len < 8)
-			return;
-		KEY(b, ",\"id\":");
-		ps_json__u64(b, ps_get64(p, swap));
-		KEY(b, ",\"path\":");
-		w_string(b, p + 8, len - 8);
-		return;
-	default:
-		return;
 	}
 }
 
 static void w_trailer(struct ps_json_buf *b, const struct ps_sample *id)
 {
-	uint64_t st = id->type;
-	size_t at;
+	struct trailer_field f[7];
+	size_t i, n = trailer_fields(id, f), at;
 
 	KEY(b, ",\"sample_id\":");
 	at = ps_json__open(b);
-	if (st & PERF_SAMPLE_TID) {
-		KEY(b, ",\"pid\":");
-		ps_json__i64(b, (int32_t)id->pid);
-		KEY(b, ",\"tid\":");
-		ps_json__i64(b, (int32_t)id->tid);
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		KEY(b, ",\"time\":");
-		ps_json__u64(b, id->time);
-	}
-	if (st & PERF_SAMPLE_ID) {
-		KEY(b, ",\"id\":");
-		ps_json__u64(b, id->id);
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		KEY(b, ",\"stream_id\":");
-		ps_json__u64(b, id->stream_id);
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		KEY(b, ",\"cpu\":");
-		ps_json__u64(b, id->cpu);
-	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		KEY(b, ",\"identifier\":");
-		ps_json__u64(b, id->identifier);
+	for (i = 0; i < n; i++) {
+		ps_json__key(b, f[i].key);
+		if (f[i].kind == FK_I32)
+			ps_json__i64(b, (int32_t)f[i].v);
+		else
+			ps_json__u64(b, f[i].v);
 	}
 	ps_json__close(b, at, '{', '}');
 }
