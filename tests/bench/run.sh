@@ -1,83 +1,157 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0-only
-# make bench: throughput and memory as ratios against the closest baseline, measured in
-# one run on this machine (never absolute targets).  The large stream is made here from a
-# bundled recording and removed afterwards.
+# make bench: one table of ratios from one run, against the closest baselines measured in
+# the same run on the same machine (never absolute targets): each stage against `cat | cat`
+# (the pipe limit) and against perf script, ptojson against perf script with the same
+# fields and against perf data convert --to-json, peak memory on a stream and on one ten
+# times longer, the latency of precord | pfilter | ptojson, precord against perf record
+# under the same syscall storm.  Each figure is the median of BENCH_RUNS runs (3).  The
+# table is printed and written to tests/bench/results.md with the machine's description.
+#
+# To add a figure: call `stage NAME COMMAND` (a filter fed the stream on stdin) or
+# `row FIGURE VALUE GOAL` in a block of your own at the end, before `finish`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BIN=bin
+BIN=$PWD/bin
+RUNS=${BENCH_RUNS:-3}
+COPIES=${BENCH_COPIES:-1000}
+RESULTS=${BENCH_RESULTS:-tests/bench/results.md}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 src=tests/data/rawsys-dd.pipe
-# pieces of one recording concatenate: N copies make a long stream with real records
-make_stream() {
-	local n=$1 out=$2 args=() i
-	for ((i = 0; i < n; i++)); do args+=("$src"); done
-	"$BIN/pcat" "${args[@]}" >"$out"
+big=$work/big.pipe
+
+# ---- helpers ----
+rows=()
+row() { # row FIGURE VALUE [GOAL]: one line of the table
+	rows+=("| $1 | $2 | ${3:-} |")
+	printf '%-52s %-24s %s\n' "$1" "$2" "${3:-}"
 }
 
-secs() { # seconds taken by a shell command, best of 3
-	local best="" t s e
-	for t in 1 2 3; do
-		s=$(date +%s.%N)
-		bash -c "$1" >/dev/null 2>&1
-		e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
-	done
-	echo "$best"
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+
+secs() { # median wall-clock seconds of a shell command over $RUNS runs
+	local i s e
+	for ((i = 0; i < RUNS; i++)); do
+		s=$(date +%s%N)
+		bash -c "$1" >/dev/null 2>&1 || true
+		e=$(date +%s%N)
+		echo $(((e - s) / 1000))e-6
+	done | median
 }
 
-rss_kb() { # peak resident memory of a command, in KiB
-	/usr/bin/time -f %M bash -c "$1" 2>&1 >/dev/null | tail -n 1
+rss_kb() { # median peak resident KiB of the last command of a pipeline, over $RUNS runs
+	local i
+	for ((i = 0; i < RUNS; i++)); do
+		bash -c "${1%|*} | /usr/bin/time -f %M -o '$work/rss' ${1##*|} > /dev/null" 2>/dev/null || true
+		tail -n 1 "$work/rss"
+	done | median
 }
 
-make_stream 1000 "$work/big.pipe"
-make_stream 10000 "$work/huge.pipe"
-bytes=$(stat -c %s "$work/big.pipe")
-records=$("$BIN/pheader" --all --stats "$work/big.pipe" 2>/dev/null | awk '/TOTAL/ {print $NF}' || true)
-echo "stream: $bytes bytes${records:+, $records records} (1000 copies of $src)"
+x() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
 
-base=$(secs "cat '$work/big.pipe' | cat | cat > /dev/null")
-ours=$(secs "cat '$work/big.pipe' | '$BIN/pcat' | cat > /dev/null")
-printf 'pcat pass-through: %.2fx the time of cat | cat (%.0f MB/s vs %.0f MB/s)\n' \
-	"$(echo "$ours / $base" | bc -l)" "$(echo "$bytes / $ours / 1000000" | bc -l)" \
-	"$(echo "$bytes / $base / 1000000" | bc -l)"
+copies() { # copies N FILE...: the stream repeated N times, one header (pcat joins pieces)
+	local n=$1 args=() i
+	shift
+	for ((i = 0; i < n; i++)); do args+=("$@"); done
+	"$BIN/pcat" "${args[@]}"
+}
 
+base_cat=""
+base_perf=""
+stage() { # stage NAME COMMAND: COMMAND reads the stream on stdin
+	local t
+	t=$(secs "cat '$big' | $2 > /dev/null")
+	row "$1 vs cat | cat (throughput)" "$(x "$base_cat" "$t")" "${3:-}"
+	[ -z "$base_perf" ] || row "$1 vs perf script" "$(x "$base_perf" "$t")" "${4:-}"
+}
+
+# ---- the stream ----
+copies "$COPIES" "$src" >"$big"
+samples=$("$BIN/pcount" -j "$big" | jq .total)
+printf 'stream: %s copies of %s, %s bytes, %s samples; median of %s runs per figure\n\n' \
+	"$COPIES" "$src" "$(stat -c %s "$big")" "$samples" "$RUNS"
+printf '%-52s %-24s %s\n' figure value goal
+
+# ---- throughput ----
+base_cat=$(secs "cat '$big' | cat > /dev/null")
 if command -v perf >/dev/null; then
-	ps=$(secs "perf script -i - < '$work/big.pipe'")
-	printf 'pcat vs perf script on the same stream: pcat takes %.3fx the time\n' \
-		"$(echo "$ours / $ps" | bc -l)"
+	base_perf=$(secs "perf script -i - < '$big'")
 fi
+stage pcat "'$BIN/pcat'" ">= 0.8x"
+stage "pfilter comm=dd" "'$BIN/pfilter' comm=dd" ">= 0.6x"
+stage "pcount --by comm" "'$BIN/pcount' --by comm" ">= 0.6x"
+stage ptojson "'$BIN/ptojson'" "" ">= 3x"
 
-samples=$("$BIN/pcount" -j "$work/big.pipe" | jq .total 2>/dev/null || echo 0)
-if command -v perf >/dev/null && [ "$samples" -gt 0 ]; then
-	for prog in "ptojson" "pcount --by comm" "pcount --by syscall"; do
-		t=$(secs "'$BIN/'$prog < '$work/big.pipe' > /dev/null")
-		printf '%-22s %8.0f samples/s; perf script %8.0f samples/s: %.2fx perf script\n' "$prog" \
-			"$(echo "$samples / $t" | bc -l)" "$(echo "$samples / $ps" | bc -l)" \
-			"$(echo "$ps / $t" | bc -l)"
-	done
-	sc=/usr/lib/perf-core/scripts/python/syscall-counts.py
-	if [ -f "$sc" ]; then
-		t1=$(secs "perf script -s $sc -i - < '$work/big.pipe'")
-		t2=$(secs "'$BIN/pcount' --by syscall < '$work/big.pipe'")
-		printf 'pcount --by syscall vs perf script -s syscall-counts.py: %.2fx faster\n' \
-			"$(echo "$t1 / $t2" | bc -l)"
+if [ -n "$base_perf" ]; then
+	t=$(secs "'$BIN/ptojson' < '$big'")
+	f=$(secs "perf script --ns -F comm,tid,pid,time,cpu,event,ip,period,trace -i - < '$big'")
+	row "ptojson vs perf script -F (the same fields)" "$(x "$f" "$t")"
+	# perf inject cannot turn this pipe stream into a file: record the same workload
+	# (dd's syscalls, as in the fixture) into one, as many samples as the stream has
+	perf record -q -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$work/big.data" -- \
+		dd if=/dev/zero of=/dev/null bs=1 count=$((samples / 4)) >/dev/null 2>&1 || true
+	if [ -s "$work/big.data" ] && perf data convert --help 2>&1 | grep -q -- --to-json; then
+		t=$(secs "'$BIN/ptojson' '$work/big.data'")
+		f=$(secs "perf data convert -i '$work/big.data' --force --to-json '$work/convert.json'")
+		row "ptojson vs perf data convert --to-json (a file)" "$(x "$f" "$t")"
+		rm -f "$work/convert.json" "$work/big.data"
 	fi
 fi
 
-for prog in pcat ptojson pcount; do
-	small=$(rss_kb "'$BIN/$prog' < '$work/big.pipe' > /dev/null")
-	large=$(rss_kb "'$BIN/$prog' < '$work/huge.pipe' > /dev/null")
-	printf '%-8s peak RSS: %s KiB on the stream, %s KiB on one 10x longer (ratio %.2f)\n' \
-		"$prog" "$small" "$large" "$(echo "$large / $small" | bc -l)"
+# ---- memory: flat on a stream ten times longer ----
+for prog in pcat "pfilter comm=dd" "pcount --by comm" ptojson; do
+	small=$(rss_kb "cat '$big' | '$BIN/'$prog")
+	large=$(rss_kb "'$BIN/pcat' $(printf "'%s' " "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big")| '$BIN/'$prog")
+	row "$prog peak RSS, 10x stream / 1x" "$(x "$large" "$small") ($small KiB)" "~1x"
 done
 
-# pflame (issue 14): a flame graph of 1 M callchain samples against perf script on the
-# same stream (goal: no slower).  Copies of a recording of the pflame test workload (deep
-# frame-pointer chains whose symbols both resolve), else of the bundled cpu-clock -g one.
+# ---- latency: an event written by precord to the last line of pfilter | ptojson ----
+if [ "$(id -u)" = 0 ] && [ -d /sys/kernel/tracing/events/syscalls ]; then
+	lat=$(python3 tests/bench/latency.py "$BIN" 2>"$work/lat.err" || true)
+	if [ -n "$lat" ]; then
+		row "precord | pfilter | ptojson, event to line (median)" "${lat% *} ms" "<= 100 ms"
+		row "precord | pfilter | ptojson, event to line (worst)" "${lat#* } ms" "<= 100 ms"
+	else
+		row "precord | pfilter | ptojson latency" "not measured: $(head -c 80 "$work/lat.err")"
+	fi
+fi
+
+# ---- precord vs perf record under the same system-wide syscall storm ----
+storm() { # one recorder run under a storm of read/write syscalls; prints samples lost cpu
+	local out=$1 cmd=$2 storm_pid
+	dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null &
+	storm_pid=$!
+	sleep 0.2
+	/usr/bin/time -f '%U %S' -o "$work/cpu" bash -c "$cmd" >/dev/null 2>&1 || true
+	kill "$storm_pid" 2>/dev/null || true
+	wait "$storm_pid" 2>/dev/null || true
+	"$BIN/pcount" -j "$out" 2>/dev/null | jq -r '"\(.total) \(.lost // 0)"' | tr '\n' ' '
+	awk '{ printf "%.2f\n", $1 + $2 }' "$work/cpu"
+}
+if [ "$(id -u)" = 0 ] && command -v perf >/dev/null; then
+	ev=raw_syscalls:sys_enter,raw_syscalls:sys_exit
+	for ((i = 0; i < RUNS; i++)); do
+		storm "$work/p.pipe" "'$BIN/precord' -q -a -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit --duration 3 -o '$work/p.pipe'" >>"$work/precord"
+		storm "$work/q.data" "perf record -q -a -e $ev -o '$work/q.data' -- sleep 3" >>"$work/perf"
+	done
+	for k in 1 2 3; do
+		a=$(awk -v k=$k '{print $k}' "$work/precord" | median)
+		b=$(awk -v k=$k '{print $k}' "$work/perf" | median)
+		case $k in
+		1) row "storm: events written, precord / perf record" "$a / $b" ;;
+		2) row "storm: events lost, precord / perf record" "$a / $b" "precord <= perf" ;;
+		3) row "storm: CPU seconds, precord / perf record" "$a / $b" "precord <= perf" ;;
+		esac
+	done
+	rm -f "$work/p.pipe" "$work/q.data"
+fi
+
+# ---- pflame (issue 14): a flame graph of 1 M callchain samples against perf script on
+# the same stream (goal: no slower).  Copies of a recording of the pflame test workload
+# (deep frame-pointer chains whose symbols both resolve), else of the bundled cpu-clock -g
+# one ----
 if command -v perf >/dev/null; then
 	src1=tests/data/cpuclock-g-sh.data
 	if command -v gcc >/dev/null &&
@@ -88,72 +162,75 @@ if command -v perf >/dev/null; then
 	fi
 	"$BIN/pcat" "$src1" >"$work/cg1.pipe"
 	per=$("$BIN/pcount" -j "$work/cg1.pipe" | jq .total)
-	copies=$(((1000000 + per - 1) / per))
-	args=()
-	for ((i = 0; i < copies; i++)); do args+=("$work/cg1.pipe"); done
-	"$BIN/pcat" "${args[@]}" >"$work/cg.pipe"
+	n=$(((1000000 + per - 1) / per))
+	copies "$n" "$work/cg1.pipe" >"$work/cg.pipe"
 	t1=$(secs "perf script -i - < '$work/cg.pipe'")
 	t2=$(secs "'$BIN/pflame' < '$work/cg.pipe'")
-	printf 'pflame on %d callchain samples (%s): %.2fs, perf script %.2fs: %.2fx perf script\n' \
-		"$((copies * per))" "$(basename "$src1")" "$t2" "$t1" "$(echo "$t1 / $t2" | bc -l)"
-	rm -f "$work/cg.pipe"
+	row "pflame vs perf script ($((n * per)) callchain samples, $(basename "$src1"))" \
+		"$(x "$t1" "$t2")" ">= 1x"
+	rm -f "$work/cg.pipe" "$work/cg1.pipe" "$work/deep.data"
 fi
 
 # ---- pstream-clickhouse (engineer F): rows/s from stream to table against ptojson alone,
-# on a private server (tests/clickhouse-server.sh); skipped without clickhouse-server
+# on a private server (tests/clickhouse-server.sh); skipped without clickhouse-server ----
 if command -v clickhouse-client >/dev/null && [ "$samples" -gt 0 ]; then
 	ch=$(mktemp -d "${TMPDIR:-/tmp}/pstream-ch-bench.XXXXXX")
 	if port=$(tests/clickhouse-server.sh start "$ch" 2>/dev/null); then
-		tj=$(secs "'$BIN/ptojson' < '$work/big.pipe' > /dev/null")
-		s=$(date +%s.%N)
-		"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$port" -t bench \
-			<"$work/big.pipe"
-		e=$(date +%s.%N)
-		tc=$(echo "$e - $s" | bc -l)
+		tj=$(secs "'$BIN/ptojson' < '$big'")
+		s=$(date +%s%N)
+		"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$port" -t bench <"$big" || true
+		e=$(date +%s%N)
+		tc=$(((e - s) / 1000))e-6
 		rows=$(clickhouse-client --host 127.0.0.1 --port "$port" \
 			-q 'SELECT count() FROM bench' </dev/null)
-		printf 'pstream-clickhouse %8.0f rows/s into the table (%s rows); ptojson alone %8.0f samples/s: %.2fx the time of ptojson\n' \
-			"$(echo "$rows / $tc" | bc -l)" "$rows" "$(echo "$samples / $tj" | bc -l)" \
-			"$(echo "$tc / $tj" | bc -l)"
+		row "pstream-clickhouse vs ptojson alone, throughput ($rows rows, one run)" \
+			"$(x "$tj" "$tc")"
 	else
-		echo "pstream-clickhouse: skipped, the ClickHouse server does not start here"
+		row "pstream-clickhouse" "skipped: the ClickHouse server does not start here"
 	fi
-	tests/clickhouse-server.sh stop "$ch"
+	tests/clickhouse-server.sh stop "$ch" || true
 	rm -rf "$ch"
 fi
-# symbols: its own block (tests/bench/symbols.sh)
+
+# ---- symbols: its own block (tests/bench/symbols.sh) ----
 bash tests/bench/symbols.sh
 
-# psplit and pcat --merge (issue 13): throughput as a fraction of the pipe limit (goal
-# >= 0.4), peak RSS on the stream and on one 10x longer (goal: flat)
-split_merge() { # $1: stream; $2: output directory; prints "SPLIT_S MERGE_S BASE_S"
-	local in=$1 d=$2 n
-	rm -rf "$d"
-	mkdir -p "$d"
-	n=$("$BIN/pcount" -j "$in" | jq .total)
-	"$BIN/psplit" -n $(((n + 3) / 4)) -d "$d/4" "$in" >"$d/4.list"
-	echo "$(secs "cat '$in' | '$BIN/psplit' --by cpu -d '$d/cpu' > /dev/null")" \
-		"$(secs "'$BIN/pcat' --merge $(tr '\n' ' ' <"$d/4.list") | cat > /dev/null")" \
-		"$(secs "cat $(tr '\n' ' ' <"$d/4.list") | cat | cat > /dev/null")"
+# ---- psplit and pcat --merge (issue 13): throughput as a fraction of the pipe limit
+# (goal >= 0.4x), peak RSS on the stream and on one 10x longer (goal: flat) ----
+split_merge() { # split_merge STREAM DIR: DIR/4.list names 4 pieces of STREAM
+	local n
+	rm -rf "$2"
+	mkdir -p "$2"
+	n=$("$BIN/pcount" -j "$1" | jq .total)
+	"$BIN/psplit" -n $(((n + 3) / 4)) -d "$2/4" "$1" >"$2/4.list"
 }
-read -r t_split t_merge base4 < <(split_merge "$work/big.pipe" "$work/sm")
-printf 'psplit --by cpu: %.2fx the pipe limit (%.0f MB/s vs %.0f MB/s)\n' \
-	"$(echo "$base / $t_split" | bc -l)" "$(echo "$bytes / $t_split / 1000000" | bc -l)" \
-	"$(echo "$bytes / $base / 1000000" | bc -l)"
-printf 'pcat --merge of 4 inputs: %.2fx the pipe limit of the same 4 files\n' \
-	"$(echo "$base4 / $t_merge" | bc -l)"
-declare -A rss_split rss_merge
-for size in big huge; do
-	rm -rf "$work/sm"
-	mkdir -p "$work/sm"
-	n=$("$BIN/pcount" -j "$work/$size.pipe" | jq .total)
-	rss_split[$size]=$(rss_kb "'$BIN/psplit' --by cpu -d '$work/sm/cpu' '$work/$size.pipe'")
-	"$BIN/psplit" -n $(((n + 3) / 4)) -d "$work/sm/4" "$work/$size.pipe" >"$work/sm/4.list"
-	rm -rf "$work/sm/cpu"
-	rss_merge[$size]=$(rss_kb "'$BIN/pcat' --merge $(tr '\n' ' ' <"$work/sm/4.list")")
-done
+split_merge "$big" "$work/sm"
+pieces=$(tr '\n' ' ' <"$work/sm/4.list")
+t=$(secs "rm -rf '$work/sm/cpu'; cat '$big' | '$BIN/psplit' --by cpu -d '$work/sm/cpu'")
+row "psplit --by cpu vs cat | cat (throughput)" "$(x "$base_cat" "$t")" ">= 0.4x"
+t=$(secs "'$BIN/pcat' --merge $pieces | cat")
+t4=$(secs "cat $pieces | cat")
+row "pcat --merge of 4 inputs vs cat | cat of the 4" "$(x "$t4" "$t")" ">= 0.4x"
 rm -rf "$work/sm"
-printf 'psplit   peak RSS: %s KiB on the stream, %s KiB on one 10x longer (ratio %.2f)\n' \
-	"${rss_split[big]}" "${rss_split[huge]}" "$(echo "${rss_split[huge]} / ${rss_split[big]}" | bc -l)"
-printf 'pcat --merge peak RSS: %s KiB, %s KiB on 10x longer inputs (ratio %.2f)\n' \
-	"${rss_merge[big]}" "${rss_merge[huge]}" "$(echo "${rss_merge[huge]} / ${rss_merge[big]}" | bc -l)"
+
+# ---- more stages (psplit, pcat --merge, symbols...): add blocks above this line ----
+
+finish() {
+	{
+		echo "# make bench results"
+		echo
+		echo "Measured $(date -u +%Y-%m-%d) by tests/bench/run.sh, one run, median of $RUNS per figure."
+		echo "Machine: $(nproc) CPUs ($(grep -m 1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
+		echo "$(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r), $(perf version 2>/dev/null || echo 'no perf')."
+		echo "${BENCH_NOTE:-}"
+		echo
+		echo "Stream: $COPIES copies of $src ($samples samples).  Ratios above 1x: ours is faster."
+		echo
+		echo "| figure | value | goal |"
+		echo "| --- | --- | --- |"
+		printf '%s\n' "${rows[@]}"
+	} >"$RESULTS"
+	echo
+	echo "written to $RESULTS"
+}
+finish
