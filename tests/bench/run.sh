@@ -92,7 +92,7 @@ if [ -n "$base_perf" ]; then
 	# (dd's syscalls, as in the fixture) into one, as many samples as the stream has
 	perf record -q -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$work/big.data" -- \
 		dd if=/dev/zero of=/dev/null bs=1 count=$((samples / 4)) >/dev/null 2>&1 || true
-	if [ -s "$work/big.data" ] && perf data convert --help 2>&1 | grep -q -- --to-json; then
+	if [ -s "$work/big.data" ] && grep -q -- --to-json <<<"$(perf data convert -h 2>&1 || true)"; then
 		t=$(secs "'$BIN/ptojson' '$work/big.data'")
 		f=$(secs "perf data convert -i '$work/big.data' --force --to-json '$work/convert.json'")
 		row "ptojson vs perf data convert --to-json (a file)" "$(x "$f" "$t")"
@@ -121,7 +121,8 @@ fi
 # ---- precord vs perf record under the same system-wide syscall storm ----
 storm() { # one recorder run under a storm of read/write syscalls; prints samples lost cpu
 	local out=$1 cmd=$2 storm_pid
-	dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null &
+	# in a session of its own: precord leaves out its own pipeline, not the storm
+	setsid dd if=/dev/zero of=/dev/null bs=1 count=100000000 2>/dev/null &
 	storm_pid=$!
 	sleep 0.2
 	/usr/bin/time -f '%U %S' -o "$work/cpu" bash -c "$cmd" >/dev/null 2>&1 || true
