@@ -25,7 +25,7 @@ big=$work/big.pipe
 # ---- helpers ----
 rows=()
 row() { # row FIGURE VALUE [GOAL]: one line of the table
-	rows+=("| $1 | $2 | ${3:-} |")
+	rows+=("| ${1//|/\\|} | $2 | ${3:-} |")
 	printf '%-52s %-24s %s\n' "$1" "$2" "${3:-}"
 }
 
@@ -182,9 +182,9 @@ if command -v clickhouse-client >/dev/null && [ "$samples" -gt 0 ]; then
 		"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$port" -t bench <"$big" || true
 		e=$(date +%s%N)
 		tc=$(((e - s) / 1000))e-6
-		rows=$(clickhouse-client --host 127.0.0.1 --port "$port" \
+		ch_rows=$(clickhouse-client --host 127.0.0.1 --port "$port" \
 			-q 'SELECT count() FROM bench' </dev/null)
-		row "pstream-clickhouse vs ptojson alone, throughput ($rows rows, one run)" \
+		row "pstream-clickhouse vs ptojson alone, throughput ($ch_rows rows, one run)" \
 			"$(x "$tj" "$tc")"
 	else
 		row "pstream-clickhouse" "skipped: the ClickHouse server does not start here"
