@@ -67,6 +67,9 @@ stage() { # stage NAME COMMAND: COMMAND reads the stream on stdin
 	[ -z "$base_perf" ] || row "$1 vs perf script" "$(x "$base_perf" "$t")" "${4:-}"
 }
 
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+start_s=$(date +%s)
+
 # ---- the stream ----
 copies "$COPIES" "$src" >"$big"
 samples=$("$BIN/pcount" -j "$big" | jq .total)
@@ -88,22 +91,22 @@ if [ -n "$base_perf" ]; then
 	t=$(secs "'$BIN/ptojson' < '$big'")
 	f=$(secs "perf script --ns -F comm,tid,pid,time,cpu,event,ip,period,trace -i - < '$big'")
 	row "ptojson vs perf script -F (the same fields)" "$(x "$f" "$t")"
-	# perf inject cannot turn this pipe stream into a file: record the same workload
-	# (dd's syscalls, as in the fixture) into one, as many samples as the stream has
-	perf record -q -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -o "$work/big.data" -- \
-		dd if=/dev/zero of=/dev/null bs=1 count=$((samples / 4)) >/dev/null 2>&1 || true
+	# the same stream as a perf.data file (pcat --data), which perf data convert needs
+	"$BIN/pcat" --data -o "$work/big.data" "$big" || true
 	if [ -s "$work/big.data" ] && grep -q -- --to-json <<<"$(perf data convert -h 2>&1 || true)"; then
 		t=$(secs "'$BIN/ptojson' '$work/big.data'")
 		f=$(secs "perf data convert -i '$work/big.data' --force --to-json '$work/convert.json'")
-		row "ptojson vs perf data convert --to-json (a file)" "$(x "$f" "$t")"
+		row "ptojson vs perf data convert --to-json (the stream as a file)" "$(x "$f" "$t")" \
+			">= 1x"
 		rm -f "$work/convert.json" "$work/big.data"
 	fi
 fi
 
 # ---- memory: flat on a stream ten times longer ----
+ten="'$BIN/pcat' $(for i in 1 2 3 4 5 6 7 8 9 10; do printf "'%s' " "$big"; done)"
 for prog in pcat "pfilter comm=dd" "pcount --by comm" ptojson; do
 	small=$(rss_kb "cat '$big' | '$BIN/'$prog")
-	large=$(rss_kb "'$BIN/pcat' $(printf "'%s' " "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big" "$big")| '$BIN/'$prog")
+	large=$(rss_kb "$ten | '$BIN/'$prog")
 	row "$prog peak RSS, 10x stream / 1x" "$(x "$large" "$small") ($small KiB)" "~1x"
 done
 
@@ -193,8 +196,29 @@ if command -v clickhouse-client >/dev/null && [ "$samples" -gt 0 ]; then
 	rm -rf "$ch"
 fi
 
-# ---- symbols: its own block (tests/bench/symbols.sh) ----
-bash tests/bench/symbols.sh
+# ---- symbols: symbolized ptojson on a callchain stream against perf script naming every
+# frame on the same stream; ptojson's peak RSS on a stream of many short-lived processes
+# against one of 10x as many (the maps of each are forgotten at its EXIT) ----
+if command -v perf >/dev/null && command -v gcc >/dev/null &&
+	gcc -O0 -fno-omit-frame-pointer -o "$work/symwork" tests/data/symbols-work.c -lm; then
+	perf record -q -g -e cpu-clock -F 4000 -o - "$work/symwork" 3000 >"$work/g.pipe" 2>/dev/null
+	n=$("$BIN/pcount" -j "$work/g.pipe" | jq .total)
+	t1=$(secs "perf script -i - -F comm,tid,time,ip,sym,dso < '$work/g.pipe'")
+	t2=$(secs "'$BIN/ptojson' < '$work/g.pipe'")
+	row "ptojson (symbols) vs perf script -F ...,ip,sym,dso ($n callchain samples)" \
+		"$(x "$t1" "$t2")" ">= 1x"
+	for k in 20 200; do
+		perf record -q -g -e cpu-clock -F 999 -o - -- \
+			bash -c "for i in \$(seq $k); do '$work/symwork' 2; /bin/true; done" \
+			>"$work/procs$k.pipe" 2>/dev/null
+	done
+	small=$(rss_kb "cat '$work/procs20.pipe' | '$BIN/ptojson'")
+	large=$(rss_kb "cat '$work/procs200.pipe' | '$BIN/ptojson'")
+	row "ptojson (symbols) peak RSS, 200 processes / 20" "$(x "$large" "$small") ($small KiB)" "~1x"
+	rm -f "$work/g.pipe" "$work/procs"*.pipe
+else
+	row "ptojson (symbols)" "skipped: needs perf and gcc"
+fi
 
 # ---- psplit and pcat --merge (issue 13): throughput as a fraction of the pipe limit
 # (goal >= 0.4x), peak RSS on the stream and on one 10x longer (goal: flat) ----
@@ -212,6 +236,15 @@ row "psplit --by cpu vs cat | cat (throughput)" "$(x "$base_cat" "$t")" ">= 0.4x
 t=$(secs "'$BIN/pcat' --merge $pieces | cat")
 t4=$(secs "cat $pieces | cat")
 row "pcat --merge of 4 inputs vs cat | cat of the 4" "$(x "$t4" "$t")" ">= 0.4x"
+small=$(rss_kb "rm -rf '$work/sm/cpu'; cat '$big' | '$BIN/psplit' --by cpu -d '$work/sm/cpu'")
+large=$(rss_kb "rm -rf '$work/sm/cpu'; $ten | '$BIN/psplit' --by cpu -d '$work/sm/cpu'")
+row "psplit --by cpu peak RSS, 10x stream / 1x" "$(x "$large" "$small") ($small KiB)" "~1x"
+small=$(rss_kb "true | '$BIN/pcat' --merge $pieces")
+rm -rf "$work/sm"
+mkdir -p "$work/sm"
+bash -c "$ten" | "$BIN/psplit" -n $(((samples * 10 + 3) / 4)) -d "$work/sm/4" >"$work/sm/4.list" 2>/dev/null
+large=$(rss_kb "true | '$BIN/pcat' --merge $(tr '\n' ' ' <"$work/sm/4.list")")
+row "pcat --merge of 4 inputs peak RSS, 10x inputs / 1x" "$(x "$large" "$small") ($small KiB)" "~1x"
 rm -rf "$work/sm"
 
 # ---- more stages (psplit, pcat --merge, symbols...): add blocks above this line ----
@@ -221,9 +254,13 @@ finish() {
 		echo "# make bench results"
 		echo
 		echo "Measured $(date -u +%Y-%m-%d) by tests/bench/run.sh, one run, median of $RUNS per figure."
-		echo "Machine: $(nproc) CPUs ($(grep -m 1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-		echo "$(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r), $(perf version 2>/dev/null || echo 'no perf')."
-		echo "${BENCH_NOTE:-}"
+		echo "Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) CPUs" \
+			"($(lscpu | sed -n 's/^Core(s) per socket: *//p' | head -n 1) cores per socket)," \
+			"$(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r)," \
+			"$(perf version 2>/dev/null || echo 'no perf')."
+		echo "Load average (1, 5, 15 min): $load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg)" \
+			"at the end; the run took $((($(date +%s) - start_s) / 60)) min."
+		[ -z "${BENCH_NOTE:-}" ] || echo "$BENCH_NOTE"
 		echo
 		echo "Stream: $COPIES copies of $src ($samples samples).  Ratios above 1x: ours is faster."
 		echo
