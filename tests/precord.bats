@@ -354,6 +354,49 @@ summary_of() {
 	perf script -F comm -i - <"$OUT" 2>/dev/null | grep -qw precord
 }
 
+# the bytes of precord's first ring, from its /proc/PID/maps (the data pages and the page
+# before them), once it is mapped; empty when it never is
+ring_bytes() {
+	local i start end
+	for i in $(seq 100); do
+		IFS=- read -r start end < <(awk '/perf_event/ {print $1; exit}' "/proc/$1/maps" 2>/dev/null) || true
+		if [ -n "$end" ]; then
+			echo $((16#${end%% *} - 16#$start))
+			return
+		fi
+		sleep 0.1
+	done
+}
+
+@test "precord: rings of 16 MiB per CPU without -m; perf's 512 KiB where the kernel will not lock more" {
+	need_events
+	[ "$(nproc)" -le 4 ] || skip "fewer than 16 MiB per CPU on more than 4 CPUs"
+	page=$(getconf PAGESIZE)
+	"$BIN/precord" -q -o /dev/null -- sleep 3 &
+	pid=$!
+	bytes=$(ring_bytes "$pid")
+	kill -INT "$pid"
+	wait "$pid" || true
+	[ "$bytes" -eq $((16 * 1024 * 1024 + page)) ]
+	"$BIN/precord" -q -m 8 -o /dev/null -- sleep 3 &
+	pid=$!
+	bytes=$(ring_bytes "$pid")
+	kill -INT "$pid"
+	wait "$pid" || true
+	[ "$bytes" -eq $((9 * page)) ]
+	# a user without CAP_IPC_LOCK may lock kernel.perf_event_mlock_kb (516 KiB) per CPU
+	command -v setpriv >/dev/null || skip "needs setpriv"
+	nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+	"${nobody[@]}" "$BIN/precord" -q -m 128 -o /dev/null -- true 2>/dev/null ||
+		skip "an unprivileged user cannot record here"
+	"${nobody[@]}" "$BIN/precord" -q -o /dev/null -- sleep 3 &
+	pid=$!
+	bytes=$(ring_bytes "$pid")
+	kill -INT "$pid"
+	wait "$pid" || true
+	[ "$bytes" -eq $((512 * 1024 + page)) ]
+}
+
 @test "precord: a ring that overflows writes LOST records, and the summary agrees" {
 	need_tracepoints
 	run -0 --separate-stderr "$BIN/precord" -m 1 -e raw_syscalls:sys_enter -o "$OUT" -- dd if=/dev/zero of=/dev/null bs=1 count=200000

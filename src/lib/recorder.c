@@ -473,7 +473,7 @@ static void raise_nofile(size_t need)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
-static void build_attr(struct ps_recorder *r, struct rec_event *e, bool first, size_t ring_bytes)
+static void build_attr(struct ps_recorder *r, struct rec_event *e, bool first, size_t mark)
 {
 	struct perf_event_attr *a = &e->attr;
 	const struct ps_recorder_config *c = &r->cfg;
@@ -500,7 +500,7 @@ static void build_attr(struct ps_recorder *r, struct rec_event *e, bool first, s
 	a->exclude_user = e->exclude_user;
 	a->exclude_kernel = e->exclude_kernel;
 	a->watermark = 1;
-	a->wakeup_watermark = (uint32_t)(ring_bytes / 2);
+	a->wakeup_watermark = (uint32_t)mark;
 	if (c->use_clockid) {
 		a->use_clockid = 1;
 		a->clockid = c->clockid;
@@ -551,12 +551,15 @@ static int set_filter(struct ps_recorder *r, struct rec_event *e, int fd, struct
 	        e->filter, e->name, strerror(errno), r->tracefs, e->sys, e->tp);
 }
 
+/* -1 with errno when the kernel refuses; @err is filled only when @err is not NULL */
 static int map_ring(struct rec_ring *ring, int fd, int cpu, size_t pages, struct ps_error *err)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE), len = (pages + 1) * psz;
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 	if (p == MAP_FAILED) {
+		if (!err)
+			return -1;
 		if (errno == EPERM)
 			return ps_error__set(
 			        err, PS_ESYS, NULL, PS_NO_OFFSET,
@@ -578,21 +581,37 @@ static int map_ring(struct rec_ring *ring, int fd, int cpu, size_t pages, struct
 int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cfg,
                       struct ps_error *err)
 {
-	size_t pages, ring_bytes, i, per_event;
+	size_t pages = cfg->mmap_pages, i, per_event, mark, min_pages;
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 	int ci, t;
 
 	if (r->opened)
 		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "already open");
 	r->cfg = *cfg;
-	pages = cfg->mmap_pages ? cfg->mmap_pages : PS_RECORDER_DEFAULT_PAGES;
 	if (pages & (pages - 1))
 		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
 		                     "-m: %zu pages is not a power of two", pages);
-	ring_bytes = pages * (size_t)sysconf(_SC_PAGESIZE);
 	if (!r->nr_ev && ps_recorder__add_event(r, "cpu-clock", err) < 0)
 		return -1;
 	if (setup_cpus(r, err) < 0 || setup_threads(r, err) < 0)
 		return -1;
+	/*
+	 * Without -m: large rings, which a storm of events needs to get through the moments
+	 * the recorder is not running (perf record's 512 KiB per CPU fill in a few ms and
+	 * lose events); they fall back to that size where the kernel will not lock so much.
+	 * The wake-up mark is that of the smallest ring, so it holds after a fallback too.
+	 */
+	min_pages = PS_RECORDER_RING_MIN / psz ? PS_RECORDER_RING_MIN / psz : 1;
+	if (!pages) {
+		pages = PS_RECORDER_RING_MAX / psz ? PS_RECORDER_RING_MAX / psz : 1;
+		while (pages > min_pages &&
+		       pages * psz * (size_t)(r->nr_cpus > 0 ? r->nr_cpus : 1) >
+		               PS_RECORDER_RING_TOTAL)
+			pages /= 2;
+		mark = min_pages * psz / 2;
+	} else {
+		mark = pages * psz / 2;
+	}
 	if (cfg->system_wide && cfg->exclude_self) {
 		r->self = rec_self__new(cfg->workload);
 		if (!r->self)
@@ -611,7 +630,7 @@ int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cf
 	r->pid_off = 8 + (r->nr_ev > 1 ? 8 : 0) + 8;
 	r->trailer_size = 32; /* TID, TIME, ID or IDENTIFIER, CPU */
 	for (i = 0; i < r->nr_ev; i++)
-		build_attr(r, &r->ev[i], i == 0, ring_bytes);
+		build_attr(r, &r->ev[i], i == 0, mark);
 
 	per_event = (size_t)r->nr_cpus * (size_t)r->nr_threads;
 	raise_nofile(r->nr_ev * per_event);
@@ -656,8 +675,15 @@ int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cf
 					                     "cannot read the id of %s", e->name);
 				in->id = id;
 				if (ring_fd < 0) {
-					if (map_ring(ring, fd, cpu, pages, err) < 0)
-						return -1;
+					/* without -m, a refused large ring falls back to perf's */
+					while (map_ring(ring, fd, cpu, pages,
+					                cfg->mmap_pages || pages <= min_pages ?
+					                        err :
+					                        NULL) < 0) {
+						if (cfg->mmap_pages || pages <= min_pages)
+							return -1;
+						pages = min_pages;
+					}
 					ring_fd = fd;
 					r->nr_rings++;
 				} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring_fd) < 0) {

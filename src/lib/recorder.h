@@ -25,7 +25,15 @@
 
 struct ps_recorder;
 
-#define PS_RECORDER_DEFAULT_PAGES 128 /* ring data pages per CPU, as perf record (512 KiB) */
+/*
+ * The ring of each CPU without -m: PS_RECORDER_RING_MAX bytes, halved until all CPUs'
+ * rings take PS_RECORDER_RING_TOTAL at most, never below PS_RECORDER_RING_MIN (perf
+ * record's 512 KiB), which is also the size a ring falls back to when the kernel will not
+ * lock a larger one (no CAP_IPC_LOCK, past kernel.perf_event_mlock_kb).
+ */
+#define PS_RECORDER_RING_MAX ((size_t)16 << 20)
+#define PS_RECORDER_RING_TOTAL ((size_t)64 << 20)
+#define PS_RECORDER_RING_MIN ((size_t)512 << 10)
 #define PS_RECORDER_DEFAULT_FREQ 4000 /* Hz, perf record's default for software events */
 
 /**
@@ -40,7 +48,8 @@ struct ps_recorder;
  *          by frequency
  * @freq: samples per second for software events (-F); 0: PS_RECORDER_DEFAULT_FREQ
  * @callchain: sample call chains (-g)
- * @mmap_pages: ring data pages per CPU, a power of two; 0: PS_RECORDER_DEFAULT_PAGES
+ * @mmap_pages: ring data pages per CPU, a power of two; 0: PS_RECORDER_RING_MAX bytes or
+ *              less, as described above
  * @exclude_self: in system-wide mode, leave out the samples of the recorder's own process
  *                group (its pipeline), the workload and its children excepted
  * @argc, @argv: the command line, for the cmdline feature; not copied, must outlive the
