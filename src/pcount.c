@@ -63,6 +63,8 @@ struct opts {
 
 struct row {
 	char *key; /* the key values joined by PS_KEY_SEP */
+	uint64_t hash;
+	size_t len;
 	uint64_t count;
 	int64_t sum[MAX_SUMS];
 	struct row *next;
@@ -240,12 +242,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- the table ---- */
 
-static uint64_t hash(const char *s)
+static uint64_t hash(const char *s, size_t len)
 {
 	uint64_t h = 1469598103934665603ULL;
+	size_t i;
 
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	for (i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
 	return h;
 }
 
@@ -278,7 +281,7 @@ static void table_grow(struct table *t)
 	for (b = 0; b < t->nbuckets; b++) {
 		while (t->buckets[b]) {
 			struct row *r = t->buckets[b];
-			size_t h = hash(r->key) & (n - 1);
+			size_t h = r->hash & (n - 1);
 
 			t->buckets[b] = r->next;
 			r->next = nb[h];
@@ -290,17 +293,19 @@ static void table_grow(struct table *t)
 	t->nbuckets = n;
 }
 
-static int add_row(struct ctx *c, struct table *t, const char *key, const int64_t *sum)
+/* Count a sample under @key, @len bytes long. */
+static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, const int64_t *sum)
 {
 	int nsums = c->o->nsums, i;
-	size_t h = hash(key) & (t->nbuckets - 1);
+	uint64_t hv = hash(key, len);
+	size_t h = hv & (t->nbuckets - 1);
 	struct row *r;
 
 	t->total++;
 	for (i = 0; i < nsums; i++)
 		t->total_sum[i] += sum[i];
 	for (r = t->buckets[h]; r; r = r->next) {
-		if (strcmp(r->key, key) == 0) {
+		if (r->hash == hv && r->len == len && memcmp(r->key, key, len) == 0) {
 			r->count++;
 			for (i = 0; i < nsums; i++)
 				r->sum[i] += sum[i];
@@ -316,6 +321,8 @@ static int add_row(struct ctx *c, struct table *t, const char *key, const int64_
 		free(r);
 		return -1;
 	}
+	r->hash = hv;
+	r->len = len;
 	r->count = 1;
 	memset(r->sum, 0, sizeof(r->sum));
 	for (i = 0; i < nsums; i++)
@@ -874,11 +881,13 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 	int64_t sum[MAX_SUMS] = { 0 };
 	bool any = false, late = false;
 	uint64_t k = 0;
-	int j;
+	int j, len = 0;
 
 	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
 		return -1;
-	if (ps_session__tracing_notice(c->s, smp.attr, key, sizeof(key)))
+	/* the test in front spares a call per sample: only undecoded tracepoints say more */
+	if (smp.attr->type == PERF_TYPE_TRACEPOINT && !smp.attr->tp &&
+	    ps_session__tracing_notice(c->s, smp.attr, key, sizeof(key)))
 		ps_msg("%s: %s", ps_input__name(c->in), key); /* once: fields would vanish unsaid */
 	if (o->interval_ns) {
 		if (smp.type & PERF_SAMPLE_TIME) {
@@ -915,7 +924,7 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 		            (smp.type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp.tid) : NULL,
 		            &c->fold, err) < 0)
 			return -1;
-	} else if (ps_key__text(o->keys, c->s, &smp, key, sizeof(key)) < 0) {
+	} else if ((len = ps_key__text(o->keys, c->s, &smp, key, sizeof(key))) < 0) {
 		return 0;
 	}
 	if (late) {
@@ -928,7 +937,8 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 		if (c->live_view && k + 1 == c->shown)
 			c->dirty = true;
 	}
-	if (!t || add_row(c, t, o->folded ? c->fold.buf : key, sum))
+	if (!t || (o->folded ? add_row(c, t, c->fold.buf, strlen(c->fold.buf), sum) :
+	                       add_row(c, t, key, (size_t)len, sum)))
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	return 0;
 }
@@ -957,10 +967,11 @@ static void count_lost(struct ctx *c, const struct ps_record *rec, uint64_t n)
 
 static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
 {
-	bool swap = ps_session__swapped(c->s);
+	bool swap;
 
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return count_sample(c, rec, err);
+	swap = ps_session__swapped(c->s);
 	/* LOST records give what a ring dropped; LOST_SAMPLES, written at the end, every
 	 * sample an event lost, those included: the larger sum is what was lost */
 	if (rec->type == PERF_RECORD_LOST && rec->size >= 24)

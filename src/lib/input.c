@@ -808,10 +808,11 @@ static uint64_t inner_offset(const struct ps_input *in)
 static int deliver(struct ps_input *in, struct ps_record *rec, const unsigned char *p, size_t len,
                    uint64_t off, unsigned int flags, struct ps_error *err)
 {
-	struct ps_error e = { 0 };
+	struct ps_error e;
 	unsigned int min;
 	char tmp[32];
 
+	e.code = 0; /* not the whole struct: this runs for every record */
 	rec->data = p;
 	rec->len = len;
 	rec->type = ps_get32(p, in->swap);

@@ -41,12 +41,31 @@ struct feature {
 	size_t len;
 };
 
+/*
+ * Looked up for every record: the attr of each of the few ids a stream's samples carry
+ * (one per event and CPU), in a direct-mapped cache by the id's low bits in front of the
+ * hash table; the thread found last.  Behind a pointer, so that the lookups through a
+ * const session can fill it.
+ */
+#define ID_CACHE 64
+
+struct id_hit {
+	uint64_t id;
+	struct ps_attr *attr;
+};
+
+struct hot {
+	struct id_hit ids[ID_CACHE];
+	struct thread *thread;
+};
+
 struct ps_session {
 	bool swap;
 	struct ps_attr **attrs;
 	size_t nr_attrs, cap_attrs;
 	struct id_slot *ids;
 	size_t nr_ids, cap_ids; /* cap_ids: 0 or a power of two */
+	struct hot *hot;
 	uint64_t seed;
 	struct feature features[PS_FEAT_BITS];
 	struct tep_handle *tep;
@@ -63,6 +82,11 @@ struct ps_session *ps_session__new(bool swap)
 
 	if (!s)
 		return NULL;
+	s->hot = calloc(1, sizeof(*s->hot));
+	if (!s->hot) {
+		free(s);
+		return NULL;
+	}
 	s->swap = swap;
 	if (getrandom(&s->seed, sizeof(s->seed), GRND_NONBLOCK) != sizeof(s->seed))
 		s->seed = (uint64_t)(uintptr_t)s ^ (uint64_t)time(NULL);
@@ -75,6 +99,7 @@ static void clear_threads(struct ps_session *s, bool only_exited)
 {
 	size_t b;
 
+	s->hot->thread = NULL;
 	for (b = 0; b < THREAD_BUCKETS; b++) {
 		struct thread **pp = &s->threads[b];
 
@@ -111,6 +136,7 @@ void ps_session__delete(struct ps_session *s)
 	for (i = 0; i < PS_FEAT_BITS; i++)
 		free(s->features[i].data);
 	clear_threads(s, false);
+	free(s->hot);
 	if (s->tep)
 		tep_free(s->tep);
 	free(s);
@@ -168,14 +194,26 @@ static struct id_slot *find_slot(struct id_slot *tab, size_t cap, uint64_t seed,
 	return &tab[i];
 }
 
-struct ps_attr *ps_session__attr_by_id(const struct ps_session *s, uint64_t id)
+static inline struct ps_attr *attr_by_id(const struct ps_session *s, uint64_t id)
 {
+	struct id_hit *c = &s->hot->ids[id % ID_CACHE];
 	const struct id_slot *slot;
 
+	if (c->attr && c->id == id)
+		return c->attr;
 	if (!s->cap_ids)
 		return NULL;
 	slot = find_slot(s->ids, s->cap_ids, s->seed, id);
-	return slot->idx1 ? s->attrs[slot->idx1 - 1] : NULL;
+	if (!slot->idx1)
+		return NULL;
+	c->id = id;
+	c->attr = s->attrs[slot->idx1 - 1];
+	return c->attr;
+}
+
+struct ps_attr *ps_session__attr_by_id(const struct ps_session *s, uint64_t id)
+{
+	return attr_by_id(s, id);
 }
 
 /* Double the table (or make the first one); -1 when out of memory. */
@@ -201,6 +239,7 @@ static int add_id(struct ps_session *s, uint64_t id, int idx)
 
 	if (2 * (s->nr_ids + 1) > s->cap_ids && grow_ids(s))
 		return -1;
+	memset(s->hot->ids, 0, sizeof(s->hot->ids)); /* an id may change its attr */
 	slot = find_slot(s->ids, s->cap_ids, s->seed, id);
 	if (!slot->idx1) {
 		if (s->nr_ids >= PS_MAX_IDS)
@@ -722,7 +761,7 @@ struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_
 	id = ps_get64(rec->data + 8 + 8 * (size_t)pos, s->swap);
 	if (id == 0)
 		return s->attrs[0];
-	return ps_session__attr_by_id(s, id);
+	return attr_by_id(s, id);
 }
 
 bool ps_session__record_time(const struct ps_session *s, const struct ps_record *rec,
@@ -770,11 +809,13 @@ static size_t thread_bucket(const struct ps_session *s, uint32_t tid)
 
 static struct thread *find_thread(const struct ps_session *s, uint32_t tid)
 {
-	struct thread *t;
+	struct thread *t = s->hot->thread;
 
+	if (t && t->tid == tid)
+		return t;
 	for (t = s->threads[thread_bucket(s, tid)]; t; t = t->next)
 		if (t->tid == tid)
-			return t;
+			return s->hot->thread = t;
 	return NULL;
 }
 
