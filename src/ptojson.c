@@ -27,7 +27,7 @@
 #include "lib/symbols_json.h"
 
 static const char usage_text[] =
-        "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";
+        "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--symbolic] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 30
 #define OPT_HOST 256
@@ -37,6 +37,7 @@ struct opts {
 	bool all;               /* -a: every record, not only samples */
 	bool pretty;            /* -p: indented, for people */
 	bool host;              /* --host: a "host" key in each sample */
+	bool symbolic;          /* --symbolic: NAME_sym texts next to symbolic fields */
 	bool quiet;             /* -q: no progress line */
 	const char *fields;     /* -F: the keys to keep, comma separated */
 	const char *output;     /* -o FILE */
@@ -97,6 +98,8 @@ static const char help_text[] =
         "  -q, --quiet             no progress line for a large file\n"
         "  -t, --time-format FMT   time as ns (default), s or iso\n"
         "      --host              a \"host\" key in each sample: the stream's hostname\n"
+        "      --symbolic          next to a field perf prints as a symbol or flags,\n"
+        "                          its text: \"prev_state\":1,\"prev_state_sym\":\"S\"\n"
         "      --no-symbols        addresses only: no sym, symoff, dso keys\n"
         "      --symfs DIR         look for the stream's objects under DIR\n"
         "      --kallsyms FILE     kernel symbols from FILE (taken on the traced machine)\n"
@@ -128,7 +131,8 @@ static void check_fields(const char *list)
 enum {
 	OPT_NO_SYMBOLS = OPT_HOST + 1,
 	OPT_SYMFS,
-	OPT_KALLSYMS
+	OPT_KALLSYMS,
+	OPT_SYMBOLIC
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -146,6 +150,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "symbolic", no_argument, NULL, OPT_SYMBOLIC },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -194,6 +199,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_HOST:
 			o->host = true;
+			break;
+		case OPT_SYMBOLIC:
+			o->symbolic = true;
 			break;
 		default:
 			usage(stderr, 2);
@@ -419,6 +427,7 @@ int main(int argc, char **argv)
 				}
 				ps_sample_writer__keep(c.w, key_mask(&o));
 				ps_sample_writer__set_symbols(c.w, c.syms);
+				ps_sample_writer__set_symbolic(c.w, o.symbolic);
 			}
 			if (ps_order__push(ord, &rec, &err) < 0) {
 				r = -1;

@@ -195,6 +195,78 @@ all_inputs() {
 	done
 }
 
+# "TIME EVENT TEXT" of each symbolic field perf script prints: prev_state, softirq's action,
+# gfp_flags
+perf_symbolic() {
+	perf script --ns -F time,event,trace -i - <"$1" 2>/dev/null | sed -nE \
+		-e 's/^ *([0-9.]+): +(sched:sched_switch): .* prev_state=([^ ]+) ==>.*/\1 \2 \3/p' \
+		-e 's/^ *([0-9.]+): +(irq:softirq_entry): .*\[action=([^]]+)\].*/\1 \2 \3/p' \
+		-e 's/^ *([0-9.]+): +(kmem:[a-z_]+): .* gfp_flags=([^ ]+).*/\1 \2 \3/p' | sort
+}
+
+# the same from ptojson --symbolic
+ptojson_symbolic() {
+	"$BIN/ptojson" --symbolic -t s "$1" |
+		jq -r '(.fields.prev_state_sym // .fields.vec_sym // .fields.gfp_flags_sym) as $s |
+			select($s) | "\(.time) \(.event) \($s)"' | sort
+}
+
+@test "ptojson: --symbolic writes the text perf script prints next to the number (prev_state)" {
+	need_perf
+	local f t="$BATS_TEST_TMPDIR"
+	f="$DATA/sched-switch-wakeup-a.pipe"
+	perf_symbolic "$f" >"$t/perf.txt"
+	ptojson_symbolic "$f" >"$t/ours.txt"
+	[ "$(wc -l <"$t/perf.txt")" -gt 100 ]
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
+	# the number keeps its type and place; the text comes right after it
+	"$BIN/ptojson" --symbolic "$f" | grep -m1 sched_switch >"$t/one.json"
+	grep -Eq '"prev_state":[0-9]+,"prev_state_sym":"[A-Z+|]+","next_comm"' "$t/one.json"
+	# off by default: the objects stay those a typed table loads
+	run -1 bash -c "'$BIN/ptojson' '$f' | grep -c _sym"
+	[ "$output" = 0 ]
+}
+
+@test "ptojson: --symbolic on a live recording: prev_state, softirq actions and gfp_flags as perf script prints them" {
+	need_perf
+	[ -r /sys/kernel/tracing/events/kmem/mm_page_alloc/id ] || skip "no kmem tracepoints to record"
+	local t="$BATS_TEST_TMPDIR" ev
+	perf record -q -a -e sched:sched_switch -e irq:softirq_entry -e kmem:kmalloc \
+		-e kmem:mm_page_alloc -o - -- sh -c 'dd if=/dev/zero bs=1M count=8 2>/dev/null | cat >/dev/null; sleep 0.3' \
+		>"$t/live.pipe" 2>/dev/null
+	perf_symbolic "$t/live.pipe" >"$t/perf.txt"
+	ptojson_symbolic "$t/live.pipe" >"$t/ours.txt"
+	for ev in sched:sched_switch kmem:mm_page_alloc; do
+		grep -q " $ev " "$t/perf.txt" || { echo "no $ev"; return 1; }
+	done
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
+	# and the two encoders agree, line for line
+	"$BIN/ptojson" --symbolic "$t/live.pipe" >"$t/live.json"
+	run -0 "$TOOLS/pjsoncmp" -y "$t/live.pipe" "$t/live.json"
+	[[ "$output" == *", 0 mismatches" ]]
+}
+
+@test "ptojson: --symbolic, every line is the jansson encoders' object (every fixture, both byte orders, --all, -p)" {
+	local f opt be="$BATS_TEST_TMPDIR/be"
+	for f in "$DATA"/*.pipe $(all_inputs); do
+		for opt in "" "-a" "-p"; do
+			# shellcheck disable=SC2086
+			"$BIN/ptojson" --symbolic $opt "$f" >"$BATS_TEST_TMPDIR/out.json"
+			# shellcheck disable=SC2086
+			run -0 "$TOOLS/pjsoncmp" -y $opt "$f" "$BATS_TEST_TMPDIR/out.json"
+			[[ "$output" == *"compared "*", 0 mismatches" ]] || { echo "$f $opt: $output"; return 1; }
+		done
+		case "$f" in *.pipe) ;; *) continue ;; esac
+		"$TOOLS/pswap" "$f" >"$be" 2>/dev/null || continue
+		# a big-endian stream gives the texts of the original
+		diff <("$BIN/ptojson" --symbolic "$be" | jq -c .fields) <("$BIN/ptojson" --symbolic "$f" | jq -c .fields)
+	done
+	# pjsoncmp -y sees a text that is missing
+	f="$DATA/sched-switch-wakeup-a.pipe"
+	"$BIN/ptojson" "$f" >"$BATS_TEST_TMPDIR/out.json"
+	run -1 "$TOOLS/pjsoncmp" -y "$f" "$BATS_TEST_TMPDIR/out.json"
+}
+
 @test "ptojson: pjsoncmp catches a changed value and a u64 written as a string" {
 	local f="$DATA/rawsys-dd.pipe"
 	"$BIN/ptojson" "$f" | sed '5s/"pid":2262/"pid":2263/' >"$BATS_TEST_TMPDIR/out.json"

@@ -12,6 +12,7 @@
 #include "abi.h"
 #include "sample_json.h"
 #include "session.h"
+#include "symbolic.h"
 
 /* json_object_set_new that reports failure as -1 */
 static int put(json_t *o, const char *key, json_t *v)
@@ -145,6 +146,42 @@ json_t *ps_tracepoint_json(struct tep_event *ev, const unsigned char *raw, uint3
 		return NULL;
 	}
 	return o;
+}
+
+int ps_sample_json__add_symbolic(json_t *obj, const struct ps_sample *smp)
+{
+	struct tep_event *ev = smp->attr->tp;
+	json_t *old = json_object_get(obj, "fields"), *o, *v;
+	char text[PS_SYMBOLIC_MAX], *name;
+	const char *key;
+
+	if (!ev || !json_is_object(old))
+		return 0;
+	o = json_object();
+	if (!o)
+		return -1;
+	json_object_foreach(old, key, v)
+	{
+		struct tep_format_field *f = tep_find_field(ev, key);
+
+		if (json_object_set(o, key, v))
+			goto fail;
+		if (!f || !ps_symbolic__json_field(ev, f) ||
+		    ps_symbolic__text(ev, key, smp, text, sizeof(text)) < 0)
+			continue;
+		name = ps_symbolic__key(key);
+		if (!name)
+			goto fail;
+		if (put(o, name, ps_json_string(text, strlen(text)))) {
+			free(name);
+			goto fail;
+		}
+		free(name);
+	}
+	return json_object_set_new(obj, "fields", o); /* in place: the key keeps its position */
+fail:
+	json_decref(o);
+	return -1;
 }
 
 /* ---- samples ---- */

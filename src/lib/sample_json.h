@@ -60,6 +60,17 @@ json_t *ps_sample_json(const struct ps_session *s, const struct ps_sample *smp, 
                        enum ps_time_format tf, const struct ps_json_clock *clock);
 
 /**
+ * ps_sample_json__add_symbolic() - next to each field of @obj's "fields" that the event's
+ * format prints through __print_symbolic or __print_flags, the text perf script prints for
+ * it, under the field's name and "_sym" (symbolic.h): "prev_state":1,"prev_state_sym":"S".
+ * The number stays as it was.  What ptojson --symbolic writes.
+ * @obj: the sample's object (ps_sample_json()); changed in place
+ * @smp: the sample it was made of
+ * Return: 0, or -1 when out of memory.
+ */
+int ps_sample_json__add_symbolic(json_t *obj, const struct ps_sample *smp);
+
+/**
  * ps_tracepoint_json() - the fields of a tracepoint record as a JSON object, typed by the
  * format: integers with the field's signedness, char arrays and __data_loc strings as
  * strings, other arrays as arrays.  Fields that do not fit in @raw are left out.
@@ -162,6 +173,12 @@ int ps_sample_writer__set_host(struct ps_sample_writer *w, const char *host);
  * to {"ip"} objects.  Without this call the callchain is an array of "0x..." strings.
  */
 void ps_sample_writer__set_symbols(struct ps_sample_writer *w, struct ps_symbols *st);
+
+/**
+ * ps_sample_writer__set_symbolic() - write a "NAME_sym" text after each symbolic tracepoint
+ * field, as ps_sample_json__add_symbolic() adds it.  Call it before the first sample.
+ */
+void ps_sample_writer__set_symbolic(struct ps_sample_writer *w, bool on);
 
 /**
  * ps_sample_writer__write() - append the sample's object (no newline) to @b: the same keys,

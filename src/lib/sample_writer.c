@@ -18,6 +18,7 @@
 #include "compat.h"
 #include "sample_json.h"
 #include "session.h"
+#include "symbolic.h"
 #include "symbols.h"
 #include "xalloc.h"
 
@@ -84,6 +85,9 @@ enum field_kind {
 struct tp_field {
 	char *key; /* ,"NAME": */
 	size_t key_len;
+	const char *name;
+	char *sym_key; /* ,"NAME_sym": with set_symbolic, for a symbolic field; else NULL */
+	size_t sym_key_len;
 	enum field_kind kind;
 	unsigned int off, len, elem;
 	bool dynamic, relative, is_signed, pointer;
@@ -106,6 +110,7 @@ struct ps_sample_writer {
 	struct ps_json_clock clock;
 	uint64_t keep;
 	bool frames;             /* callchain as frame objects */
+	bool symbolic;           /* NAME_sym texts */
 	struct ps_symbols *syms; /* names for them, and for the ip */
 	char *host;              /* ,"host":"NAME", or NULL */
 	size_t host_len;
@@ -134,8 +139,10 @@ static void event_clear(struct event *e)
 {
 	size_t i;
 
-	for (i = 0; i < e->nr_fields; i++)
+	for (i = 0; i < e->nr_fields; i++) {
 		free(e->fields[i].key);
+		free(e->fields[i].sym_key);
+	}
 	free(e->fields);
 	free(e->head);
 	free(e->name);
@@ -161,6 +168,11 @@ void ps_sample_writer__keep(struct ps_sample_writer *w, uint64_t mask)
 }
 
 static char *take(struct ps_json_buf *b, size_t *len);
+
+void ps_sample_writer__set_symbolic(struct ps_sample_writer *w, bool on)
+{
+	w->symbolic = on;
+}
 
 void ps_sample_writer__set_symbols(struct ps_sample_writer *w, struct ps_symbols *st)
 {
@@ -198,7 +210,8 @@ static char *take(struct ps_json_buf *b, size_t *len)
 	return s;
 }
 
-static int prepare_field(struct tp_field *t, const struct tep_format_field *f)
+static int prepare_field(struct tp_field *t, const struct tep_event *ev,
+                         const struct tep_format_field *f, bool symbolic)
 {
 	struct ps_json_buf b = { 0 };
 
@@ -206,6 +219,18 @@ static int prepare_field(struct tp_field *t, const struct tep_format_field *f)
 	t->key = take(&b, &t->key_len);
 	if (!t->key)
 		return -1;
+	t->name = f->name;
+	if (symbolic && ps_symbolic__json_field(ev, f)) {
+		char *name = ps_symbolic__key(f->name);
+
+		if (!name)
+			return -1;
+		ps_json__key(&b, name);
+		free(name);
+		t->sym_key = take(&b, &t->sym_key_len);
+		if (!t->sym_key)
+			return -1;
+	}
 	t->off = (unsigned int)f->offset;
 	t->len = (unsigned int)f->size;
 	t->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
@@ -225,7 +250,7 @@ static int prepare_field(struct tp_field *t, const struct tep_format_field *f)
 	return 0;
 }
 
-static int prepare(struct event *e, const struct ps_attr *a)
+static int prepare(struct event *e, const struct ps_attr *a, bool symbolic)
 {
 	struct ps_json_buf b = { 0 };
 	struct tep_format_field *f;
@@ -247,7 +272,7 @@ static int prepare(struct event *e, const struct ps_attr *a)
 			goto fail;
 		memset(e->fields, 0, (n ? n : 1) * sizeof(*e->fields));
 		for (f = a->tp->format.fields; f; f = f->next)
-			if (prepare_field(&e->fields[e->nr_fields++], f) < 0)
+			if (prepare_field(&e->fields[e->nr_fields++], a->tp, f, symbolic) < 0)
 				goto fail;
 	}
 	e->ready = true;
@@ -278,7 +303,7 @@ static struct event *event_of(struct ps_sample_writer *w, const struct ps_attr *
 	e = &w->events[i];
 	if (e->ready && e->tp == a->tp && strcmp(e->name, a->name) == 0)
 		return e;
-	return prepare(e, a) < 0 ? NULL : e;
+	return prepare(e, a, w->symbolic) < 0 ? NULL : e;
 }
 
 /* ---- values ---- */
@@ -321,9 +346,23 @@ static void number(struct ps_json_buf *b, const struct tp_field *t, const unsign
 		ps_json__u64(b, v);
 }
 
-static void tp_fields(struct ps_json_buf *b, const struct event *e, const unsigned char *raw,
-                      uint32_t size, bool swap)
+/* ,"NAME_sym":"TEXT" after a symbolic field's number */
+static void symbolic_text(struct ps_json_buf *b, const struct tp_field *t,
+                          const struct ps_sample *smp)
 {
+	char text[PS_SYMBOLIC_MAX];
+
+	if (ps_symbolic__text(smp->attr->tp, t->name, smp, text, sizeof(text)) < 0)
+		return;
+	key(b, t->sym_key, t->sym_key_len);
+	ps_json__string(b, text, strlen(text));
+}
+
+static void tp_fields(struct ps_json_buf *b, const struct event *e, const struct ps_sample *smp)
+{
+	const unsigned char *raw = smp->raw;
+	uint32_t size = smp->raw_size;
+	bool swap = smp->swap;
 	size_t at = ps_json__open(b), i;
 
 	for (i = 0; i < e->nr_fields; i++) {
@@ -356,6 +395,8 @@ static void tp_fields(struct ps_json_buf *b, const struct event *e, const unsign
 		}
 		case FIELD_NUMBER:
 			number(b, t, raw + off, len, swap);
+			if (t->sym_key)
+				symbolic_text(b, t, smp);
 			break;
 		case FIELD_ARRAY: {
 			size_t arr = ps_json__open(b);
@@ -615,7 +656,7 @@ int ps_sample_writer__write(struct ps_sample_writer *w, struct ps_json_buf *b,
 		if (a->tp) {
 			if (KEEP(w, PS_KEY_FIELDS)) {
 				KEY(b, ",\"fields\":");
-				tp_fields(b, e, smp->raw, smp->raw_size, smp->swap);
+				tp_fields(b, e, smp);
 			}
 		} else if (KEEP(w, PS_KEY_RAW_SIZE)) {
 			KEY(b, ",\"raw_size\":");

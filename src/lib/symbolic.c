@@ -76,6 +76,34 @@ bool ps_symbolic__has(const struct tep_event *event, const char *field)
 	return arg_index(event, field) >= 0;
 }
 
+char *ps_symbolic__key(const char *field)
+{
+	size_t n = strlen(field);
+	char *k = malloc(n + sizeof(PS_SYMBOLIC_SUFFIX));
+
+	if (k) {
+		memcpy(k, field, n);
+		memcpy(k + n, PS_SYMBOLIC_SUFFIX, sizeof(PS_SYMBOLIC_SUFFIX));
+	}
+	return k;
+}
+
+bool ps_symbolic__json_field(const struct tep_event *event, const struct tep_format_field *f)
+{
+	const struct tep_format_field *g;
+	size_t n = strlen(f->name), sl = strlen(PS_SYMBOLIC_SUFFIX);
+
+	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_STRING))
+		return false;
+	if (!ps_symbolic__has(event, f->name))
+		return false;
+	for (g = event->format.fields; g; g = g->next)
+		if (strlen(g->name) == n + sl && strncmp(g->name, f->name, n) == 0 &&
+		    strcmp(g->name + n, PS_SYMBOLIC_SUFFIX) == 0)
+			return false;
+	return true;
+}
+
 /*
  * The format as literal pieces and runs of conversions: lit[0] run[0] lit[1] ... run[n-1]
  * lit[n].  @conv_run gets, for conversion i, its run.  Return: the number of runs, or -1.

@@ -11,7 +11,13 @@
 #include <stddef.h>
 
 struct tep_event;
+struct tep_format_field;
 struct ps_sample;
+
+/* the suffix of the key that holds a field's text next to its number: "prev_state_sym" */
+#define PS_SYMBOLIC_SUFFIX "_sym"
+/* the longest text written there (a longer one is cut): gfp_flags spell out many flags */
+#define PS_SYMBOLIC_MAX 512
 
 /**
  * ps_symbolic__has() - does @event print its field @field through __print_symbolic or
@@ -30,5 +36,17 @@ bool ps_symbolic__has(const struct tep_event *event, const char *field);
  */
 int ps_symbolic__text(struct tep_event *event, const char *field, const struct ps_sample *smp,
                       char *buf, size_t len);
+
+/**
+ * ps_symbolic__json_field() - does field @f of @event get a "NAME_sym" key next to its number
+ * in a sample's JSON (ptojson --symbolic)?  It does when it is a plain number (no array, no
+ * string) that the format prints through __print_symbolic or __print_flags, and no field
+ * of @event is already called NAME_sym.
+ * Return: true when it does.
+ */
+bool ps_symbolic__json_field(const struct tep_event *event, const struct tep_format_field *f);
+
+/** ps_symbolic__key() - "@field" PS_SYMBOLIC_SUFFIX, malloc'ed; NULL when out of memory. */
+char *ps_symbolic__key(const char *field);
 
 #endif

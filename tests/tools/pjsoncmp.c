@@ -3,7 +3,7 @@
  * pjsoncmp - hold ptojson's output to the jansson encoders: a test program for
  * tests/ptojson.bats.
  *
- *   pjsoncmp [-anp] [-t ns|s|iso] STREAM JSONL
+ *   pjsoncmp [-anpy] [-t ns|s|iso] STREAM JSONL
  *
  * Reads STREAM in time order as ptojson does and, for every record ptojson writes a line
  * for, builds the jansson object (ps_sample_json(), ps_record_json() with -a) and checks the
@@ -12,7 +12,8 @@
  * deliberate difference), and parsed back by jansson, equal to the object (where jansson can
  * hold every number of the line).  Prints "compared N lines, M mismatches"; exit 1 on any
  * mismatch or a line count that differs.  With -p the objects are the indented ones of
- * ptojson -p, compared as text only.
+ * ptojson -p, compared as text only.  With -y the objects have the "NAME_sym" texts of
+ * ptojson --symbolic.
  */
 #include <getopt.h>
 #include <stdbool.h>
@@ -84,19 +85,21 @@ int main(int argc, char **argv)
 	struct ps_session *s;
 	char *line = NULL;
 	size_t cap = 0;
-	bool all = false, pretty = false, nosym = false;
+	bool all = false, pretty = false, nosym = false, symbolic = false;
 	struct ps_symbols *syms = NULL;
 	FILE *jl;
 	int c, r;
 
 	ps_progname = "pjsoncmp";
-	while ((c = getopt(argc, argv, "anpt:")) != -1) {
+	while ((c = getopt(argc, argv, "anpt:y")) != -1) {
 		if (c == 'a')
 			all = true;
 		else if (c == 'n')
 			nosym = true;
 		else if (c == 'p')
 			pretty = true;
+		else if (c == 'y')
+			symbolic = true;
 		else if (c == 't')
 			tf = strcmp(optarg, "s") == 0   ? PS_TIME_SEC :
 			     strcmp(optarg, "iso") == 0 ? PS_TIME_ISO :
@@ -105,7 +108,7 @@ int main(int argc, char **argv)
 			return 2;
 	}
 	if (argc - optind != 2) {
-		fprintf(stderr, "usage: pjsoncmp [-anp] [-t ns|s|iso] STREAM JSONL\n");
+		fprintf(stderr, "usage: pjsoncmp [-anpy] [-t ns|s|iso] STREAM JSONL\n");
 		return 2;
 	}
 	in = ps_input__open(argv[optind], PS_INPUT_DECOMPRESS, &err);
@@ -147,6 +150,11 @@ int main(int argc, char **argv)
 				                              ps_session__comm(s, smp.tid) :
 				                              NULL,
 				                      tf, &clock);
+				if (want && symbolic &&
+				    ps_sample_json__add_symbolic(want, &smp) < 0) {
+					json_decref(want);
+					want = NULL;
+				}
 				if (want && ps_symbols__json(syms, want, &smp, rec.misc) < 0) {
 					json_decref(want);
 					want = NULL;
