@@ -779,38 +779,39 @@ static int header_done(struct ctx *c, struct ps_error *err)
 /*
  * The callchain as the columns of a Nested "callchain": one array per member, frames as
  * ptojson names them, "" and 0 where a name is unknown (the arrays keep the same length).
+ * Without symbols every frame is kept, as ptojson keeps them; with them, the frames
+ * ps_symbols__frames() gives.
  */
 static void frames(struct ctx *c, struct ps_json_buf *b, const struct ps_sample *smp)
 {
-	static const char *const member[] = { ",\"callchain\":{\"ip\":", "],\"sym\":",
-		                              "],\"symoff\":", "],\"dso\":" };
+	static const char *const member[] = { ",\"callchain\":{\"ip\":[", "],\"sym\":[",
+		                              "],\"symoff\":[", "],\"dso\":[" };
 	struct ps_frame f[PS_SYMBOLS_MAX_STACK];
 	size_t n = 0, i, m;
 
-	if (c->syms) {
+	if (c->syms)
 		n = ps_symbols__frames(c->syms, smp, f, PS_SYMBOLS_MAX_STACK);
-	} else {
-		for (i = 0; i < smp->nr_callchain && n < PS_SYMBOLS_MAX_STACK; i++) {
-			uint64_t ip = ps_sample__u64(smp, smp->callchain, i);
-
-			if (ip < (uint64_t)PERF_CONTEXT_MAX)
-				f[n++] = (struct ps_frame){ .ip = ip };
-		}
-	}
 	for (m = 0; m < 4; m++) {
-		ps_json__raw(b, member[m], strlen(member[m]));
-		ps_json__char(b, '[');
-		for (i = 0; i < n; i++) {
-			const char *s = m == 1 ? f[i].sym.name : f[i].sym.dso;
+		bool first = true;
 
-			if (i)
+		ps_json__raw(b, member[m], strlen(member[m]));
+		for (i = 0; i < (c->syms ? n : smp->nr_callchain); i++) {
+			const struct ps_symbol *sym =
+			        c->syms ? &f[i].sym : &(struct ps_symbol){ 0 };
+			const char *t = m == 1 ? sym->name : sym->dso;
+			uint64_t ip = c->syms ? f[i].ip : ps_sample__u64(smp, smp->callchain, i);
+
+			if (!c->syms && ip >= (uint64_t)PERF_CONTEXT_MAX)
+				continue; /* a context marker, no frame */
+			if (!first)
 				ps_json__char(b, ',');
+			first = false;
 			if (m == 0)
-				ps_json__hex(b, f[i].ip);
+				ps_json__hex(b, ip);
 			else if (m == 2)
-				ps_json__u64(b, f[i].sym.name ? f[i].sym.off : 0);
+				ps_json__u64(b, sym->name ? sym->off : 0);
 			else
-				ps_json__string(b, s ? s : "", s ? strlen(s) : 0);
+				ps_json__string(b, t ? t : "", t ? strlen(t) : 0);
 		}
 	}
 	ps_json__raw(b, "]}", 2);

@@ -218,6 +218,12 @@ EOF
 		echo "$f: $output"
 		# batches of at most 100 rows, each with its own id
 		[ "$(jq -r .batch "$ROWS" | uniq -c | awk '$1 > 100' | wc -l)" = 0 ]
+		# addresses only: every frame kept, names empty
+		: >"$ROWS"
+		run -0 --separate-stderr "$BIN/pstream-clickhouse" --client "$client" --no-symbols \
+			--hostname "h$n" "$f"
+		"$BIN/ptojson" -q --no-symbols "$f" >"$BATS_TEST_TMPDIR/want$n"
+		run -0 same_rows "$ROWS" "$BATS_TEST_TMPDIR/want$n" "h$n"
 	done < <(fixtures)
 	[ "$n" -gt 0 ]
 }
