@@ -15,6 +15,7 @@
 #include "order.h"
 #include "sample.h"
 #include "session.h"
+#include "swap.h"
 #include "tracedata.h"
 #include "xalloc.h"
 
@@ -27,6 +28,7 @@ struct stash {
 	unsigned char *data;
 	size_t len;
 	uint32_t type;
+	uint64_t offset;
 };
 
 struct idmap {
@@ -37,13 +39,14 @@ struct src {
 	struct ps_input *in;
 	struct ps_session *s;
 	struct ps_order *ord;
+	struct ps_swap *turn; /* the input's byte order is not the host's: its records turned */
 	bool ended, done;
 	bool has_head;
 	struct ps_record head;
 	uint64_t quiet_since; /* ms, 0 when not quiet */
 	uint64_t next_poll;   /* ms: a quiet input is only looked at again from then on */
 	/* untimed side-band records held until the input's next timed record: each a u32
-	 * length and the record */
+	 * length, the u64 offset and the record */
 	struct ps_bytes pend;
 	size_t pend_off;
 	struct ps_error err;
@@ -144,6 +147,7 @@ void ps_merge__close(struct ps_merge *m)
 		struct src *s = &m->src[i];
 
 		ps_order__delete(s->ord);
+		ps_swap__delete(s->turn);
 		ps_input__close(s->in);
 		for (j = 0; j < s->nhdr; j++)
 			free(s->hdr[j].data);
@@ -192,7 +196,7 @@ static bool is_header(uint32_t type);
 static bool hold(struct src *s, const struct ps_record *rec)
 {
 	uint64_t t;
-	size_t need = 4 + rec->len;
+	size_t need = 12 + rec->len;
 
 	if (is_header(rec->type) || rec->type >= PS_RECORD_USER_START ||
 	    (ps_session__record_time(s->s, rec, &t) && t != 0 && t != UINT64_MAX))
@@ -200,7 +204,8 @@ static bool hold(struct src *s, const struct ps_record *rec)
 	if (ps_bytes__reserve(&s->pend, need, MAX_HELD) < 0)
 		return false;
 	memcpy(s->pend.p + s->pend.len, &(uint32_t){ (uint32_t)rec->len }, 4);
-	memcpy(s->pend.p + s->pend.len + 4, rec->data, rec->len);
+	memcpy(s->pend.p + s->pend.len + 4, &rec->offset, 8);
+	memcpy(s->pend.p + s->pend.len + 12, rec->data, rec->len);
 	s->pend.len += need;
 	return true;
 }
@@ -279,6 +284,7 @@ static int stash(struct src *s, const struct ps_record *rec)
 	memcpy(n->data, rec->data, rec->len);
 	n->len = rec->len;
 	n->type = rec->type;
+	n->offset = rec->offset;
 	s->nhdr++;
 	return 0;
 }
@@ -424,6 +430,57 @@ static int join_tracing(struct ps_merge *m)
 	return 0;
 }
 
+/* Header records of input @s > 0 of another recording that would repeat the first's. */
+static bool dropped_header(uint32_t type)
+{
+	switch (type) {
+	case PS_RECORD_HEADER_EVENT_TYPE:
+	case PS_RECORD_THREAD_MAP:
+	case PS_RECORD_CPU_MAP:
+	case PS_RECORD_TIME_CONV:
+	case PS_RECORD_HEADER_FEATURE:
+	case PS_RECORD_FINISHED_INIT:
+	case PS_RECORD_AUXTRACE_INFO:
+	case PS_RECORD_STAT_CONFIG:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Same recording: the header records of a later piece repeat the first's. */
+static bool repeated_header(uint32_t type)
+{
+	return type != PS_RECORD_HEADER_BUILD_ID && is_header(type);
+}
+
+/* Whether the merged stream carries a header record of type @type of input @s. */
+static bool header_kept(const struct ps_merge *m, const struct src *s, uint32_t type)
+{
+	bool first = s == &m->src[0];
+
+	if (m->same)
+		return first || !repeated_header(type);
+	return first || !dropped_header(type);
+}
+
+/* The header record @h of input @s, turned to the host's byte order in place. */
+static int turn_stash(struct src *s, struct stash *h, struct ps_error *err)
+{
+	bool sw = ps_input__swapped(s->in);
+	struct ps_record rec = { .data = h->data, .len = h->len, .type = h->type };
+	const unsigned char *b;
+
+	rec.offset = h->offset;
+	rec.misc = ps_get16(h->data + 4, sw);
+	rec.size = ps_get16(h->data + 6, sw);
+	b = ps_swap__record(s->turn, &rec, ps_input__name(s->in), err);
+	if (!b)
+		return -1;
+	memcpy(h->data, b, h->len);
+	return 0;
+}
+
 int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 {
 	int i;
@@ -448,18 +505,22 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 			*err = s->err;
 			return -1;
 		}
-		if (i == 0)
-			m->swap = ps_input__swapped(s->in);
-		else if (ps_input__swapped(s->in) != m->swap)
-			return ps_error__set(err, PS_EUNSUP, ps_input__name(s->in), PS_NO_OFFSET,
-			                     "its byte order differs from that of %s: merging "
-			                     "streams of both byte orders is not supported",
-			                     ps_input__name(m->src[0].in));
+		/* the merged stream is in the host's byte order */
+		if (ps_input__swapped(s->in) && !(s->turn = ps_swap__new(s->s, PS_SWAP_STRICT)))
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	}
 	m->same = true;
 	for (i = 1; i < m->n; i++)
 		if (!ps_session__same_attrs(m->src[0].s, m->src[i].s))
 			m->same = false;
+	for (i = 0; i < m->n; i++) {
+		struct src *s = &m->src[i];
+		size_t j;
+
+		for (j = 0; s->turn && j < s->nhdr; j++)
+			if (header_kept(m, s, s->hdr[j].type) && turn_stash(s, &s->hdr[j], err) < 0)
+				return -1;
+	}
 	if (!m->same) {
 		m->next_id = 1;
 		for (i = 0; i < m->n; i++)
@@ -542,30 +603,6 @@ static void identity_record(struct ps_merge *m, const struct src *s, uint64_t id
 	out->size = (uint16_t)len;
 }
 
-/* Header records of input @s > 0 of another recording that would repeat the first's. */
-static bool dropped_header(uint32_t type)
-{
-	switch (type) {
-	case PS_RECORD_HEADER_EVENT_TYPE:
-	case PS_RECORD_THREAD_MAP:
-	case PS_RECORD_CPU_MAP:
-	case PS_RECORD_TIME_CONV:
-	case PS_RECORD_HEADER_FEATURE:
-	case PS_RECORD_FINISHED_INIT:
-	case PS_RECORD_AUXTRACE_INFO:
-	case PS_RECORD_STAT_CONFIG:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* Same recording: the header records of a later piece repeat the first's. */
-static bool repeated_header(uint32_t type)
-{
-	return type != PS_RECORD_HEADER_BUILD_ID && is_header(type);
-}
-
 /*
  * A header record of input @s, as the merged stream carries it.
  * Return: 1 to give @out, 0 to drop it, -1 when it cannot be rewritten.
@@ -579,11 +616,12 @@ static int header_out(struct ps_merge *m, struct src *s, const struct stash *h,
 	out->data = h->data;
 	out->len = h->len;
 	out->type = h->type;
+	out->offset = h->offset;
 	out->size = h->len >= 8 ? ps_get16(h->data + 6, m->swap) : 0;
-	if (m->same)
-		return first || !repeated_header(h->type);
-	if (!first && dropped_header(h->type))
+	if (!header_kept(m, s, h->type))
 		return 0;
+	if (m->same)
+		return 1;
 	if (h->type == PS_RECORD_HEADER_TRACING_DATA && m->tracing) {
 		if (m->tracing_given)
 			return 0;
@@ -625,9 +663,12 @@ static int header_out(struct ps_merge *m, struct src *s, const struct stash *h,
 	return 1;
 }
 
-/* A SAMPLE or kernel record of input @s, with its ids made the new ones. */
+/*
+ * A SAMPLE or kernel record of input @s, with its ids made the new ones.  @rec is the
+ * record as its input gave it, @bytes the same record in the output's byte order.
+ */
 static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_record *rec,
-                          struct ps_record *out, struct ps_error *err)
+                          const unsigned char *bytes, struct ps_record *out, struct ps_error *err)
 {
 	const struct ps_attr *a = ps_session__attr_of(s->s, rec);
 	unsigned char *o = m->scratch;
@@ -636,6 +677,7 @@ static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_rec
 	size_t len = rec->len, extra;
 
 	*out = *rec;
+	out->data = bytes;
 	if (rec->type >= PS_RECORD_USER_START || !a)
 		return 0;
 	st = a->sample_type;
@@ -650,10 +692,10 @@ static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_rec
 		if (rec->size + extra > 65535)
 			return ps_error__set(err, PS_ECAP, ps_input__name(s->in), rec->offset,
 			                     "no room for the sample's new id");
-		memcpy(o, rec->data, 8);
+		memcpy(o, bytes, 8);
 		if (add)
 			ps_put64(o + 8, attr_id(s, a), swap);
-		memcpy(o + 8 + extra, rec->data + 8, len - 8);
+		memcpy(o + 8 + extra, bytes + 8, len - 8);
 		if (!add) {
 			remap_at(s, o + 8, swap);
 			off += 8;
@@ -680,7 +722,7 @@ static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_rec
 		}
 		len += extra;
 	} else {
-		memcpy(o, rec->data, len);
+		memcpy(o, bytes, len);
 		if (rec->type == PERF_RECORD_LOST && rec->size >= 16)
 			remap_at(s, o + 8, swap);
 		if ((rec->type == PERF_RECORD_THROTTLE || rec->type == PERF_RECORD_UNTHROTTLE) &&
@@ -716,6 +758,28 @@ static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_rec
 	out->len = len;
 	out->size = (uint16_t)len;
 	return 0;
+}
+
+/*
+ * A SAMPLE or side-band record of input @s as the merged stream carries it: in the host's
+ * byte order, with the new ids when the inputs are different recordings.
+ */
+static int record_out(struct ps_merge *m, struct src *s, const struct ps_record *rec,
+                      struct ps_record *out, struct ps_error *err)
+{
+	const unsigned char *bytes = rec->data;
+
+	if (s->turn) {
+		bytes = ps_swap__record(s->turn, rec, ps_input__name(s->in), err);
+		if (!bytes)
+			return -1;
+	}
+	if (m->same) {
+		*out = *rec;
+		out->data = bytes;
+		return 0;
+	}
+	return rewrite_record(m, s, rec, bytes, out, err);
 }
 
 /* ---- next ---- */
@@ -792,9 +856,15 @@ static int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec
 	m->since_round++;
 	if (is_header(best->head.type)) {
 		struct stash h = { (unsigned char *)best->head.data, best->head.len,
-			           best->head.type };
+			           best->head.type, best->head.offset };
 
 		/* a late header record (BUILD_ID, FEATURE...) */
+		if (best->turn && header_kept(m, best, h.type)) {
+			h.data = (unsigned char *)ps_swap__record(best->turn, &best->head,
+			                                          ps_input__name(best->in), err);
+			if (!h.data)
+				return -1;
+		}
 		r = header_out(m, best, &h, rec);
 		if (r < 0)
 			return ps_error__set(err, PS_ECORRUPT, ps_input__name(best->in),
@@ -807,11 +877,7 @@ static int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec
 		}
 		return 1;
 	}
-	if (m->same) {
-		*rec = best->head;
-		return 1;
-	}
-	return rewrite_record(m, best, &best->head, rec, err) < 0 ? -1 : 1;
+	return record_out(m, best, &best->head, rec, err) < 0 ? -1 : 1;
 }
 
 int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *err)
@@ -845,16 +911,14 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 			uint32_t l;
 
 			memcpy(&l, d->pend.p + d->pend_off, 4);
-			held.data = d->pend.p + d->pend_off + 4;
+			memcpy(&held.offset, d->pend.p + d->pend_off + 4, 8);
+			held.data = d->pend.p + d->pend_off + 12;
 			held.len = l;
-			held.size = ps_get16(held.data + 6, m->swap);
-			held.type = ps_get32(held.data, m->swap);
-			d->pend_off += 4 + l;
-			if (m->same) {
-				*rec = held;
-				return 1;
-			}
-			return rewrite_record(m, d, &held, rec, err) < 0 ? -1 : 1;
+			held.size = ps_get16(held.data + 6, ps_input__swapped(d->in));
+			held.misc = ps_get16(held.data + 4, ps_input__swapped(d->in));
+			held.type = ps_get32(held.data, ps_input__swapped(d->in));
+			d->pend_off += 12 + l;
+			return record_out(m, d, &held, rec, err) < 0 ? -1 : 1;
 		}
 		d->pend.len = d->pend_off = 0;
 		m->draining = NULL;

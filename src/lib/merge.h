@@ -17,6 +17,9 @@
  * and new ids, so that no id of one input is taken for another's, every record that names
  * an id is rewritten to the new one, and an EVENT_UPDATE record of a type perf ignores
  * (PS_EVENT_UPDATE_INPUT) tells pstream's readers which input each event came from.
+ *
+ * The merged stream is in the host's byte order: an input of the other order has its
+ * records turned (swap.h) as they leave the merge.
  */
 #ifndef PS_MERGE_H
 #define PS_MERGE_H
@@ -39,11 +42,12 @@ struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, st
 /**
  * ps_merge__begin() - read the header records of every input and decide whether they are
  * pieces of one recording.
- * Return: 0, or -1 with @err set (an input that is damaged, of another byte order...).
+ * Return: 0, or -1 with @err set (an input that is damaged, a header record of the other
+ * byte order that cannot be turned...).
  */
 int ps_merge__begin(struct ps_merge *m, struct ps_error *err);
 
-/** ps_merge__swapped() - the inputs' byte order is not the host's (after begin). */
+/** ps_merge__swapped() - the merged stream's byte order is not the host's: never. */
 bool ps_merge__swapped(const struct ps_merge *m);
 
 /** ps_merge__same_recording() - the inputs are pieces of one recording (after begin). */
