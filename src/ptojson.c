@@ -86,6 +86,7 @@ static const char *const known_fields[] = {
 	"misc",
 	"sample_id",
 	"host",
+	"input",
 };
 
 static const char help_text[] =

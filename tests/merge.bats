@@ -74,6 +74,33 @@ collide() {
 	[[ "$stderr" == *"not a merge of different recordings"* ]]
 }
 
+@test "merge: pfilter's and ptojson's input key tell the recordings apart, by name or number" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR"
+	collide
+	"$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$d/sw.pipe" >"$d/m.pipe"
+	# each input's samples alone: perf script prints what it prints for that recording
+	"$BIN/pfilter" -i "$d/m.pipe" input=1 | perf script -i - 2>/dev/null | sed 's/^ *//' |
+		tr -s ' ' >"$d/got1"
+	perf script -i "$DATA/rawsys-dd.pipe" 2>/dev/null | sed 's/^ *//' | tr -s ' ' | diff - "$d/got1"
+	"$BIN/pfilter" -i "$d/m.pipe" "input = '$d/sw.pipe'" | perf script -i - 2>/dev/null |
+		sed 's/^ *//' | tr -s ' ' >"$d/got2"
+	perf script -i "$d/sw.pipe" 2>/dev/null | sed 's/^ *//' | tr -s ' ' | diff - "$d/got2"
+	[ "$("$BIN/pfilter" -c -i "$d/m.pipe" 'input != 1')" = 1296 ]
+	[ "$("$BIN/pfilter" -c -i "$d/m.pipe" 'input in (1, 2)')" = 2192 ]
+	[ "$("$BIN/pfilter" -c -i "$d/m.pipe" 'input endswith sw.pipe')" = 1296 ]
+	run -2 --separate-stderr "$BIN/pfilter" -c -i "$d/m.pipe" input=3
+	[[ "$stderr" == *"no input '3' in this stream (a name, or 1 to 2); its inputs are: $DATA/rawsys-dd.pipe, $d/sw.pipe"* ]]
+	run -2 --separate-stderr "$BIN/pfilter" -c -i "$DATA/rawsys-dd.pipe" input=1
+	[[ "$stderr" == *"not a merge of different recordings"* ]]
+	# ptojson: an "input" key, the name pcount --by input shows
+	"$BIN/ptojson" "$d/m.pipe" | jq -r .input | sort | uniq -c | awk '{print $2, $1}' >"$d/in"
+	"$BIN/pcount" -j --by input "$d/m.pipe" | jq -r '.rows[] | "\(.input) \(.count)"' | sort |
+		diff - "$d/in"
+	"$BIN/ptojson" -F event,input "$d/m.pipe" | head -1 | jq -e 'keys == ["event", "input"]'
+	"$BIN/ptojson" "$DATA/rawsys-dd.pipe" | jq -e 'has("input") | not' >/dev/null
+}
+
 @test "merge: recordings without tracepoints and with callchains merge for perf script" {
 	need_perf
 	local d="$BATS_TEST_TMPDIR" b="$DATA/rawsys-dd.pipe" c="$DATA/cpuclock-g-sh.data"

@@ -162,6 +162,9 @@ static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbin
 	case FF_EVENT:
 		b->kind = BK_EVENT;
 		return;
+	case FF_INPUT:
+		b->kind = a->input ? BK_INPUT : BK_ABSENT;
+		return;
 	case FF_SYSCALL:
 		bind_syscall(a, b);
 		return;
@@ -204,6 +207,33 @@ static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbin
 		b->kind = BK_ABSENT;
 }
 
+/* The number from 1 of the input of attr @idx: its place among the inputs the attrs name. */
+static uint32_t input_number(const struct ps_session *s, size_t idx)
+{
+	const struct ps_attr *a = ps_session__attr(s, idx), *b;
+	uint32_t n = 0;
+	size_t i, j;
+
+	if (!a->input)
+		return 0;
+	for (i = 0; i <= idx; i++) {
+		b = ps_session__attr(s, i);
+		if (!b->input)
+			continue;
+		for (j = 0; j < i; j++) {
+			const struct ps_attr *c = ps_session__attr(s, j);
+
+			if (c->input && strcmp(c->input, b->input) == 0)
+				break;
+		}
+		if (j == i)
+			n++;
+		if (strcmp(b->input, a->input) == 0)
+			return n;
+	}
+	return n;
+}
+
 int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 {
 	size_t n = ps_session__nr_attrs(s), i, k;
@@ -223,6 +253,8 @@ int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 		}
 		for (k = 0; k < n; k++)
 			bind_one(c, ps_session__attr(s, k), &c->bind[k]);
+		for (k = 0; c->field == FF_INPUT && k < n; k++)
+			c->bind[k].offset = input_number(s, k);
 		for (k = 0; k < c->nvalues; k++) {
 			struct fvalue *v = &c->values[k];
 
@@ -313,6 +345,11 @@ static void list_fields(const struct ps_session *s, const char *sys, const char 
 				have = false;
 				ps_session__for_each_attr(s, a, i)
 					have = have || has_errno(a);
+			}
+			if (sf->id == FF_INPUT) {
+				have = false;
+				ps_session__for_each_attr(s, a, i)
+					have = have || a->input;
 			}
 			if (have)
 				sb_add_unique(b, sf->name);
@@ -630,6 +667,44 @@ static int check_event_names(const struct fcond *c, const struct ps_session *s,
 	return 0;
 }
 
+/* "input = NAME": NAME must be an input's name, or a number from 1 to the number of inputs. */
+static int check_input_names(const struct fcond *c, const struct ps_session *s,
+                             struct ps_filter_error *err)
+{
+	const struct ps_attr *a;
+	size_t i, k;
+
+	if (c->op != OP_EQ && c->op != OP_NE && c->op != OP_IN)
+		return 0;
+	for (k = 0; k < c->nvalues; k++) {
+		const struct fvalue *v = &c->values[k];
+		struct fsbuf list = { 0 };
+		uint32_t most = 0;
+		bool found = false;
+		char head[512];
+		int r;
+
+		ps_session__for_each_attr(s, a, i) {
+			if (!a->input)
+				continue;
+			found = found || strcmp(a->input, v->text) == 0;
+			if (input_number(s, i) > most)
+				most = input_number(s, i);
+			sb_add_unique(&list, a->input);
+		}
+		if (found || (v->is_num && !v->neg && v->num >= 1 && v->num <= most)) {
+			free(list.p);
+			continue;
+		}
+		snprintf(head, sizeof(head), "no input '%s' in this stream (a name, or 1 to %u)",
+		         v->text, most);
+		r = fail_with_list(err, c->src, v->pos, head, "its inputs are", &list);
+		free(list.p);
+		return r;
+	}
+	return 0;
+}
+
 int ps_filter__check(struct ps_filter *f, const struct ps_session *s, struct ps_filter_error *err)
 {
 	size_t i, k;
@@ -645,6 +720,11 @@ int ps_filter__check(struct ps_filter *f, const struct ps_session *s, struct ps_
 		for (k = 0; k < f->nbound && !present; k++)
 			present = c->bind[k].kind != BK_ABSENT;
 		if (!present) {
+			if (c->field == FF_INPUT)
+				return ps_filter_seterr(
+				        err, c->src, c->fpos,
+				        "this stream is not a merge of different "
+				        "recordings (pcat --merge): it has no input");
 			if (c->field == FF_TP && tp_field_anywhere(c, s))
 				return misfit(c, s, err);
 			return unknown_field(c, s, err);
@@ -652,6 +732,8 @@ int ps_filter__check(struct ps_filter *f, const struct ps_session *s, struct ps_
 		if (c->field == FF_SYSCALL && check_syscall_names(f, c, err))
 			return -1;
 		if (c->field == FF_EVENT && check_event_names(c, s, err))
+			return -1;
+		if (c->field == FF_INPUT && check_input_names(c, s, err))
 			return -1;
 		if (c->field == FF_ERRNO && check_errno_names(c, err))
 			return -1;

@@ -210,6 +210,26 @@ static bool event_cond(const struct fcond *c, const struct ps_attr *a)
 	return false;
 }
 
+/* A merged stream's input: "=", "!=" and "in" take its name or its number (from 1). */
+static bool input_cond(const struct fcond *c, const struct ps_attr *a, uint32_t number)
+{
+	size_t n = strlen(a->input), i;
+
+	if (c->op != OP_EQ && c->op != OP_NE && c->op != OP_IN)
+		return str_cond(c, a->input, n);
+	for (i = 0; i < c->nvalues; i++) {
+		const struct fvalue *v = &c->values[i];
+		bool eq = (v->len == n && memcmp(a->input, v->text, n) == 0) ||
+		          (v->is_num && !v->neg && v->num == number);
+
+		if (c->op == OP_NE)
+			return !eq;
+		if (eq)
+			return true;
+	}
+	return false;
+}
+
 /* A number of @size bytes at @off in the raw data, sign-extended when @sgn. */
 static bool raw_num(const struct ps_sample *smp, uint32_t off, uint32_t size, bool sgn, uint64_t *v)
 {
@@ -460,6 +480,8 @@ static bool eval_cond(const struct ps_filter *f, const struct fcond *c, const st
 	switch (b->kind) {
 	case BK_EVENT:
 		return c->op == OP_EXISTS || event_cond(c, smp->attr);
+	case BK_INPUT:
+		return c->op == OP_EXISTS || input_cond(c, smp->attr, b->offset);
 	case BK_COMM:
 		if (c->op == OP_EXISTS)
 			return true;

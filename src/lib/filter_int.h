@@ -112,6 +112,7 @@ enum ffield {
 	FF_SYM,   /* the function of the sample's ip (symbols.h) */
 	FF_DSO,   /* its object */
 	FF_STACK, /* any function of the callchain */
+	FF_INPUT, /* a merged stream's input: its name, or its number from 1 */
 	FF_TP,
 };
 
@@ -159,6 +160,7 @@ enum fbind_kind {
 	BK_ABSENT,
 	BK_SAMPLE,  /* a field of the sample record (FF_PID ...) */
 	BK_EVENT,   /* the event's name */
+	BK_INPUT,   /* the event's input in a merged stream; @offset: its number */
 	BK_COMM,    /* the thread's name */
 	BK_SYMBOL,  /* sym, dso, stack: named by the filter's symbol table */
 	BK_TP_NUM,  /* a number in the raw data: @offset, @size, @is_signed */

@@ -32,6 +32,7 @@ const struct fsample_field ps_filter_sample_fields[] = {
 	{ "sym", FF_SYM, FT_STR, false, PERF_SAMPLE_IP },
 	{ "dso", FF_DSO, FT_STR, false, PERF_SAMPLE_IP },
 	{ "stack", FF_STACK, FT_STR, false, PERF_SAMPLE_IP },
+	{ "input", FF_INPUT, FT_STR, false, 0 },
 };
 
 const size_t ps_filter_nr_sample_fields = ARRAY_SIZE(ps_filter_sample_fields);

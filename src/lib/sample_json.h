@@ -89,6 +89,8 @@ const char *ps_json_time_string(uint64_t t, enum ps_time_format tf,
 /**
  * enum ps_sample_key - the top-level keys of a sample's object, in the order written.
  * PS_KEY_HOST is the stream's host name (ptojson --host, see ps_sample_writer__set_host()),
+ * PS_KEY_INPUT the input of the sample's event in a merged stream (pcat --merge; no key in
+ * other streams),
  * PS_KEY_TYPE is "type": "SAMPLE" (ptojson --all): both written only when asked.
  */
 enum ps_sample_key {
@@ -123,6 +125,7 @@ enum ps_sample_key {
 	PS_KEY_CODE_PAGE_SIZE,
 	PS_KEY_AUX_SIZE,
 	PS_KEY_HOST,
+	PS_KEY_INPUT,
 	PS_KEY_SYM,
 	PS_KEY_SYMOFF,
 	PS_KEY_DSO,

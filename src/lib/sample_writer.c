@@ -54,6 +54,7 @@ static const char *const key_names[PS_NR_SAMPLE_KEYS] = {
 	[PS_KEY_CODE_PAGE_SIZE] = "code_page_size",
 	[PS_KEY_AUX_SIZE] = "aux_size",
 	[PS_KEY_HOST] = "host",
+	[PS_KEY_INPUT] = "input",
 	[PS_KEY_SYM] = "sym",
 	[PS_KEY_SYMOFF] = "symoff",
 	[PS_KEY_DSO] = "dso",
@@ -736,6 +737,10 @@ int ps_sample_writer__write(struct ps_sample_writer *w, struct ps_json_buf *b,
 	}
 	if (w->host && KEEP(w, PS_KEY_HOST))
 		key(b, w->host, w->host_len);
+	if (a->input && KEEP(w, PS_KEY_INPUT)) {
+		KEY(b, ",\"input\":");
+		ps_json__string(b, a->input, strlen(a->input));
+	}
 	if (w->syms) {
 		struct ps_symbol sym;
 
