@@ -4,6 +4,7 @@
  */
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "compat.h"
 #include "session.h"
 #include "swap.h"
+#include "xalloc.h"
 
 /*
  * A walk over one region of a record: the input bytes are read (counts, lengths) in the
@@ -29,11 +31,10 @@ struct cur {
 
 struct ps_swap {
 	const struct ps_session *s;
-	bool swap;   /* the input's order is not the host's */
-	bool in_big; /* the input is big endian */
-	bool strict; /* PS_SWAP_STRICT */
-	unsigned char *buf;
-	size_t cap;
+	bool swap;                /* the input's order is not the host's */
+	bool in_big;              /* the input is big endian */
+	bool strict;              /* PS_SWAP_STRICT */
+	struct ps_bytes buf;      /* the record turned */
 	unsigned long left_alone; /* records or parts left as they were */
 	const char *unknown;      /* in the record being turned: a part of unknown layout */
 };
@@ -922,7 +923,7 @@ static void user_body(struct ps_swap *w, struct cur *c, const struct ps_record *
 /* ---- records ---- */
 
 /*
- * Write @rec's bytes turned into @w->buf.  Return: 0, or -1 with @err set when the record's
+ * Write @rec's bytes turned into @w->buf.p.  Return: 0, or -1 with @err set when the record's
  * fields do not fit its size.
  */
 static int turn(struct ps_swap *w, const struct ps_record *rec, const char *name,
@@ -931,16 +932,10 @@ static int turn(struct ps_swap *w, const struct ps_record *rec, const char *name
 	struct cur c;
 	const char *what = ps_record_type_name(rec->type);
 
-	if (rec->len > w->cap) {
-		unsigned char *nb = realloc(w->buf, rec->len);
-
-		if (!nb)
-			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
-		w->buf = nb;
-		w->cap = rec->len;
-	}
-	memcpy(w->buf, rec->data, rec->len);
-	c = (struct cur){ rec->data, w->buf, 0, rec->size, w->swap, false };
+	w->buf.len = 0;
+	if (ps_bytes__add(&w->buf, rec->data, rec->len, SIZE_MAX) < 0)
+		return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
+	c = (struct cur){ rec->data, w->buf.p, 0, rec->size, w->swap, false };
 	u32(&c);
 	nums(&c, 2, 2);
 	if (rec->type == PERF_RECORD_SAMPLE || ps_record_type_has_trailer(rec->type)) {
@@ -1004,7 +999,7 @@ void ps_swap__delete(struct ps_swap *w)
 {
 	if (!w)
 		return;
-	free(w->buf);
+	free(w->buf.p);
 	free(w);
 }
 
@@ -1012,7 +1007,7 @@ const unsigned char *ps_swap__record(struct ps_swap *w, const struct ps_record *
                                      const char *name, struct ps_error *err)
 {
 	w->unknown = NULL;
-	return turn(w, rec, name, err) < 0 ? NULL : w->buf;
+	return turn(w, rec, name, err) < 0 ? NULL : w->buf.p;
 }
 
 unsigned long ps_swap__left_alone(const struct ps_swap *w)
