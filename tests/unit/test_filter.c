@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "lib/filter.h"
 #include "lib/filter_int.h"
 #include "lib/sample.h"
@@ -57,11 +58,6 @@ static const char fmt_sysenter[] =
         "\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
         "print fmt: \"NR %ld\", REC->id\n";
 
-static const char header_page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-                                  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-                                  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-                                  "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-
 #define ST_TP                                                                           \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW)
@@ -69,128 +65,17 @@ static const char header_page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\t
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	 PERF_SAMPLE_PERIOD)
 
-struct buf {
-	unsigned char b[8192];
-	size_t n;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
-{
-	memcpy(b->b + b->n, p, n);
-	b->n += n;
-}
-
-static void put64(struct buf *b, uint64_t v)
-{
-	put(b, &v, 8);
-}
-
-static void put32(struct buf *b, uint32_t v)
-{
-	put(b, &v, 4);
-}
-
-static void put_str(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s) + 1);
-}
-
-static void put_text(struct buf *b, const char *s)
-{
-	put64(b, strlen(s));
-	put(b, s, strlen(s));
-}
-
-static void record_header(struct buf *b, uint32_t type, size_t size)
-{
-	uint16_t misc = 0, sz = (uint16_t)size;
-
-	memcpy(b->b, &type, 4);
-	memcpy(b->b + 4, &misc, 2);
-	memcpy(b->b + 6, &sz, 2);
-}
-
-static int feed(struct ps_session *s, struct buf *b, uint32_t type, uint16_t size)
-{
-	struct ps_record rec = { .data = b->b, .len = b->n, .type = type, .size = size };
-	struct ps_error err = { 0 };
-
-	return ps_session__process(s, &rec, "test", &err);
-}
-
-static int add_attr(struct ps_session *s, uint32_t type, uint64_t config, uint64_t st, uint64_t id,
-                    const char *name)
-{
-	unsigned char attr[128] = { 0 };
-	uint64_t flags = 1ULL << 18, period = 1;
-	uint32_t size = sizeof(attr);
-	struct buf b = { .n = 8 };
-	int r;
-
-	memcpy(attr, &type, 4);
-	memcpy(attr + 4, &size, 4);
-	memcpy(attr + 8, &config, 8);
-	memcpy(attr + 16, &period, 8);
-	memcpy(attr + 24, &st, 8);
-	memcpy(attr + 40, &flags, 8);
-	put(&b, attr, sizeof(attr));
-	put64(&b, id);
-	record_header(&b, 64, b.n);
-	r = feed(s, &b, 64, (uint16_t)b.n);
-	if (!r && name) {
-		struct buf u = { .n = 8 };
-
-		put64(&u, 2); /* EVENT_UPDATE NAME */
-		put64(&u, id);
-		put(&u, name, strlen(name) + 1);
-		while (u.n % 8)
-			u.b[u.n++] = 0;
-		record_header(&u, 78, u.n);
-		r = feed(s, &u, 78, (uint16_t)u.n);
-	}
-	return r;
-}
-
+/* the tracepoints' formats, by system */
 static int add_tracing(struct ps_session *s)
 {
-	static const unsigned char magic[] = {
-		0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
+	static const char *const sched[] = { fmt_switch, fmt_exec };
+	static const char *const raw_syscalls[] = { fmt_sysenter };
+	static const struct tp_system systems[] = {
+		{ "sched", sched, ARRAY_SIZE(sched) },
+		{ "raw_syscalls", raw_syscalls, ARRAY_SIZE(raw_syscalls) },
 	};
-	struct buf *b = calloc(1, sizeof(*b));
-	unsigned char le_long[2] = { 0, 8 };
-	uint32_t blob;
-	int r;
 
-	b->n = 16;
-	put(b, magic, sizeof(magic));
-	put_str(b, "0.6");
-	put(b, le_long, 2);
-	put32(b, 4096);
-	put_str(b, "header_page");
-	put_text(b, header_page);
-	put_str(b, "header_event");
-	put64(b, 0);
-	put32(b, 0); /* ftrace formats */
-	put32(b, 2); /* systems */
-	put_str(b, "sched");
-	put32(b, 2);
-	put_text(b, fmt_switch);
-	put_text(b, fmt_exec);
-	put_str(b, "raw_syscalls");
-	put32(b, 1);
-	put_text(b, fmt_sysenter);
-	put32(b, 0); /* kallsyms */
-	put32(b, 0); /* printk */
-	put64(b, 0); /* saved cmdlines */
-	while (b->n % 8)
-		b->b[b->n++] = 0;
-	blob = (uint32_t)(b->n - 16);
-	record_header(b, 66, 16);
-	memcpy(b->b + 8, &blob, 4);
-	memset(b->b + 12, 0, 4);
-	r = feed(s, b, 66, 16);
-	free(b);
-	return r;
+	return session_tracing(s, systems, ARRAY_SIZE(systems));
 }
 
 struct smp_spec {
@@ -209,7 +94,8 @@ static void make_sample(struct buf *b, const struct smp_spec *sp, int i)
 	uint64_t ip = 0xffffffff81000000ULL + (uint64_t)i;
 	bool tp = sp->raw_size != 0;
 
-	b->n = 8;
+	b->len = 0;
+	grow(b, 8);
 	put64(b, sp->id);
 	put64(b, ip);
 	put32(b, sp->pid);
@@ -224,11 +110,16 @@ static void make_sample(struct buf *b, const struct smp_spec *sp, int i)
 		uint32_t padded = (uint32_t)((sp->raw_size + 4 + 7) / 8 * 8 - 4);
 
 		put32(b, padded);
-		put(b, sp->raw, sp->raw_size);
-		memset(b->b + b->n, 0, padded - sp->raw_size);
-		b->n += padded - sp->raw_size;
+		put_bytes(b, sp->raw, sp->raw_size);
+		grow(b, padded - sp->raw_size);
 	}
-	record_header(b, 9, b->n);
+	record_header(b, PERF_RECORD_SAMPLE, b->len);
+}
+
+/* hand-made sample @i as a record */
+static struct ps_record sample_record(int i)
+{
+	return buf_record(&samples[i], PERF_RECORD_SAMPLE, samples[i].len);
 }
 
 static void raw16(unsigned char *r, size_t off, uint16_t v)
@@ -259,10 +150,10 @@ static struct ps_session *make_stream(void)
 
 	if (!s)
 		return NULL;
-	if (add_attr(s, 2, ID_SWITCH, ST_TP, 1001, "sched:sched_switch") ||
-	    add_attr(s, 2, ID_EXEC, ST_TP, 1002, "sched:sched_process_exec") ||
-	    add_attr(s, 2, ID_SYSENTER, ST_TP, 1003, "raw_syscalls:sys_enter") ||
-	    add_attr(s, 1, 0, ST_SW, 1004, "cpu-clock/call-graph=fp/") || add_tracing(s)) {
+	if (session_attr(s, 2, ID_SWITCH, ST_TP, 1001, "sched:sched_switch") ||
+	    session_attr(s, 2, ID_EXEC, ST_TP, 1002, "sched:sched_process_exec") ||
+	    session_attr(s, 2, ID_SYSENTER, ST_TP, 1003, "raw_syscalls:sys_enter") ||
+	    session_attr(s, 1, 0, ST_SW, 1004, "cpu-clock/call-graph=fp/") || add_tracing(s)) {
 		ps_session__delete(s);
 		return NULL;
 	}
@@ -351,10 +242,7 @@ static int mask_of(struct ps_session *s, const char *expr)
 		return -1;
 	}
 	for (i = 0; i < NSAMPLES; i++) {
-		struct ps_record rec = { .data = samples[i].b,
-			                 .len = samples[i].n,
-			                 .type = 9,
-			                 .size = (uint16_t)samples[i].n };
+		struct ps_record rec = sample_record(i);
 		struct ps_error err = { 0 };
 		struct ps_sample smp;
 
@@ -836,9 +724,7 @@ static void test_late_binding(struct ps_session *s)
 {
 	struct ps_filter_error fe;
 	struct ps_filter *f = compile1("prev_pid = 42 or syscall = write", &fe);
-	struct ps_record rec = {
-		.data = samples[0].b, .len = samples[0].n, .type = 9, .size = (uint16_t)samples[0].n
-	};
+	struct ps_record rec = sample_record(0);
 	struct ps_error err = { 0 };
 	struct ps_session *empty = ps_session__new(false);
 	struct ps_sample smp;
@@ -851,9 +737,7 @@ static void test_late_binding(struct ps_session *s)
 	CHECK(ps_filter__check(f, empty, &fe) == 0);
 	CHECK(ps_sample__parse(s, &rec, &smp, "test", &err) == 0);
 	CHECK(ps_filter__match(f, s, &smp) == 1);
-	rec.data = samples[3].b;
-	rec.len = samples[3].n;
-	rec.size = (uint16_t)samples[3].n;
+	rec = sample_record(3);
 	CHECK(ps_sample__parse(s, &rec, &smp, "test", &err) == 0);
 	CHECK(ps_filter__match(f, s, &smp) == 1);
 	CHECK(ps_filter__invert(f) == 0);
@@ -899,10 +783,7 @@ static void try_expr(struct ps_session *s, const char *expr)
 		ps_filter__invert(f);
 	if (ps_filter__check(f, s, &fe) == 0) {
 		for (i = 0; i < NSAMPLES; i++) {
-			struct ps_record rec = { .data = samples[i].b,
-				                 .len = samples[i].n,
-				                 .type = 9,
-				                 .size = (uint16_t)samples[i].n };
+			struct ps_record rec = sample_record(i);
 			struct ps_error err = { 0 };
 			struct ps_sample smp;
 
@@ -1100,6 +981,7 @@ static void test_fuzz(struct ps_session *s)
 int main(void)
 {
 	struct ps_session *s = make_stream();
+	int i;
 
 	CHECK(s != NULL);
 	if (!s)
@@ -1116,5 +998,7 @@ int main(void)
 	test_late_binding(s);
 	test_fuzz(s);
 	ps_session__delete(s);
+	for (i = 0; i < NSAMPLES; i++)
+		free(samples[i].p);
 	return UNIT_DONE("filter");
 }

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <linux/perf_event.h>
-
+#include "build.h"
 #include "lib/schema.h"
 #include "lib/session.h"
 #include "unit.h"
@@ -49,127 +48,16 @@ static const char fmt_c[] = "name: ev_c\nID: 502\nformat:\n" COMMON
                             "\tfield:unsigned int y;\toffset:16;\tsize:4;\tsigned:0;\n\n"
                             "print fmt: \"ret=%lu\", REC->ret\n";
 
-static const char header_page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-                                  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-                                  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-                                  "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-
-struct buf {
-	unsigned char b[8192];
-	size_t n;
-};
-
-static void put(struct buf *b, const void *p, size_t n)
+/* the three events of system "test" */
+static int add_events(struct ps_session *s)
 {
-	memcpy(b->b + b->n, p, n);
-	b->n += n;
-}
+	static const char *const formats[] = { fmt_a, fmt_b, fmt_c };
+	static const struct tp_system test = { "test", formats, ARRAY_SIZE(formats) };
 
-static void put64(struct buf *b, uint64_t v)
-{
-	put(b, &v, 8);
-}
-
-static void put32(struct buf *b, uint32_t v)
-{
-	put(b, &v, 4);
-}
-
-static void put_str(struct buf *b, const char *s)
-{
-	put(b, s, strlen(s) + 1);
-}
-
-static void put_text(struct buf *b, const char *s)
-{
-	put64(b, strlen(s));
-	put(b, s, strlen(s));
-}
-
-static void record_header(struct buf *b, uint32_t type, size_t size)
-{
-	uint16_t misc = 0, sz = (uint16_t)size;
-
-	memcpy(b->b, &type, 4);
-	memcpy(b->b + 4, &misc, 2);
-	memcpy(b->b + 6, &sz, 2);
-}
-
-static int feed(struct ps_session *s, struct buf *b, uint32_t type, uint16_t size)
-{
-	struct ps_record rec = { .data = b->b, .len = b->n, .type = type, .size = size };
-	struct ps_error err = { 0 };
-
-	return ps_session__process(s, &rec, "test", &err);
-}
-
-static int add_attr(struct ps_session *s, uint64_t config, uint64_t id, const char *name)
-{
-	unsigned char attr[128] = { 0 };
-	uint64_t flags = 1ULL << 18, period = 1, st = ST_TP;
-	uint32_t size = sizeof(attr), type = PERF_TYPE_TRACEPOINT;
-	struct buf b = { .n = 8 }, u = { .n = 8 };
-
-	memcpy(attr, &type, 4);
-	memcpy(attr + 4, &size, 4);
-	memcpy(attr + 8, &config, 8);
-	memcpy(attr + 16, &period, 8);
-	memcpy(attr + 24, &st, 8);
-	memcpy(attr + 40, &flags, 8);
-	put(&b, attr, sizeof(attr));
-	put64(&b, id);
-	record_header(&b, 64, b.n);
-	if (feed(s, &b, 64, (uint16_t)b.n))
-		return -1;
-	put64(&u, 2); /* EVENT_UPDATE NAME */
-	put64(&u, id);
-	put(&u, name, strlen(name) + 1);
-	while (u.n % 8)
-		u.b[u.n++] = 0;
-	record_header(&u, 78, u.n);
-	return feed(s, &u, 78, (uint16_t)u.n);
-}
-
-static int add_tracing(struct ps_session *s)
-{
-	static const unsigned char magic[] = {
-		0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
-	};
-	struct buf *b = calloc(1, sizeof(*b));
-	unsigned char le_long[2] = { 0, 8 };
-	uint32_t blob;
-	int r;
-
-	if (!b)
-		return -1;
-	b->n = 16;
-	put(b, magic, sizeof(magic));
-	put_str(b, "0.6");
-	put(b, le_long, 2);
-	put32(b, 4096);
-	put_str(b, "header_page");
-	put_text(b, header_page);
-	put_str(b, "header_event");
-	put64(b, 0);
-	put32(b, 0); /* ftrace formats */
-	put32(b, 1); /* systems */
-	put_str(b, "test");
-	put32(b, 3);
-	put_text(b, fmt_a);
-	put_text(b, fmt_b);
-	put_text(b, fmt_c);
-	put32(b, 0); /* kallsyms */
-	put32(b, 0); /* printk */
-	put64(b, 0); /* saved cmdlines */
-	while (b->n % 8)
-		b->b[b->n++] = 0;
-	blob = (uint32_t)(b->n - 16);
-	record_header(b, 66, 16);
-	memcpy(b->b + 8, &blob, 4);
-	memset(b->b + 12, 0, 4);
-	r = feed(s, b, 66, 16);
-	free(b);
-	return r;
+	return session_attr(s, PERF_TYPE_TRACEPOINT, 500, ST_TP, 1001, "test:ev_a") ||
+	       session_attr(s, PERF_TYPE_TRACEPOINT, 501, ST_TP, 1002, "test:ev_b") ||
+	       session_attr(s, PERF_TYPE_TRACEPOINT, 502, ST_TP, 1003, "test:ev_c") ||
+	       session_tracing(s, &test, 1);
 }
 
 static bool has(const char *text, const char *line)
@@ -186,10 +74,7 @@ int main(void)
 	CHECK(s != NULL);
 	if (!s)
 		return UNIT_DONE("schema");
-	CHECK(add_attr(s, 500, 1001, "test:ev_a") == 0);
-	CHECK(add_attr(s, 501, 1002, "test:ev_b") == 0);
-	CHECK(add_attr(s, 502, 1003, "test:ev_c") == 0);
-	CHECK(add_tracing(s) == 0);
+	CHECK(add_events(s) == 0);
 
 	ch = ps_schema__text(s, PS_SCHEMA_CLICKHOUSE, "db.ev", &err);
 	CHECK(ch != NULL);
