@@ -14,6 +14,7 @@
 
 #include <linux/perf_event.h>
 
+#include "lib/abi.h"
 #include "lib/compat.h"
 #include "lib/record.h"
 #include "lib/session.h"
@@ -112,25 +113,69 @@ static inline int feed(struct ps_session *s, const struct buf *b, uint32_t type,
 	return ps_session__process(s, &rec, "test", &err);
 }
 
+/* What the tests set in a perf_event_attr; the rest is 0, the sample period 1. */
+struct attr_spec {
+	uint32_t type;
+	uint64_t config;
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint64_t flags;
+	uint64_t branch_sample_type;
+	uint64_t regs_user;
+	uint64_t regs_intr;
+};
+
 /*
- * An ATTR record (perf 6.1's 128 bytes, sample_id_all, period 1) for @id, then, when @name
- * is given, the EVENT_UPDATE that names it.  0, or -1 when the session refused one.
+ * The attr flag word (offset 40) as the writer's compiler lays out its bitfields: a
+ * big-endian writer packs them from the top bit, so field n (1 bit wide; precise_ip 2)
+ * lands at the mirrored position.  ps_put64() then stores it in the writer's byte order.
+ */
+static inline uint64_t writer_flags(uint64_t f, bool swap)
+{
+	unsigned int off, width;
+	uint64_t w = 0;
+
+	if (ps_host_is_big_endian() == swap) /* a little-endian writer */
+		return f;
+	for (off = 0; off < 64; off += width) {
+		width = off == 15 ? 2 : off == 40 ? 24 : 1;
+		w |= ((f >> off) & ((1ULL << width) - 1)) << (64 - off - width);
+	}
+	return w;
+}
+
+/* The 128 bytes of a perf 6.1 perf_event_attr whose size field says @size_field. */
+static inline void attr_bytes(struct buf *b, const struct attr_spec *a, uint32_t size_field)
+{
+	unsigned char *p = grow(b, 128);
+
+	ps_put32(p + PS_ATTR_TYPE, a->type, b->swap);
+	ps_put32(p + PS_ATTR_SIZE, size_field, b->swap);
+	ps_put64(p + PS_ATTR_CONFIG, a->config, b->swap);
+	ps_put64(p + PS_ATTR_PERIOD, 1, b->swap);
+	ps_put64(p + PS_ATTR_SAMPLE_TYPE, a->sample_type, b->swap);
+	ps_put64(p + PS_ATTR_READ_FORMAT, a->read_format, b->swap);
+	ps_put64(p + PS_ATTR_FLAGS, writer_flags(a->flags, b->swap), b->swap);
+	ps_put64(p + PS_ATTR_BRANCH_SAMPLE_TYPE, a->branch_sample_type, b->swap);
+	ps_put64(p + PS_ATTR_SAMPLE_REGS_USER, a->regs_user, b->swap);
+	ps_put64(p + PS_ATTR_SAMPLE_REGS_INTR, a->regs_intr, b->swap);
+}
+
+/*
+ * An ATTR record (sample_id_all) for @id, then, when @name is given, the EVENT_UPDATE
+ * that names it.  0, or -1 when the session refused one.
  */
 static inline int session_attr(struct ps_session *s, uint32_t type, uint64_t config,
                                uint64_t sample_type, uint64_t id, const char *name)
 {
+	const struct attr_spec a = {
+		.type = type, .config = config, .sample_type = sample_type, .flags = 1ULL << 18
+	};
 	struct buf b = { 0 };
-	unsigned char *attr;
 	int r;
 
 	grow(&b, 8);
-	attr = grow(&b, 128);
-	ps_put32(attr, type, b.swap);
-	ps_put32(attr + 4, 128, b.swap);
-	ps_put64(attr + 8, config, b.swap);
-	ps_put64(attr + 16, 1, b.swap);
-	ps_put64(attr + 24, sample_type, b.swap);
-	ps_put64(attr + 40, 1ULL << 18, b.swap);
+	attr_bytes(&b, &a, 128);
 	put64(&b, id);
 	record_header(&b, PS_RECORD_HEADER_ATTR, b.len);
 	r = feed(s, &b, PS_RECORD_HEADER_ATTR, b.len);

@@ -90,47 +90,6 @@ static size_t rec_raw(struct buf *b, uint32_t type, const void *body, size_t n)
 	return at;
 }
 
-struct attr_spec {
-	uint32_t type;
-	uint64_t config;
-	uint64_t sample_type;
-	uint64_t read_format;
-	uint64_t flags;
-};
-
-/*
- * The attr flag word (offset 40) as the writer's compiler lays out its bitfields: a
- * big-endian writer packs them from the top bit, so field n (1 bit wide; precise_ip 2)
- * lands at the mirrored position.  ps_put64() then stores it in the writer's byte order.
- */
-static uint64_t writer_flags(uint64_t f, bool swap)
-{
-	unsigned int off, width;
-	uint64_t w = 0;
-
-	if (ps_host_is_big_endian() == swap) /* a little-endian writer */
-		return f;
-	for (off = 0; off < 64; off += width) {
-		width = off == 15 ? 2 : off == 40 ? 24 : 1;
-		w |= ((f >> off) & ((1ULL << width) - 1)) << (64 - off - width);
-	}
-	return w;
-}
-
-/* The 128 bytes of a perf 6.1 perf_event_attr. */
-static void attr_bytes(struct buf *b, const struct attr_spec *a, uint32_t size_field)
-{
-	unsigned char *p = grow(b, 128);
-
-	ps_put32(p + PS_ATTR_TYPE, a->type, b->swap);
-	ps_put32(p + PS_ATTR_SIZE, size_field, b->swap);
-	ps_put64(p + PS_ATTR_CONFIG, a->config, b->swap);
-	ps_put64(p + PS_ATTR_PERIOD, 1, b->swap);
-	ps_put64(p + PS_ATTR_SAMPLE_TYPE, a->sample_type, b->swap);
-	ps_put64(p + PS_ATTR_READ_FORMAT, a->read_format, b->swap);
-	ps_put64(p + PS_ATTR_FLAGS, writer_flags(a->flags, b->swap), b->swap);
-}
-
 static size_t attr_record(struct buf *b, const struct attr_spec *a, const uint64_t *ids, size_t n)
 {
 	size_t at = rec_begin(b, PS_RECORD_HEADER_ATTR, 0), i;

@@ -63,57 +63,17 @@ static void exact_free(struct exact *e)
 	e->p = NULL;
 }
 
-struct attr_spec {
-	uint32_t type;
-	uint64_t config;
-	uint64_t sample_type;
-	uint64_t read_format;
-	uint64_t flags;
-	uint64_t branch_sample_type;
-	uint64_t regs_user;
-	uint64_t regs_intr;
-};
-
-/*
- * The attr flag word (offset 40) as the writer's compiler lays out its bitfields: a
- * big-endian writer packs them from the top bit, so field n (1 bit wide; precise_ip 2)
- * lands at the mirrored position.  ps_put64() then stores it in the writer's byte order.
- */
-static uint64_t writer_flags(uint64_t f, bool swap)
-{
-	unsigned int off, width;
-	uint64_t w = 0;
-
-	if (ps_host_is_big_endian() == swap) /* a little-endian writer */
-		return f;
-	for (off = 0; off < 64; off += width) {
-		width = off == 15 ? 2 : off == 40 ? 24 : 1;
-		w |= ((f >> off) & ((1ULL << width) - 1)) << (64 - off - width);
-	}
-	return w;
-}
-
 static int add_attr(struct ps_session *s, const struct attr_spec *a, const uint64_t *ids,
                     size_t nids, bool swap)
 {
 	struct buf b = { 0 };
 	struct ps_error err = { 0 };
 	struct exact e;
-	unsigned char *p;
 	size_t i;
 	int r;
 
 	start(&b, PS_RECORD_HEADER_ATTR, swap);
-	p = grow(&b, 128);
-	ps_put32(p + PS_ATTR_TYPE, a->type, swap);
-	ps_put32(p + PS_ATTR_SIZE, 128, swap);
-	ps_put64(p + PS_ATTR_CONFIG, a->config, swap);
-	ps_put64(p + PS_ATTR_SAMPLE_TYPE, a->sample_type, swap);
-	ps_put64(p + PS_ATTR_READ_FORMAT, a->read_format, swap);
-	ps_put64(p + PS_ATTR_FLAGS, writer_flags(a->flags, swap), swap);
-	ps_put64(p + PS_ATTR_BRANCH_SAMPLE_TYPE, a->branch_sample_type, swap);
-	ps_put64(p + PS_ATTR_SAMPLE_REGS_USER, a->regs_user, swap);
-	ps_put64(p + PS_ATTR_SAMPLE_REGS_INTR, a->regs_intr, swap);
+	attr_bytes(&b, a, 128);
 	for (i = 0; i < nids; i++)
 		put64(&b, ids[i]);
 	finish(&b);
