@@ -131,6 +131,24 @@ static void check_every_cut(struct ps_session *s, const struct buf *b, const cha
 	CHECK_EQ_U64(bad, 0);
 }
 
+/* @b with each of @vals in turn as the u64 at @off (a count or size) must be corrupt. */
+static void check_refused(struct ps_session *s, struct buf *b, size_t off, const uint64_t *vals,
+                          size_t n)
+{
+	struct ps_sample out;
+	struct exact e;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct ps_error err = { 0 };
+
+		ps_put64(b->p + off, vals[i], b->swap);
+		CHECK_EQ_U64(parse(s, b, &e, &out, &err), -1);
+		CHECK_EQ_U64(err.code, PS_ECORRUPT);
+		exact_free(&e);
+	}
+}
+
 /* ---- one field at a time ---- */
 
 struct simple_field {
@@ -318,7 +336,6 @@ static void test_callchain(bool swap)
 	struct buf b = { 0 };
 	struct ps_sample out;
 	struct exact e;
-	size_t i;
 
 	start(&b, PERF_RECORD_SAMPLE, swap);
 	put64(&b, 0x400000);
@@ -336,12 +353,7 @@ static void test_callchain(bool swap)
 	exact_free(&e);
 	check_every_cut(s, &b, "CALLCHAIN");
 
-	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
-		ps_put64(b.p + 24, nrs[i], swap);
-		CHECK_EQ_U64(parse(s, &b, &e, &out, &err), -1);
-		CHECK_EQ_U64(err.code, PS_ECORRUPT);
-		exact_free(&e);
-	}
+	check_refused(s, &b, 24, nrs, ARRAY_SIZE(nrs));
 	ps_put64(b.p + 24, 0, swap); /* an empty chain: the words after it are padding */
 	CHECK_EQ_U64(parse(s, &b, &e, &out, &err), 0);
 	CHECK_EQ_U64(out.nr_callchain, 0);
@@ -425,11 +437,7 @@ static void test_branch_stack(bool swap)
 		CHECK_EQ_U64(word(&out, out.branch, 5), 0x1005);
 		exact_free(&e);
 		check_every_cut(s, &b, hw ? "BRANCH_STACK|HW_INDEX" : "BRANCH_STACK");
-		for (i = 0; i < ARRAY_SIZE(nrs); i++) {
-			ps_put64(b.p + 16, nrs[i], swap); /* after the period */
-			CHECK_EQ_U64(parse(s, &b, &e, &out, &err), -1);
-			exact_free(&e);
-		}
+		check_refused(s, &b, 16, nrs, ARRAY_SIZE(nrs)); /* after the period */
 		free(b.p);
 		b.p = NULL;
 		b.cap = 0;
@@ -515,7 +523,6 @@ static void test_stack_user(bool swap)
 	struct buf b = { 0 };
 	struct ps_sample out;
 	struct exact e;
-	size_t i;
 
 	start(&b, PERF_RECORD_SAMPLE, swap);
 	put64(&b, 16);
@@ -530,11 +537,7 @@ static void test_stack_user(bool swap)
 	CHECK_EQ_U64(out.data_src, 0x5a);
 	exact_free(&e);
 	check_every_cut(s, &b, "STACK_USER");
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		ps_put64(b.p + 8, sizes[i], swap);
-		CHECK_EQ_U64(parse(s, &b, &e, &out, &err), -1);
-		exact_free(&e);
-	}
+	check_refused(s, &b, 8, sizes, ARRAY_SIZE(sizes));
 
 	/* size 0: no data and no dyn_size */
 	start(&b, PERF_RECORD_SAMPLE, swap);
@@ -560,7 +563,6 @@ static void test_aux(bool swap)
 	struct buf b = { 0 };
 	struct ps_sample out;
 	struct exact e;
-	size_t i;
 
 	start(&b, PERF_RECORD_SAMPLE, swap);
 	put64(&b, 4096);
@@ -573,11 +575,7 @@ static void test_aux(bool swap)
 	CHECK(out.aux && memcmp(out.aux, "aux data", 8) == 0);
 	exact_free(&e);
 	check_every_cut(s, &b, "AUX");
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		ps_put64(b.p + 16, sizes[i], swap);
-		CHECK_EQ_U64(parse(s, &b, &e, &out, &err), -1);
-		exact_free(&e);
-	}
+	check_refused(s, &b, 16, sizes, ARRAY_SIZE(sizes));
 	free(b.p);
 	ps_session__delete(s);
 }
