@@ -41,9 +41,27 @@ good_files() {
 	fi
 }
 
+# every good fixture: the pipe streams, then the perf.data files
+good_inputs() {
+	good_pipes
+	good_files
+}
+
 # perf reads a stream on stdin only through -i - and a pipe or file on fd 0
 perf_script_pipe() {
 	perf script -i - "${@:2}" <"$1"
+}
+
+# run a program built with ASan/UBSan (build/san/bin); only statuses 0, 1 and 2 with no
+# sanitizer report pass
+clean_run() {
+	local st=0
+	"$@" >/dev/null 2>"$BATS_TEST_TMPDIR/err" || st=$?
+	if [ "$st" -gt 2 ] || grep -q 'Sanitizer\|runtime error' "$BATS_TEST_TMPDIR/err"; then
+		echo "$* -> $st"
+		head -n 20 "$BATS_TEST_TMPDIR/err"
+		return 1
+	fi
 }
 
 # print the first differing bytes of two files, then fail

@@ -9,11 +9,6 @@ setup() {
 	load helpers
 }
 
-good_inputs() {
-	good_pipes
-	good_files
-}
-
 @test "merge: psplit's pieces merged give perf script the original's lines, in order" {
 	need_perf
 	local f d="$BATS_TEST_TMPDIR"

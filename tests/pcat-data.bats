@@ -8,11 +8,6 @@ setup() {
 	load helpers
 }
 
-good_inputs() {
-	good_pipes
-	good_files
-}
-
 # the header lines that differ between a stream and a file by nature: where things are,
 # when the file was written, the sample times a stream cannot know up front
 header_features() {

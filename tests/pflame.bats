@@ -376,32 +376,23 @@ svg_roots() {
 	SAN="$TOP/build/san/bin/pflame"
 	[ -x "$SAN" ] || skip "sanitized programs not built (make check builds them)"
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1
-	clean() {
-		local st=0
-		"$@" >/dev/null 2>"$BATS_TEST_TMPDIR/err" || st=$?
-		if [ "$st" -gt 2 ] || grep -q 'Sanitizer\|runtime error' "$BATS_TEST_TMPDIR/err"; then
-			echo "$* -> $st"
-			head -n 20 "$BATS_TEST_TMPDIR/err"
-			return 1
-		fi
-	}
 	local f
 	for f in $(good_pipes) $(good_files) $([ -d "$FIXTURES" ] && ls "$FIXTURES"/BAD-*); do
-		clean "$SAN" --by pid "$f"
-		clean "$SAN" -i 10ms -o "$BATS_TEST_TMPDIR/i-%n.svg" "$f"
-		clean "$SAN" --folded "$f"
+		clean_run "$SAN" --by pid "$f"
+		clean_run "$SAN" -i 10ms -o "$BATS_TEST_TMPDIR/i-%n.svg" "$f"
+		clean_run "$SAN" --folded "$f"
 	done
 	[ -e "$W/recorded" ] || return 0
-	clean "$SAN" --diff --icicle --minwidth 0 "$W/deep.pipe" "$W/deep.data"
-	clean "$SAN" --diff --folded "$W/deep.folded" "$W/deep2.folded"
+	clean_run "$SAN" --diff --icicle --minwidth 0 "$W/deep.pipe" "$W/deep.data"
+	clean_run "$SAN" --diff --folded "$W/deep.folded" "$W/deep2.folded"
 	# folded lines, mangled: cut, deep, wide
 	head -c 2000 "$W/deep.folded" >"$BATS_TEST_TMPDIR/cut"
-	clean "$SAN" --folded "$BATS_TEST_TMPDIR/cut"
+	clean_run "$SAN" --folded "$BATS_TEST_TMPDIR/cut"
 	awk 'BEGIN { s = "r"; for (i = 0; i < 1500; i++) s = s ";f" i % 7; print s, 3 }' >"$BATS_TEST_TMPDIR/deep"
-	clean "$SAN" --folded "$BATS_TEST_TMPDIR/deep"
+	clean_run "$SAN" --folded "$BATS_TEST_TMPDIR/deep"
 	grep -q 'stacks cut at 1024 frames' <("$SAN" --folded "$BATS_TEST_TMPDIR/deep")
 	awk 'BEGIN { for (i = 0; i < 50000; i++) print "r;f" i ";g 1" }' >"$BATS_TEST_TMPDIR/wide"
-	clean "$SAN" --folded "$BATS_TEST_TMPDIR/wide"
+	clean_run "$SAN" --folded "$BATS_TEST_TMPDIR/wide"
 }
 
 # "depth<TAB>name<TAB>count" of every frame on the paths of the 20 largest stacks of a

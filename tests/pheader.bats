@@ -8,12 +8,6 @@ setup() {
 	load helpers
 }
 
-# every good fixture, pipe streams and perf.data files
-good_inputs() {
-	good_pipes
-	good_files
-}
-
 # perf_on FILE SUBCOMMAND ARGS...: perf reads a pipe stream as -i - on stdin, a perf.data
 # file by name
 perf_on() {

@@ -9,12 +9,6 @@ setup() {
 	load helpers
 }
 
-# the good fixtures, pipes and perf.data files
-good_inputs() {
-	good_pipes
-	good_files
-}
-
 # perf script prints a PERF_SAMPLE_READ group sample as the difference from the previous
 # one, which the first sample of a piece does not have (psplit(1) CAVEATS)
 reads_counters() {

@@ -14,17 +14,6 @@ setup() {
 	export LSAN_OPTIONS="suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0"
 }
 
-# run a sanitized program; only statuses 0, 1 and 2 with no sanitizer report pass
-clean_run() {
-	local st=0
-	"$@" >/dev/null 2>"$BATS_TEST_TMPDIR/err" || st=$?
-	if [ "$st" -gt 2 ] || grep -q 'Sanitizer\|runtime error' "$BATS_TEST_TMPDIR/err"; then
-		echo "$* -> $st"
-		head -n 20 "$BATS_TEST_TMPDIR/err"
-		return 1
-	fi
-}
-
 inputs() {
 	good_pipes
 	good_files
