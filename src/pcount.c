@@ -77,6 +77,7 @@ struct table {
 	uint64_t total, other;
 	uint64_t lost; /* events LOST records said were lost in this interval */
 	int64_t total_sum[MAX_SUMS];
+	struct row *last; /* the row counted last: runs of one key skip the hash */
 };
 
 /*
@@ -297,20 +298,26 @@ static void table_grow(struct table *t)
 static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, const int64_t *sum)
 {
 	int nsums = c->o->nsums, i;
-	uint64_t hv = hash(key, len);
-	size_t h = hv & (t->nbuckets - 1);
-	struct row *r;
+	uint64_t hv = 0;
+	size_t h = 0;
+	struct row *r = t->last;
 
 	t->total++;
 	for (i = 0; i < nsums; i++)
 		t->total_sum[i] += sum[i];
-	for (r = t->buckets[h]; r; r = r->next) {
-		if (r->hash == hv && r->len == len && memcmp(r->key, key, len) == 0) {
-			r->count++;
-			for (i = 0; i < nsums; i++)
-				r->sum[i] += sum[i];
-			return 0;
-		}
+	if (!r || r->len != len || memcmp(r->key, key, len) != 0) {
+		hv = hash(key, len);
+		h = hv & (t->nbuckets - 1);
+		for (r = t->buckets[h]; r; r = r->next)
+			if (r->hash == hv && r->len == len && memcmp(r->key, key, len) == 0)
+				break;
+	}
+	if (r) {
+		r->count++;
+		for (i = 0; i < nsums; i++)
+			r->sum[i] += sum[i];
+		t->last = r;
+		return 0;
 	}
 	if (c->nrows_all >= MAX_ROWS) {
 		t->other++;
@@ -329,6 +336,7 @@ static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, 
 		r->sum[i] = sum[i];
 	r->next = t->buckets[h];
 	t->buckets[h] = r;
+	t->last = r;
 	t->nrows++;
 	c->nrows_all++;
 	table_grow(t);
