@@ -11,8 +11,8 @@
  * input exercises both readers.  Every pointer and length the library hands out is read
  * in full, so that ASan sees a bound that is wrong.
  *
- * Built with -DPS_FUZZ_REPLAY, a main() runs the target on each file named on the command
- * line (make unit replays tests/fuzz/corpus/ this way).
+ * Built with -DPS_FUZZ_REPLAY, replay.h's main() runs the target on each file named on the
+ * command line (make unit replays tests/fuzz/corpus/ this way).
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -28,6 +28,7 @@
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/tracing.h"
+#include "replay.h"
 
 #define MAX_RECORDS 100000
 
@@ -221,38 +222,3 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(other);
 	return 0;
 }
-
-#ifdef PS_FUZZ_REPLAY
-int main(int argc, char **argv)
-{
-	int i, bad = 0;
-
-	for (i = 1; i < argc; i++) {
-		struct stat st;
-		uint8_t *buf;
-		size_t len = 0;
-		ssize_t n;
-		int fd = open(argv[i], O_RDONLY);
-
-		if (fd < 0 || fstat(fd, &st) < 0 || st.st_size > (64 << 20)) {
-			fprintf(stderr, "fuzz_input: cannot read %s\n", argv[i]);
-			if (fd >= 0)
-				close(fd);
-			bad = 1;
-			continue;
-		}
-		buf = malloc((size_t)st.st_size + 1);
-		if (!buf)
-			abort();
-		while ((n = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
-			len += (size_t)n;
-		close(fd);
-		LLVMFuzzerTestOneInput(buf, len);
-		free(buf);
-	}
-	printf("fuzz_input: %d inputs replayed\n", argc - 1);
-	if (memfd >= 0)
-		close(memfd);
-	return bad;
-}
-#endif
