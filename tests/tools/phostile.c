@@ -26,53 +26,12 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "../unit/build.h"
 #include "lib/abi.h"
 #include "lib/compat.h"
 
 #define ATTR_SIZE 128
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
-
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
-static unsigned char *grow(struct buf *b, size_t n)
-{
-	unsigned char *r;
-
-	if (b->len + n > b->cap) {
-		size_t c = b->cap ? b->cap : 4096;
-
-		while (c < b->len + n)
-			c *= 2;
-		b->p = realloc(b->p, c);
-		if (!b->p) {
-			perror("phostile");
-			exit(1);
-		}
-		b->cap = c;
-	}
-	r = b->p + b->len;
-	memset(r, 0, n);
-	b->len += n;
-	return r;
-}
-
-static void put16(struct buf *b, uint16_t v)
-{
-	ps_put16(grow(b, 2), v, false);
-}
-
-static void put32(struct buf *b, uint32_t v)
-{
-	ps_put32(grow(b, 4), v, false);
-}
-
-static void put64(struct buf *b, uint64_t v)
-{
-	ps_put64(grow(b, 8), v, false);
-}
 
 static void header(struct buf *b, uint32_t type, uint16_t size)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * build.h - a growable byte buffer for building streams and records by hand in the unit
- * tests, in either byte order (@swap: write the order opposite to the host's), and the
+ * tests and tests/tools/phostile, in either byte order (@swap: write the order opposite to the host's), and the
  * header records (attrs with their names, tracing data) that give a session its events.
  */
 #ifndef PS_UNIT_BUILD_H
