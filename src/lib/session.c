@@ -483,6 +483,7 @@ static int process_event_update(struct ps_session *s, const struct ps_record *re
 	size_t body = rec->size - 8u;
 	uint64_t type, id;
 	struct ps_attr *a;
+	char **text;
 
 	if (body < 16)
 		return bad(err, name, rec, "EVENT_UPDATE record of %u bytes is too small",
@@ -496,28 +497,20 @@ static int process_event_update(struct ps_session *s, const struct ps_record *re
 		return 0; /* perf refuses these; we only lose a name */
 	p += 16;
 	body -= 16;
-	if (type == PS_EVENT_UPDATE_NAME) {
-		char *n = ps_strndup0(p, body);
+	/* the text updates: the attr's string that the record's text replaces */
+	text = type == PS_EVENT_UPDATE_NAME  ? &a->name :
+	       type == PS_EVENT_UPDATE_UNIT  ? &a->unit :
+	       type == PS_EVENT_UPDATE_INPUT ? &a->input :
+	                                       NULL;
+	if (text) {
+		char *t = ps_strndup0(p, body);
 
-		if (!n)
+		if (!t)
 			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
-		free(a->name);
-		a->name = n;
-		a->name_from_stream = true;
-	} else if (type == PS_EVENT_UPDATE_UNIT) {
-		char *u = ps_strndup0(p, body);
-
-		if (!u)
-			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
-		free(a->unit);
-		a->unit = u;
-	} else if (type == PS_EVENT_UPDATE_INPUT) {
-		char *in = ps_strndup0(p, body);
-
-		if (!in)
-			return ps_error__set(err, PS_ENOMEM, name, rec->offset, "out of memory");
-		free(a->input);
-		a->input = in;
+		free(*text);
+		*text = t;
+		if (type == PS_EVENT_UPDATE_NAME)
+			a->name_from_stream = true;
 	} else if (type == PS_EVENT_UPDATE_SCALE && body >= 8) {
 		uint64_t bits = ps_get64(p, s->swap);
 
