@@ -243,10 +243,50 @@ struct run {
 	uint64_t kept;     /* samples written */
 	uint64_t first_ns; /* -t: time of the first sample */
 	bool have_first;
-	size_t cur;       /* -b: the current piece's index */
-	uint64_t cur_num; /* -b: its number */
+	size_t cur;        /* the last sample's piece */
+	uint64_t cur_num;  /* -b: the current piece's number */
+	uint64_t last_num; /* -n, -t, -b: the number of the last sample's piece */
 	bool have_cur;
+	struct memo *memo; /* --by keys of the event, cpu, pid and tid only; else NULL */
 };
+
+/*
+ * The pieces of the last samples by (event, cpu, pid, tid): when the --by keys name
+ * nothing else, those decide the piece, and a sample like one before spares the key's
+ * text and its lookup.  One entry a slot, the newest kept.
+ */
+#define MEMO_SLOTS 1024
+
+struct memo {
+	uint64_t attr_cpu, pid_tid;
+	size_t piece1; /* the piece's index + 1; 0: empty */
+};
+
+static bool memo_keys(const struct ps_key *by)
+{
+	static const char *const ok[] = { "event", "cpu", "pid", "tid", "input" };
+	size_t i, j;
+
+	for (i = 0; i < ps_key__nr(by); i++) {
+		for (j = 0; j < ARRAY_SIZE(ok); j++)
+			if (strcmp(ps_key__name(by, i), ok[j]) == 0)
+				break;
+		if (j == ARRAY_SIZE(ok))
+			return false;
+	}
+	return true;
+}
+
+static struct memo *memo_slot(struct memo *memo, const struct ps_sample *smp, uint64_t *ac,
+                              uint64_t *pt)
+{
+	uint64_t h;
+
+	*ac = (uint64_t)smp->attr->idx << 32 | smp->cpu;
+	*pt = (uint64_t)smp->pid << 32 | smp->tid;
+	h = (*ac * 0x9e3779b97f4a7c15ULL) ^ (*pt * 0xc2b2ae3d27d4eb4fULL);
+	return &memo[(h >> 40) & (MEMO_SLOTS - 1)];
+}
 
 static int check_where(struct run *r, struct ps_error *err)
 {
@@ -279,6 +319,8 @@ static int split_sample(struct run *r, const struct ps_record *rec, struct ps_er
 	uint64_t num = 0;
 	uint32_t tid;
 	char key[PS_KEY_MAX * PS_KEY_VALUE_MAX];
+	struct memo *slot = NULL;
+	uint64_t ac = 0, pt = 0;
 	size_t idx;
 
 	if (ps_sample__parse(r->s, rec, &smp, ps_input__name(r->in), err) < 0)
@@ -314,20 +356,37 @@ static int split_sample(struct run *r, const struct ps_record *rec, struct ps_er
 		num = r->cur_num;
 		break;
 	case MODE_KEY:
-		/* a sample without one of the keys goes to the piece of the empty key */
-		if (ps_key__text(o->by, r->s, &smp, key, sizeof(key)) < 0)
-			key[0] = 0;
-		break;
 	case MODE_NONE:
 		break;
 	}
+	tid = smp.type & PERF_SAMPLE_TID ? smp.tid : PS_SIDEBAND_NO_PID;
+	if (o->mode == MODE_KEY && r->memo) {
+		slot = memo_slot(r->memo, &smp, &ac, &pt);
+		if (slot->piece1 && slot->attr_cpu == ac && slot->pid_tid == pt) {
+			idx = slot->piece1 - 1;
+			goto known;
+		}
+	} else if (o->mode != MODE_KEY && r->have_cur && num == r->last_num) {
+		idx = r->cur;
+		goto known;
+	}
 	if (o->mode != MODE_KEY)
 		snprintf(key, sizeof(key), "%llu", (unsigned long long)num);
-	tid = smp.type & PERF_SAMPLE_TID ? smp.tid : PS_SIDEBAND_NO_PID;
+	else if (ps_key__text(o->by, r->s, &smp, key, sizeof(key)) < 0)
+		key[0] =
+		        0; /* a sample without one of the keys goes to the piece of the empty key */
 	if (ps_split__sample(r->sp, rec, key, o->mode == MODE_KEY ? UINT64_MAX : num, tid, &idx,
 	                     err) < 0)
 		return -1;
+	if (slot)
+		*slot = (struct memo){ ac, pt, idx + 1 };
+	goto written;
+known:
+	if (ps_split__sample_to(r->sp, rec, idx, tid, err) < 0)
+		return -1;
+written:
 	r->cur = idx;
+	r->last_num = num;
 	r->have_cur = true;
 	r->kept++;
 	return 0;
@@ -338,6 +397,11 @@ static int drain(struct run *r, struct ps_order *ord, struct ps_error *err)
 	struct ps_record rec;
 
 	while (ps_order__pop(ord, &rec) > 0) {
+		if (rec.type == PS_RECORD_HEADER_ATTR || rec.type == PS_RECORD_EVENT_UPDATE) {
+			/* an event's name may change: the pieces known by event are not */
+			if (r->memo)
+				memset(r->memo, 0, MEMO_SLOTS * sizeof(*r->memo));
+		}
 		if (rec.type == PERF_RECORD_SAMPLE) {
 			if (!r->checked && check_where(r, err) < 0)
 				return -1;
@@ -490,6 +554,8 @@ int main(int argc, char **argv)
 	cfg.swap = ps_input__swapped(r.in);
 	r.sp = ps_split__new(&cfg, r.s, &err);
 	ord = r.sp ? ps_order__new(r.s, 0) : NULL;
+	if (o.by && memo_keys(o.by))
+		r.memo = calloc(MEMO_SLOTS, sizeof(*r.memo)); /* none: no shortcut */
 	if (r.sp && !ord)
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	while (ord && !ps_stop && (ret = ps_input__next(r.in, &rec, &err)) > 0) {
@@ -513,6 +579,7 @@ int main(int argc, char **argv)
 		       (unsigned long long)ps_split__dropped(r.sp));
 	ps_order__delete(ord);
 	ps_split__delete(r.sp);
+	free(r.memo);
 	ps_filter__delete(r.where);
 	ps_key__delete(o.by);
 	if (ps_finish_stdout() < 0 && !err.code)

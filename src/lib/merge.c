@@ -43,6 +43,7 @@ struct src {
 	bool ended, done;
 	bool has_head;
 	struct ps_record head;
+	uint64_t head_t;      /* the head's time; 0: it has none */
 	uint64_t quiet_since; /* ms, 0 when not quiet */
 	uint64_t next_poll;   /* ms: a quiet input is only looked at again from then on */
 	/* untimed side-band records held until the input's next timed record: each a u32
@@ -191,15 +192,13 @@ static bool is_header(uint32_t type);
  * An untimed side-band record (perf's synthesized ones, psplit's replays) waits for the
  * next timed record of its input and goes out just before it: perf applies such a record
  * as soon as it reads it, so it must not overtake the records of the other inputs that
- * come before that time.  Return: true when @rec was held.
+ * come before that time.  Return: true when @rec, the head of @s, was held.
  */
 static bool hold(struct src *s, const struct ps_record *rec)
 {
-	uint64_t t;
 	size_t need = 12 + rec->len;
 
-	if (is_header(rec->type) || rec->type >= PS_RECORD_USER_START ||
-	    (ps_session__record_time(s->s, rec, &t) && t != 0 && t != UINT64_MAX))
+	if (is_header(rec->type) || rec->type >= PS_RECORD_USER_START || s->head_t)
 		return false;
 	if (ps_bytes__reserve(&s->pend, need, MAX_HELD) < 0)
 		return false;
@@ -208,6 +207,12 @@ static bool hold(struct src *s, const struct ps_record *rec)
 	memcpy(s->pend.p + s->pend.len + 12, rec->data, rec->len);
 	s->pend.len += need;
 	return true;
+}
+
+/* The time of the head record of @s, kept for the many looks at it. */
+static void time_head(struct src *s)
+{
+	s->head_t = ps_order__time(s->ord);
 }
 
 /*
@@ -225,6 +230,7 @@ static void fill(struct ps_merge *m, struct src *s)
 				m->round_pending = true;
 				continue;
 			}
+			time_head(s);
 			if (hold(s, &s->head))
 				continue;
 			s->has_head = true;
@@ -250,6 +256,8 @@ static void fill(struct ps_merge *m, struct src *s)
 					s->has_head = s->head.type != PS_RECORD_FINISHED_ROUND;
 					if (!s->has_head)
 						m->round_pending = true;
+					else
+						time_head(s);
 					continue;
 				}
 				if (!s->quiet_since)
@@ -786,7 +794,8 @@ static int record_out(struct ps_merge *m, struct src *s, const struct ps_record 
 
 static bool head_time(const struct src *s, uint64_t *t)
 {
-	return ps_session__record_time(s->s, &s->head, t) && *t != 0 && *t != UINT64_MAX;
+	*t = s->head_t;
+	return s->head_t != 0;
 }
 
 /*

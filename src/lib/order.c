@@ -455,7 +455,7 @@ int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_er
 	memcpy(h->bytes, rec->data, rec->len);
 	h->rec = *rec;
 	h->rec.data = h->bytes;
-	h->time = t;
+	h->time = queue ? t : 0;
 	h->arrival = o->arrivals++;
 	h->cost = cost;
 
@@ -507,6 +507,11 @@ int ps_order__pop(struct ps_order *o, struct ps_record *out)
 		ps_session__process_sideband(o->s, &h->rec);
 	*out = h->rec;
 	return 1;
+}
+
+uint64_t ps_order__time(const struct ps_order *o)
+{
+	return o->cur_rec ? o->cur_rec->time : 0;
 }
 
 void ps_order__flush_all(struct ps_order *o)

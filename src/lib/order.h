@@ -82,6 +82,12 @@ int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_er
 int ps_order__pop(struct ps_order *o, struct ps_record *out);
 
 /**
+ * ps_order__time() - the time the view ordered the record ps_order__pop() gave last by: 0
+ * for a record it did not queue (no time, a time of 0 or ~0, a user record).
+ */
+uint64_t ps_order__time(const struct ps_order *o);
+
+/**
  * ps_order__flush_all() - make everything queued releasable, in time order.  For an idle
  * input (ps_input__next() returned PS_INPUT_IDLE): what is held must not wait longer than
  * the latency budget.  Records pushed afterwards are queued again under the round rule; one

@@ -539,14 +539,22 @@ int ps_split__sample(struct ps_split *sp, const struct ps_record *rec, const cha
 {
 	size_t *slot = strtab_find(&sp->by_key, sp, key, false);
 	size_t idx = 0;
-	struct piece *p;
-	struct emit_ctx c;
 
 	if (slot && *slot) {
 		idx = *slot - 1;
 	} else if (new_piece(sp, key, number, &idx, err) < 0) {
 		return -1;
 	}
+	*piece = idx;
+	return ps_split__sample_to(sp, rec, idx, tid, err);
+}
+
+int ps_split__sample_to(struct ps_split *sp, const struct ps_record *rec, size_t idx, uint32_t tid,
+                        struct ps_error *err)
+{
+	struct piece *p;
+	struct emit_ctx c;
+
 	if (piece_open(sp, idx, err) < 0)
 		return -1;
 	p = &sp->pieces[idx];
@@ -587,7 +595,6 @@ int ps_split__sample(struct ps_split *sp, const struct ps_record *rec, const cha
 	p->samples++;
 	p->dirty = true;
 	p->queued = true;
-	*piece = idx;
 	return piece_write(p, rec->data, rec->len, err);
 }
 

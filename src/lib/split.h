@@ -89,6 +89,15 @@ int ps_split__record(struct ps_split *sp, const struct ps_record *rec, struct ps
 int ps_split__sample(struct ps_split *sp, const struct ps_record *rec, const char *key,
                      uint64_t number, uint32_t tid, size_t *piece, struct ps_error *err);
 
+/**
+ * ps_split__sample_to() - write a sample into piece @piece, an index ps_split__sample()
+ * gave for the sample's key before (a caller that knows the key maps to it spares the
+ * key's text and its lookup).
+ * Return: as ps_split__sample().
+ */
+int ps_split__sample_to(struct ps_split *sp, const struct ps_record *rec, size_t piece,
+                        uint32_t tid, struct ps_error *err);
+
 /** ps_split__nr_pieces() - how many pieces were made. */
 size_t ps_split__nr_pieces(const struct ps_split *sp);
 
