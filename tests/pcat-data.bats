@@ -104,3 +104,30 @@ header_features() {
 	run -1 --separate-stderr "$BIN/pcat" "$d/v1.data"
 	[[ "$stderr" == *"version 1 perf.data file (PERFFILE) whose attr size 144"* ]]
 }
+
+@test "a perf.data header of an older perf (72 bytes, no features) is read as perf 6.1 reads it" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR"
+	# the same file with the header perf wrote before the feature bitmap existed
+	python3 - "$DATA/cpuclock-g-sh.data" "$d/old.data" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+struct.pack_into('<Q', b, 8, 72)
+b[72:104] = bytes(32)
+open(sys.argv[2], 'wb').write(b)
+PY
+	perf script -i "$d/old.data" >"$d/want" 2>/dev/null
+	[ -s "$d/want" ]
+	"$BIN/pcat" "$d/old.data" | perf script -i - 2>/dev/null | cmp - "$d/want"
+	# no features, as perf sees none
+	perf report --header-only -i "$d/old.data" 2>/dev/null | grep -q '^# missing features: TRACING_DATA BUILD_ID HOSTNAME'
+	run -0 "$BIN/pheader" "$d/old.data"
+	[[ "$output" == *"features (0):"* ]]
+	# a size perf refuses is refused
+	python3 -c 'import struct,sys; b=bytearray(open(sys.argv[1],"rb").read()); struct.pack_into("<Q", b, 8, 80); open(sys.argv[2],"wb").write(b)' \
+		"$DATA/cpuclock-g-sh.data" "$d/bad.data"
+	run perf script -i "$d/bad.data"
+	[ "$status" -ne 0 ]
+	run -1 --separate-stderr "$BIN/pcat" "$d/bad.data"
+	[[ "$stderr" == *"header size 80 is neither a pipe stream's (16) nor a perf.data file's (104, or 72)" ]]
+}

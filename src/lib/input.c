@@ -602,10 +602,12 @@ static int open_file(struct ps_input *in, const unsigned char *first16, struct p
 	bool killed = false;
 	struct stat st;
 
-	if (hsize < PS_FILE_HEADER_SIZE || hsize > 4096)
+	/* perf 6.1 also reads the header of an older perf: the 72 bytes before the feature
+	 * bitmap, and no features */
+	if ((hsize < PS_FILE_HEADER_SIZE && hsize != PS_FH_FEATURES) || hsize > 4096)
 		return fail(in, err, PS_EMAGIC, 8,
 		            "header size %" PRIu64
-		            " is neither a pipe stream's (16) nor a perf.data file's (104)",
+		            " is neither a pipe stream's (16) nor a perf.data file's (104, or 72)",
 		            hsize);
 	if (fstat(in->fd, &st) < 0 || !S_ISREG(st.st_mode) || lseek(in->fd, 0, SEEK_CUR) < 0)
 		return fail(
@@ -613,7 +615,9 @@ static int open_file(struct ps_input *in, const unsigned char *first16, struct p
 		        "a perf.data file must be a regular file, not a pipe (give its name as an operand)");
 	fsize = (uint64_t)st.st_size;
 	in->format = PS_FORMAT_FILE;
-	if (read_at(in, fh, sizeof(fh), 0, fsize, "file header", err) ||
+	memset(fh, 0, sizeof(fh));
+	if (read_at(in, fh, hsize < sizeof(fh) ? hsize : sizeof(fh), 0, fsize, "file header",
+	            err) ||
 	    check_sections(in, fh, hsize, fsize, err))
 		return -1;
 	data_off = ps_get64(fh + PS_FH_DATA, in->swap);
