@@ -14,6 +14,7 @@
 
 #define MAX_PROCESS_BYTES (1u << 20)
 #define MAX_GLOBAL_BYTES (4u << 20)
+#define GLOBAL_SEEN_SLOTS (1u << 16) /* records told apart from the ones kept */
 
 struct thread {
 	uint32_t tid, pid;
@@ -37,6 +38,8 @@ struct ps_sideband {
 	size_t nprocs, proc_slots;
 	size_t map_bytes;
 	struct ps_bytes global;
+	uint32_t *seen; /* GLOBAL_SEEN_SLOTS offsets + 1 into @global, by the bytes' hash */
+	size_t nseen;
 	uint64_t dropped;
 };
 
@@ -62,6 +65,7 @@ void ps_sideband__delete(struct ps_sideband *sb)
 	free(sb->procs);
 	free(sb->threads);
 	free(sb->global.p);
+	free(sb->seen);
 	free(sb);
 }
 
@@ -270,6 +274,41 @@ static void zero_time(const struct ps_sideband *sb, const struct ps_record *rec,
 	memset(copy + rec->size - need, 0, 8);
 }
 
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * Whether the record just kept at @at (@len bytes, time zeroed) repeats one kept before,
+ * such as the kernel maps a stream made of several recordings of one machine carries
+ * again and again: once is enough for a replay.  Else remember it.
+ */
+static bool global_repeat(struct ps_sideband *sb, size_t at, size_t len)
+{
+	const unsigned char *rec = sb->global.p + at;
+	size_t i;
+
+	if (!sb->seen && !(sb->seen = calloc(GLOBAL_SEEN_SLOTS, sizeof(*sb->seen))))
+		return false;
+	for (i = hash_bytes(rec, len) & (GLOBAL_SEEN_SLOTS - 1); sb->seen[i];
+	     i = (i + 1) & (GLOBAL_SEEN_SLOTS - 1)) {
+		const unsigned char *old = sb->global.p + sb->seen[i] - 1;
+
+		if (ps_get16(old + 6, sb->swap) == len && memcmp(old, rec, len) == 0)
+			return true;
+	}
+	if (sb->nseen < GLOBAL_SEEN_SLOTS / 2) {
+		sb->seen[i] = (uint32_t)at + 1;
+		sb->nseen++;
+	}
+	return false;
+}
+
 static int keep_global(struct ps_sideband *sb, const struct ps_record *rec)
 {
 	size_t at = sb->global.len;
@@ -279,6 +318,8 @@ static int keep_global(struct ps_sideband *sb, const struct ps_record *rec)
 		return 0;
 	}
 	zero_time(sb, rec, sb->global.p + at);
+	if (global_repeat(sb, at, rec->size))
+		sb->global.len = at;
 	return 0;
 }
 
