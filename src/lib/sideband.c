@@ -323,6 +323,26 @@ static int keep_global(struct ps_sideband *sb, const struct ps_record *rec)
 	return 0;
 }
 
+/*
+ * Whether the map record just written at @at (time zeroed) repeats one @p holds: a stream
+ * of several recordings of one machine maps the same objects into the same pid again and
+ * again, which would fill the process's share with copies.
+ */
+static bool map_repeat(const struct ps_sideband *sb, const struct process *p,
+                       const unsigned char *at, size_t len)
+{
+	size_t off = 0, size;
+
+	for (; off + 8 <= p->len; off += size) {
+		size = ps_get16(p->maps + off + 6, sb->swap);
+		if (size < 8)
+			break;
+		if (size == len && memcmp(p->maps + off, at, len) == 0)
+			return true;
+	}
+	return false;
+}
+
 static void keep_map(struct ps_sideband *sb, uint32_t pid, const struct ps_record *rec)
 {
 	struct process *p = proc_get(sb, pid);
@@ -334,7 +354,8 @@ static void keep_map(struct ps_sideband *sb, uint32_t pid, const struct ps_recor
 	}
 	memcpy(at, rec->data, rec->size);
 	zero_time(sb, rec, at);
-	p->len += rec->size;
+	if (!map_repeat(sb, p, at, rec->size))
+		p->len += rec->size;
 }
 
 /* A new process @pid forked from @ppid starts with a copy of its parent's maps. */
