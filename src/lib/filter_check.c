@@ -633,72 +633,76 @@ static bool event_named(const struct ps_attr *a, const char *name)
 	       (strlen(name) == base && strncmp(a->name, name, base) == 0);
 }
 
-/* "event = NAME" with a NAME no event of the stream has would match nothing: refuse it. */
-static int check_event_names(const struct fcond *c, const struct ps_session *s,
-                             struct ps_filter_error *err)
+/*
+ * Whether value @v names an event of the stream; when not, the message (@head) and the
+ * list of the stream's events (@list) that refuse it.
+ */
+static bool event_known(const struct ps_session *s, const struct fvalue *v, struct fsbuf *list,
+                        char *head, size_t len)
 {
 	const struct ps_attr *a;
-	size_t i, k;
+	const char *guess;
+	char near[64];
+	size_t i;
 
-	if (c->op != OP_EQ && c->op != OP_NE && c->op != OP_IN)
-		return 0;
-	for (k = 0; k < c->nvalues; k++) {
-		const struct fvalue *v = &c->values[k];
-		struct fsbuf list = { 0 };
-		char head[512], near[64];
-		const char *guess;
-		bool found = false;
-		int r;
-
-		ps_session__for_each_attr(s, a, i)
-			found = found || event_named(a, v->text);
-		if (found)
-			continue;
-		ps_session__for_each_attr(s, a, i)
-			if (a->name)
-				sb_add_unique(&list, a->name);
-		guess = closest(v->text, list.p ? list.p : "", near, sizeof(near));
-		snprintf(head, sizeof(head), "no event '%s' in this stream%s%s%s", v->text,
-		         guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
-		r = fail_with_list(err, c->src, v->pos, head, "its events are", &list);
-		free(list.p);
-		return r;
-	}
-	return 0;
+	ps_session__for_each_attr(s, a, i)
+		if (event_named(a, v->text))
+			return true;
+	ps_session__for_each_attr(s, a, i)
+		if (a->name)
+			sb_add_unique(list, a->name);
+	guess = closest(v->text, list->p ? list->p : "", near, sizeof(near));
+	snprintf(head, len, "no event '%s' in this stream%s%s%s", v->text,
+	         guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
+	return false;
 }
 
-/* "input = NAME": NAME must be an input's name, or a number from 1 to the number of inputs. */
-static int check_input_names(const struct fcond *c, const struct ps_session *s,
-                             struct ps_filter_error *err)
+/* The same for an input: its name, or a number from 1 to the number of inputs. */
+static bool input_known(const struct ps_session *s, const struct fvalue *v, struct fsbuf *list,
+                        char *head, size_t len)
 {
 	const struct ps_attr *a;
-	size_t i, k;
+	uint32_t most = 0;
+	bool found = false;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i) {
+		if (!a->input)
+			continue;
+		found = found || strcmp(a->input, v->text) == 0;
+		if (input_number(s, i) > most)
+			most = input_number(s, i);
+		sb_add_unique(list, a->input);
+	}
+	if (found || (v->is_num && !v->neg && v->num >= 1 && v->num <= most))
+		return true;
+	snprintf(head, len, "no input '%s' in this stream (a name, or 1 to %u)", v->text, most);
+	return false;
+}
+
+/*
+ * "=", "!=" and "in" with a value that nothing of the stream has would match nothing:
+ * refuse it, listing @what the stream has.
+ */
+static int check_values(const struct fcond *c, const struct ps_session *s,
+                        bool (*known)(const struct ps_session *, const struct fvalue *,
+                                      struct fsbuf *, char *, size_t),
+                        const char *what, struct ps_filter_error *err)
+{
+	size_t k;
 
 	if (c->op != OP_EQ && c->op != OP_NE && c->op != OP_IN)
 		return 0;
 	for (k = 0; k < c->nvalues; k++) {
-		const struct fvalue *v = &c->values[k];
 		struct fsbuf list = { 0 };
-		uint32_t most = 0;
-		bool found = false;
 		char head[512];
 		int r;
 
-		ps_session__for_each_attr(s, a, i) {
-			if (!a->input)
-				continue;
-			found = found || strcmp(a->input, v->text) == 0;
-			if (input_number(s, i) > most)
-				most = input_number(s, i);
-			sb_add_unique(&list, a->input);
-		}
-		if (found || (v->is_num && !v->neg && v->num >= 1 && v->num <= most)) {
+		if (known(s, &c->values[k], &list, head, sizeof(head))) {
 			free(list.p);
 			continue;
 		}
-		snprintf(head, sizeof(head), "no input '%s' in this stream (a name, or 1 to %u)",
-		         v->text, most);
-		r = fail_with_list(err, c->src, v->pos, head, "its inputs are", &list);
+		r = fail_with_list(err, c->src, c->values[k].pos, head, what, &list);
 		free(list.p);
 		return r;
 	}
@@ -731,9 +735,9 @@ int ps_filter__check(struct ps_filter *f, const struct ps_session *s, struct ps_
 		}
 		if (c->field == FF_SYSCALL && check_syscall_names(f, c, err))
 			return -1;
-		if (c->field == FF_EVENT && check_event_names(c, s, err))
+		if (c->field == FF_EVENT && check_values(c, s, event_known, "its events are", err))
 			return -1;
-		if (c->field == FF_INPUT && check_input_names(c, s, err))
+		if (c->field == FF_INPUT && check_values(c, s, input_known, "its inputs are", err))
 			return -1;
 		if (c->field == FF_ERRNO && check_errno_names(c, err))
 			return -1;
