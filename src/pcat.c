@@ -16,10 +16,11 @@
 #include "lib/merge.h"
 #include "lib/opts.h"
 #include "lib/output.h"
+#include "lib/progress.h"
 #include "lib/session.h"
 #include "lib/signals.h"
 
-static const char usage_text[] = "usage: pcat [-fm] [--data] [-o file] [file ...]\n";
+static const char usage_text[] = "usage: pcat [-fmq] [--data] [-o file] [file ...]\n";
 
 enum {
 	OPT_DATA = 256,
@@ -33,6 +34,7 @@ struct opts {
 	bool force;         /* -f: write binary even to a terminal */
 	bool merge;         /* -m: merge the inputs in time order */
 	bool data;          /* --data: write a perf.data file */
+	bool quiet;         /* -q: no progress line */
 	int ninputs;
 	char **inputs; /* operands; none means standard input */
 };
@@ -44,6 +46,7 @@ static const char help_text[] =
         "  -m, --merge        merge the inputs into one stream in sample time order\n"
         "      --data         write a perf.data file (with -o FILE) instead of a stream\n"
         "  -o, --output FILE  write to FILE instead of standard output (never an input)\n"
+        "  -q, --quiet        no progress line for a large file (none with -m)\n"
         "  -h, --help         show this help\n"
         "  -V, --version      show the version\n";
 
@@ -60,13 +63,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "merge", no_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' }, /* no progress line */
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Vfhmo:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Vfhmo:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			ps_print_version();
@@ -83,6 +87,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		default:
 			usage(stderr, 2);
@@ -170,13 +177,19 @@ static bool is_repeated_header(uint32_t type)
  * attrs a later input must repeat.  Returns 0, or -1 with @err or @oerr set.
  */
 static int copy_input(struct ps_input *in, struct sink *out, struct ps_session *first,
-                      const char *first_name, struct ps_error *err, struct ps_error *oerr)
+                      const char *first_name, struct ps_progress *prog, struct ps_error *err,
+                      struct ps_error *oerr)
 {
 	bool checked = first == NULL;
+	uint64_t nr_samples = 0;
 	struct ps_record rec;
+	const char *line;
 	int r = 0;
 
 	while (!ps_stop && (r = ps_input__next(in, &rec, err)) > 0) {
+		nr_samples += rec.type == PERF_RECORD_SAMPLE;
+		if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
+			ps_status("%s", line);
 		if (first && is_repeated_header(rec.type))
 			continue;
 		if (!checked) {
@@ -244,10 +257,11 @@ int main(int argc, char **argv)
 	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
 	struct ps_input *first = NULL, *in = NULL;
 	struct ps_outfile *of = NULL;
+	struct ps_progress *prog;
 	struct sink out;
 	struct opts o;
 	unsigned int flags;
-	int i, n;
+	int i, n, n_ok;
 
 	ps_progname = "pcat";
 	ps_signals__init();
@@ -292,8 +306,14 @@ int main(int argc, char **argv)
 			              ps_input__name(first));
 			break;
 		}
-		if (copy_input(in, &out, first ? ps_input__session(first) : NULL,
-		               first ? ps_input__name(first) : NULL, &err, &oerr) < 0)
+		/* one input at a time, so one meter at a time */
+		prog = o.quiet ? NULL : ps_progress__new(path, !o.data);
+		n_ok = copy_input(in, &out, first ? ps_input__session(first) : NULL,
+		                  first ? ps_input__name(first) : NULL, prog, &err, &oerr);
+		if (prog)
+			ps_status(NULL);
+		ps_progress__delete(prog);
+		if (n_ok < 0)
 			break;
 		if (!first)
 			first = in;

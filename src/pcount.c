@@ -28,6 +28,7 @@
 #include "lib/key.h"
 #include "lib/opts.h"
 #include "lib/order.h"
+#include "lib/progress.h"
 #include "lib/sample.h"
 #include "lib/sample_json.h"
 #include "lib/session.h"
@@ -35,7 +36,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-j] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded] [file]\n";
+        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
@@ -58,6 +59,7 @@ struct opts {
 	bool json;            /* -j */
 	bool folded;          /* --folded: stacks as perf's stackcollapse writes them */
 	bool pace;            /* --pace */
+	bool quiet;           /* -q: no progress line */
 	const char *input;
 };
 
@@ -142,6 +144,7 @@ static const char help_text[] =
         "                         count in its interval (default 3s)\n"
         "  -n, --top N            print the N largest rows only\n"
         "      --pace             with -i: replay at the speed of the recording\n"
+        "  -q, --quiet            no progress line for a large file\n"
         "  -s, --sum [NAME=]FIELD add up FIELD (or count EVENT) in a column;\n"
         "                         repeatable; rows sort by the first sum\n"
         "  -w, --where EXPR       count only samples that match EXPR (pfilter(1))\n"
@@ -183,6 +186,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "late", required_argument, NULL, 'l' },
 		{ "pace", no_argument, NULL, 'P' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "sum", required_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
@@ -195,7 +199,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->late_ns = DEFAULT_LATE;
-	while ((c = getopt_long(argc, argv, "Vb:hi:jl:n:s:w:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Vb:hi:jl:n:qs:w:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			ps_print_version();
@@ -222,6 +226,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 's':
 			parse_sum(optarg, o);
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'w':
 			o->where = optarg;
@@ -1113,6 +1120,9 @@ int main(int argc, char **argv)
 	struct ps_filter_error ferr;
 	struct ps_order *ord = NULL;
 	struct ctx *c = calloc(1, sizeof(*c));
+	struct ps_progress *prog = NULL;
+	uint64_t nr_samples = 0;
+	const char *line;
 	bool checked = false;
 	struct ps_record rec;
 	struct opts o;
@@ -1154,6 +1164,8 @@ int main(int argc, char **argv)
 			ps_filter__set_symbols(c->where, c->syms);
 	}
 	ps_input__set_idle(c->in, IDLE_MS);
+	/* with -i the tables are written as the input is read */
+	prog = o.quiet ? NULL : ps_progress__new(o.input, o.interval_ns != 0);
 	ord = ps_order__new(c->s, 0);
 	if (!ord || setup(c)) {
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -1174,12 +1186,18 @@ int main(int argc, char **argv)
 				r = -1;
 				break;
 			}
+			nr_samples += rec.type == PERF_RECORD_SAMPLE;
+			if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
+				ps_status("%s", line);
 		}
 		if (drain(c, ord, &err) < 0 || close_due(c, &err) < 0) {
 			r = -1;
 			break;
 		}
 	}
+	if (prog)
+		ps_status(NULL);
+	ps_progress__delete(prog);
 	if (!checked && !err.code && check_names(c, &err) < 0)
 		r = -1;
 	if (err.code != PS_EUSAGE && !c->out_failed) {

@@ -25,12 +25,13 @@
 #include "lib/opts.h"
 #include "lib/order.h"
 #include "lib/output.h"
+#include "lib/progress.h"
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/signals.h"
 #include "lib/symbols.h"
 
-static const char usage_text[] = "usage: pfilter [-cfv] [--explain] [--only-samples] "
+static const char usage_text[] = "usage: pfilter [-cfqv] [--explain] [--only-samples] "
                                  "[--start time] [--stop time] [-i file] [-o file] "
                                  "[expression ...]\n";
 
@@ -61,6 +62,7 @@ struct opts {
 	bool invert;        /* -v: keep the samples that do not match */
 	bool explain;       /* --explain: show the parsed expression and stop */
 	bool only_samples;  /* --only-samples: drop side-band records too */
+	bool quiet;         /* -q: no progress line */
 	struct bound start, stop;
 	int nexpr; /* operands, joined with "and" */
 	const char *const *expr;
@@ -77,6 +79,7 @@ static const char help_text[] =
         "      --keep-sideband  pass side-band records (the default)\n"
         "  -o, --output FILE    write to FILE instead of standard output (never an input)\n"
         "      --only-samples   drop side-band records too (COMM, MMAP...)\n"
+        "  -q, --quiet          no progress line for a large file\n"
         "      --start TIME     drop samples before TIME (ns, 1.5s, 2m, or +100ms\n"
         "                       after the first sample)\n"
         "      --stop TIME      drop samples after TIME\n"
@@ -117,6 +120,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "keep-sideband", no_argument, NULL, OPT_KEEP_SIDEBAND },
 		{ "only-samples", no_argument, NULL, OPT_ONLY_SAMPLES },
 		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "start", required_argument, NULL, OPT_START },
 		{ "stop", required_argument, NULL, OPT_STOP },
 		{ "version", no_argument, NULL, 'V' },
@@ -125,7 +129,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Vcfhi:o:v", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Vcfhi:o:qv", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'V':
 			ps_print_version();
@@ -142,6 +146,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'v':
 			o->invert = true;
@@ -565,6 +572,9 @@ int main(int argc, char **argv)
 	struct ps_filter_error fe;
 	struct ps_error spare = { 0 }, ferr = { 0 };
 	struct ps_outfile *of = NULL;
+	struct ps_progress *prog = NULL;
+	uint64_t nr_samples = 0;
+	const char *line;
 	bool bad_count;
 	struct run r = { 0 };
 	struct ps_record rec;
@@ -628,9 +638,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* the stream goes to standard output as it is read; a count only at the end */
+	prog = o.quiet ? NULL : ps_progress__new(o.input, r.want_stream);
 	while (!ps_stop && (ret = ps_input__next(r.in, &rec, &r.err)) != 0) {
 		if (ret < 0)
 			break;
+		if (ret != PS_INPUT_IDLE) {
+			nr_samples += rec.type == PERF_RECORD_SAMPLE;
+			if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
+				ps_status("%s", line);
+		}
 		if (ret == PS_INPUT_IDLE) {
 			/* nothing comes: decide what waits, and let it out */
 			if (!r.started && !start(&r, false))
@@ -658,6 +675,9 @@ int main(int argc, char **argv)
 		if (handle(&r, &rec) < 0)
 			break;
 	}
+	if (prog)
+		ps_status(NULL);
+	ps_progress__delete(prog);
 	/* Deliver every complete record before saying what went wrong. */
 	if (!r.started)
 		start(&r, true);

@@ -75,7 +75,7 @@ record_at() {
 
 @test "pfilter: --help prints the usage on stdout and exits 0" {
 	run -0 --separate-stderr "$BIN/pfilter" --help
-	[[ "$output" == "usage: pfilter [-cfv] [--explain] [--only-samples] [--start time] [--stop time] [-i file] [-o file] [expression ...]"* ]]
+	[[ "$output" == "usage: pfilter [-cfqv] [--explain] [--only-samples] [--start time] [--stop time] [-i file] [-o file] [expression ...]"* ]]
 	[ -z "$stderr" ]
 }
 

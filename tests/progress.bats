@@ -44,3 +44,47 @@ setup() {
 	run -0 script -qec "'$BIN/pheader' '$BIG' >/dev/null" /dev/null
 	[ -z "$output" ]
 }
+
+@test "progress: pcat and pfilter on a large file show it on the terminal" {
+	local prog
+	for prog in "pcat '$BIG'" "pcat '$BIG' '$BIG'" "pfilter -i '$BIG' comm=dd"; do
+		# a reader that waits a second: a line is due on any machine
+		run -0 script -qec "$BIN/$prog | (sleep 1; cat >/dev/null)" /dev/null
+		[[ "$output" =~ p[a-z]+:\ [0-9.]+\ MiB\ of\ 37\.2\ MiB\ \([0-9]+%\),\ [0-9.]+k?M?\ samples/s ]] ||
+			{ echo "$prog: no progress line: $output"; return 1; }
+		[[ "$output" == *$'\r\033[K' ]]
+	done
+}
+
+@test "progress: pcount replaying a large recording shows it on the terminal, -q does not" {
+	need_perf
+	[ -r /sys/kernel/tracing/events/raw_syscalls/sys_enter/id ] || skip "no raw_syscalls tracepoints to record"
+	local f="$BATS_TEST_TMPDIR/rec.data"
+	# pcount reads 40 MiB faster than a line is due: a recording that lasts over a
+	# second, replayed at its own speed (--pace), takes that long
+	perf record -q -m 1024 -e raw_syscalls:sys_enter -o "$f" -- sh -c \
+		'dd if=/dev/zero of=/dev/null bs=1 count=200000 2>/dev/null; sleep 1; dd if=/dev/zero of=/dev/null bs=1 count=3000 2>/dev/null'
+	[ "$(stat -c %s "$f")" -gt $((33 << 20)) ]
+	run -0 script -qec "'$BIN/pcount' -i 1 --pace '$f' >/dev/null" /dev/null
+	[[ "$output" =~ pcount:\ [0-9.]+\ MiB\ of\ [0-9.]+\ MiB\ \([0-9]+%\),\ [0-9.]+k?M?\ samples/s ]]
+	run -0 script -qec "'$BIN/pcount' -q -i 1 --pace '$f' >/dev/null" /dev/null
+	[ -z "$output" ]
+}
+
+@test "progress: pcat, pfilter and pcount show none with -q, on a pipe, or with stdout on the terminal" {
+	local prog
+	for prog in "pcat -q '$BIG'" "pfilter -q -i '$BIG' comm=dd" "pcount -q '$BIG'" "pcat -m '$BIG'"; do
+		run script -qec "timeout -s INT 3 $BIN/$prog | (sleep 1; cat >/dev/null)" /dev/null
+		[[ "$output" != *"MiB of"* ]] || { echo "$prog: $output"; return 1; }
+	done
+	for prog in pcat "pfilter comm=dd" pcount; do
+		run script -qec "cat '$BIG' | timeout -s INT 3 $BIN/$prog | (sleep 1; cat >/dev/null)" /dev/null
+		[[ "$output" != *"MiB of"* ]] || { echo "$prog on a pipe: $output"; return 1; }
+	done
+	# pcount -i to the terminal: the tables are there, not a progress line
+	run script -qec "timeout -s INT 3 '$BIN/pcount' -i 1 '$BIG'" /dev/null
+	[[ "$output" != *"MiB of"* ]]
+	[[ "$output" == *"COUNT"* ]]
+	run --separate-stderr timeout -s INT 3 "$BIN/pcount" "$BIG"
+	[ -z "$stderr" ]
+}
