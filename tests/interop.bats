@@ -115,16 +115,23 @@ record_data() {
 }
 
 @test "interop: a perf.data file whose perf record was killed (data size 0) still gives its samples" {
-	local t="$BATS_TEST_TMPDIR"
-	# a small ring and a high rate make perf write data before it is killed
+	local t="$BATS_TEST_TMPDIR" pid loop i
+	# a small ring and a high rate make perf write data before it is killed; the workload
+	# spins until it is killed itself, by its pid (never by a pattern: other tests and
+	# other users' processes may match one)
 	perf record -m 4 -F 10000 -q -o "$t/killed.data" -e cpu-clock -- \
-		sh -c 'i=0; while [ $i -lt 3000000 ]; do i=$((i+1)); done' >/dev/null 2>&1 &
-	local pid=$!
-	sleep 1.5
+		sh -c 'echo $$ >"$1"; while :; do :; done' sh "$t/loop.pid" >/dev/null 2>&1 &
+	pid=$!
+	# killed once it has written samples, however long a loaded machine takes to get there
+	for i in $(seq 300); do
+		[ "$(stat -c %s "$t/killed.data" 2>/dev/null || echo 0)" -gt 65536 ] && break
+		sleep 0.1
+	done
 	kill -9 "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	pkill -f 'while \[ \$i -lt 3000000' || true
-	[ "$(stat -c %s "$t/killed.data")" -gt 4096 ] || skip "perf record wrote no data here before it was killed"
+	loop=$(cat "$t/loop.pid" 2>/dev/null || true)
+	[ -z "$loop" ] || kill -9 "$loop" 2>/dev/null || true
+	[ "$(stat -c %s "$t/killed.data")" -gt 65536 ]
 	# perf itself warns that the data size is 0 and shows nothing; pcat takes the
 	# records to the end of the file
 	run -0 --separate-stderr bash -c "'$BIN/pcat' '$t/killed.data' > '$t/killed.pipe'"
