@@ -21,6 +21,7 @@
 
 #include "lib/datafile.h"
 #include "lib/diag.h"
+#include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
 #include "lib/key.h"
@@ -427,21 +428,26 @@ static void final_name(const char *part, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)(l > strlen(PART) ? l - strlen(PART) : l), part);
 }
 
-static int to_data(const char *part, struct ps_error *err)
+static int to_data(const char *part, const char *input, struct ps_error *err)
 {
-	char name[PATH_MAX];
+	char name[PATH_MAX], *tmp = NULL;
 	struct ps_datafile *df;
 	struct ps_input *in;
 	struct ps_record rec;
-	int r;
+	int r, fd;
 
 	final_name(part, name, sizeof(name));
-	in = ps_input__open(part, PS_INPUT_DECOMPRESS, err);
-	if (!in)
+	/* the perf.data file too is written under a temporary name, never over the input */
+	if (ps_outpath__refuse_input(name, &input, 1, err) < 0 ||
+	    (fd = ps_outpath__create_tmp(name, &tmp, err)) < 0)
 		return -1;
-	df = ps_datafile__open(name, ps_input__swapped(in), err);
+	close(fd);
+	in = ps_input__open(part, PS_INPUT_DECOMPRESS, err);
+	df = in ? ps_datafile__open(tmp, ps_input__swapped(in), err) : NULL;
 	if (!df) {
 		ps_input__close(in);
+		unlink(tmp);
+		free(tmp);
 		return -1;
 	}
 	while ((r = ps_input__next(in, &rec, err)) > 0)
@@ -452,8 +458,13 @@ static int to_data(const char *part, struct ps_error *err)
 	if (ps_datafile__close(df, r < 0 ? NULL : err) < 0)
 		r = -1;
 	ps_input__close(in);
+	if (r == 0 && rename(tmp, name) < 0)
+		r = ps_error__sys(err, PS_EWRITE, name, "cannot put the piece in place");
 	if (r == 0)
 		unlink(part);
+	else
+		unlink(tmp);
+	free(tmp);
 	return r;
 }
 
@@ -464,7 +475,7 @@ static int pieces_to_data(const struct run *r, struct ps_error *err)
 
 	for (i = 0; i < n; i++) {
 		ps_split__piece(r->sp, i, &pi);
-		if (to_data(pi.name, err) < 0)
+		if (to_data(pi.name, r->o->input, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -552,6 +563,7 @@ int main(int argc, char **argv)
 	cfg.max_pieces = o.max_pieces;
 	cfg.max_open = max_open(&o);
 	cfg.swap = ps_input__swapped(r.in);
+	cfg.input = o.input;
 	r.sp = ps_split__new(&cfg, r.s, &err);
 	ord = r.sp ? ps_order__new(r.s, 0) : NULL;
 	if (o.by && memo_keys(o.by))
@@ -569,7 +581,8 @@ int main(int argc, char **argv)
 		ps_order__end(ord);
 		drain(&r, ord, err.code ? &late : &err);
 	}
-	if (r.sp && ps_split__finish(r.sp, err.code ? &late : &err) == 0 &&
+	/* a usage error (a piece named as the input, two keys one name) leaves no piece */
+	if (r.sp && err.code != PS_EUSAGE && ps_split__finish(r.sp, err.code ? &late : &err) == 0 &&
 	    (!o.data || pieces_to_data(&r, err.code ? &late : &err) == 0))
 		report(&r);
 	else if (r.sp && !err.code)
@@ -578,7 +591,6 @@ int main(int argc, char **argv)
 		ps_msg("memory cap reached: %llu side-band records not kept for later pieces",
 		       (unsigned long long)ps_split__dropped(r.sp));
 	ps_order__delete(ord);
-	ps_split__delete(r.sp);
 	free(r.memo);
 	ps_filter__delete(r.where);
 	ps_key__delete(o.by);
@@ -586,6 +598,7 @@ int main(int argc, char **argv)
 		err.code = PS_EWRITE;
 	if (err.code && err.detail[0])
 		ps_warn(&err);
+	ps_split__delete(r.sp); /* after the message: it may name a piece */
 	ps_input__close(r.in);
 	if (err.code == PS_EUSAGE)
 		return 2;

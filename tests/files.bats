@@ -103,6 +103,57 @@ no_leftovers() {
 	no_leftovers
 }
 
+@test "files: psplit writes no piece over its input, named or on standard input, and a refusal leaves no piece" {
+	local msg="is also the input"
+	mkdir "$T/d"
+	cp "$T/c.pipe" "$T/d/p-0002.pipe"
+	run -2 --separate-stderr "$BIN/psplit" -n 300 -o 'p-%n.pipe' -d "$T/d" "$T/d/p-0002.pipe"
+	[[ "$stderr" == "psplit: $T/d/p-0002.pipe: $msg"* ]]
+	cmp "$T/d/p-0002.pipe" "$T/c.pipe"
+	run -2 --separate-stderr "$BIN/psplit" -n 300 -o 'p-%n.pipe' -d "$T/d" <"$T/d/p-0002.pipe"
+	[[ "$stderr" == "psplit: $T/d/p-0002.pipe: $msg (on standard input)"* ]]
+	cmp "$T/d/p-0002.pipe" "$T/c.pipe"
+	# the pieces before it are not left either
+	[ "$(ls -A "$T/d")" = p-0002.pipe ]
+	# --data: the perf.data file a piece becomes
+	cp "$DATA/cpuclock-g-sh.data" "$T/d/x-0000.data"
+	run -2 --separate-stderr "$BIN/psplit" --data -n 100000 -o 'x-%n.data' -d "$T/d" "$T/d/x-0000.data"
+	[[ "$stderr" == "psplit: $T/d/x-0000.data: $msg"* ]]
+	cmp "$T/d/x-0000.data" "$DATA/cpuclock-g-sh.data"
+	no_leftovers
+}
+
+@test "files: psplit's pieces are written under temporary names until the end; killed, no half piece has a piece's name" {
+	local pid f="$DATA/sched-switch-wakeup-a.pipe"
+	# (a recording with FINISHED_ROUND records: psplit writes samples as rounds end)
+	mkfifo "$T/fifo"
+	"$BIN/psplit" -n 100000 -o 'p-%n.pipe' -d "$T/d" <"$T/fifo" >"$T/names" &
+	pid=$!
+	exec 5>"$T/fifo"
+	head -c 150000 "$f" >&5
+	sleep 1
+	[ ! -e "$T/d/p-0000.pipe" ]
+	[ -n "$(find "$T/d" -name '.p-0000.pipe.??????')" ]
+	tail -c +150001 "$f" >&5
+	exec 5>&-
+	wait "$pid"
+	[ "$(cat "$T/names")" = "$T/d/p-0000.pipe" ]
+	cmp <(perf script -i - <"$T/d/p-0000.pipe" 2>/dev/null) <(perf script -i - <"$f" 2>/dev/null)
+	no_leftovers
+	# killed half way
+	rm -f "$T/fifo" && mkfifo "$T/fifo"
+	"$BIN/psplit" -n 100000 -o 'q-%n.pipe' -d "$T/d" <"$T/fifo" >/dev/null &
+	pid=$!
+	exec 5>"$T/fifo"
+	head -c 150000 "$f" >&5
+	sleep 1
+	[ -n "$(find "$T/d" -name '.q-0000.pipe.??????')" ]
+	kill -KILL "$pid"
+	wait "$pid" || true
+	exec 5>&-
+	[ ! -e "$T/d/q-0000.pipe" ]
+}
+
 @test "files: a terminal on standard input is refused, not waited on" {
 	command -v script >/dev/null || skip "script (bsdutils) not installed"
 	local p

@@ -103,13 +103,52 @@ static int onto_stdout(int fd, const char *path, struct ps_error *err)
 	return 0;
 }
 
+int ps_outpath__create_tmp(const char *final, char **tmp, struct ps_error *err)
+{
+	struct stat st;
+	bool exists = stat(final, &st) == 0 && S_ISREG(st.st_mode);
+	mode_t mask;
+	int fd;
+
+	*tmp = tmp_template(final, err);
+	if (!*tmp)
+		return -1;
+	fd = mkostemp(*tmp, O_CLOEXEC);
+	if (fd < 0) {
+		ps_error__sys(err, PS_ESYS, final, "cannot create a file in its directory");
+		free(*tmp);
+		*tmp = NULL;
+		return -1;
+	}
+	if (exists) {
+		/* the file it replaces keeps its owner and permissions, as far as allowed */
+		if (fchown(fd, st.st_uid, st.st_gid) < 0)
+			errno = 0;
+		fchmod(fd, st.st_mode & 07777);
+	} else {
+		mask = umask(0);
+		umask(mask);
+		fchmod(fd, 0666 & ~mask);
+	}
+	return fd;
+}
+
+int ps_outpath__refuse_input(const char *path, const char *const *inputs, int nr_inputs,
+                             struct ps_error *err)
+{
+	struct stat st;
+	bool all_regular;
+
+	return check_inputs(path, stat(path, &st) == 0 ? &st : NULL, inputs, nr_inputs,
+	                    &all_regular, err);
+}
+
 struct ps_outfile *ps_outfile__open(const char *path, const char *const *inputs, int nr_inputs,
                                     struct ps_error *err)
 {
 	struct ps_outfile *of;
 	struct stat st;
 	bool exists;
-	mode_t mask;
 	int fd;
 
 	exists = stat(path, &st) == 0;
@@ -142,14 +181,9 @@ struct ps_outfile *ps_outfile__open(const char *path, const char *const *inputs,
 		of->final = dup_str(path, err);
 	if (!of->final)
 		goto fail;
-	of->tmp = tmp_template(of->final, err);
-	if (!of->tmp)
+	fd = ps_outpath__create_tmp(of->final, &of->tmp, err);
+	if (fd < 0)
 		goto fail;
-	fd = mkostemp(of->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ps_error__sys(err, PS_ESYS, path, "cannot create a file in its directory");
-		goto fail;
-	}
 	pending_tmp = strdup(of->tmp);
 	if (!pending_tmp) {
 		unlink(of->tmp);
@@ -158,16 +192,6 @@ struct ps_outfile *ps_outfile__open(const char *path, const char *const *inputs,
 		goto fail;
 	}
 	atexit(remove_pending);
-	if (exists) {
-		/* the file it replaces keeps its owner and permissions, as far as allowed */
-		if (fchown(fd, st.st_uid, st.st_gid) < 0)
-			errno = 0;
-		fchmod(fd, st.st_mode & 07777);
-	} else {
-		mask = umask(0);
-		umask(mask);
-		fchmod(fd, 0666 & ~mask);
-	}
 	if (onto_stdout(fd, path, err) < 0) {
 		remove_pending();
 		goto fail;

@@ -49,6 +49,26 @@ struct ps_outfile *ps_outfile__open(const char *path, const char *const *inputs,
 int ps_outfile__close(struct ps_outfile *of, bool complete, bool interrupted, struct ps_error *err);
 
 /**
+ * ps_outpath__refuse_input() - refuse to write @path when it is the same file (device and
+ * inode) as one of @inputs (as ps_outfile__open() does), for a program that writes files of
+ * its own besides standard output (psplit's pieces).
+ * @inputs, @nr_inputs: as for ps_outfile__open(); none means standard input
+ * Return: 0, or -1 with PS_EUSAGE in @err.
+ */
+int ps_outpath__refuse_input(const char *path, const char *const *inputs, int nr_inputs,
+                             struct ps_error *err);
+
+/**
+ * ps_outpath__create_tmp() - create the temporary file a new @final is written under:
+ * ".NAME.XXXXXX" in @final's directory, with the owner and permissions of the @final it
+ * will replace, or those of a new file.  The caller renames it over @final when the file is
+ * complete, and removes it otherwise.
+ * @tmp: set to its name (malloc'ed; the caller frees it)
+ * Return: a descriptor open for writing, or -1 with @err set.
+ */
+int ps_outpath__create_tmp(const char *final, char **tmp, struct ps_error *err);
+
+/**
  * ps_stdin__refuse_tty() - refuse to read a stream from a terminal, where a user who forgot
  * the input would otherwise wait in silence.
  * @inputs: the inputs the program reads; NULL, "-" or @nr_inputs 0 is standard input

@@ -12,6 +12,7 @@
 
 #include "abi.h"
 #include "compat.h"
+#include "files.h"
 #include "io.h"
 #include "key.h"
 #include "session.h"
@@ -32,6 +33,7 @@ struct header {
 
 struct piece {
 	char *key, *name;
+	char *tmp; /* the name it is written under until ps_split__finish() renames it */
 	uint64_t number, samples, bytes;
 	int fd; /* -1 when closed */
 	bool created, dirty;
@@ -333,8 +335,17 @@ static int piece_open(struct ps_split *sp, size_t idx, struct ps_error *err)
 		p->known = NULL;
 		return ps_error__set(err, PS_ENOMEM, p->name, PS_NO_OFFSET, "out of memory");
 	}
-	p->fd = open(p->name, O_WRONLY | O_CLOEXEC | (p->created ? O_APPEND : O_CREAT | O_TRUNC),
-	             0644);
+	if (p->created)
+		p->fd = open(p->tmp, O_WRONLY | O_CLOEXEC | O_APPEND);
+	else if (ps_outpath__refuse_input(p->name, &sp->cfg.input, 1, err) == 0)
+		p->fd = ps_outpath__create_tmp(p->name, &p->tmp, err);
+	if (p->fd < 0 && !p->created) {
+		free(p->buf);
+		free(p->known);
+		p->buf = NULL;
+		p->known = NULL;
+		return -1;
+	}
 	if (p->fd < 0) {
 		int e = errno;
 
@@ -343,8 +354,7 @@ static int piece_open(struct ps_split *sp, size_t idx, struct ps_error *err)
 		p->buf = NULL;
 		p->known = NULL;
 		errno = e;
-		return ps_error__sys(err, PS_ESYS, p->name,
-		                     p->created ? "cannot reopen" : "cannot create");
+		return ps_error__sys(err, PS_ESYS, p->name, "cannot reopen");
 	}
 	sp->open[sp->nopen++] = idx;
 	p->blen = 0;
@@ -616,17 +626,30 @@ void ps_split__piece(const struct ps_split *sp, size_t idx, struct ps_piece_info
 
 int ps_split__finish(struct ps_split *sp, struct ps_error *err)
 {
+	struct ps_error spare = { 0 };
+	int r = 0;
 	size_t i;
 
+	/* every piece that can be completed is put in place, even after one that cannot */
 	for (i = 0; i < sp->npieces; i++) {
 		struct piece *p = &sp->pieces[i];
+		struct ps_error *e = r ? &spare : err;
 
-		if (p->fd < 0 && p->nhdr == sp->nhdr)
+		if ((p->fd >= 0 || p->nhdr != sp->nhdr) &&
+		    (piece_open(sp, i, e) < 0 || piece_close(sp, i, e) < 0)) {
+			r = -1;
 			continue;
-		if (piece_open(sp, i, err) < 0 || piece_close(sp, i, err) < 0)
-			return -1;
+		}
+		if (!p->tmp)
+			continue;
+		if (rename(p->tmp, p->name) < 0) {
+			r = ps_error__sys(e, PS_EWRITE, p->name, "cannot put the piece in place");
+			continue;
+		}
+		free(p->tmp);
+		p->tmp = NULL;
 	}
-	return 0;
+	return r;
 }
 
 void ps_split__delete(struct ps_split *sp)
@@ -645,6 +668,9 @@ void ps_split__delete(struct ps_split *sp)
 		}
 		free(p->buf);
 		free(p->known);
+		if (p->tmp) /* not finished: no half piece under its name */
+			unlink(p->tmp);
+		free(p->tmp);
 		free(p->key);
 		free(p->name);
 	}

@@ -37,6 +37,10 @@ struct ps_split;
  * @max_open: pieces open at once (at least 1)
  * @swap: write the pipe header in the byte order opposite to the host's (the records keep
  *        the input's order)
+ * @input: the input's path (NULL or "-": standard input): no piece is written over it
+ *
+ * A piece is written under a temporary name beside its own (files.h) and renamed by
+ * ps_split__finish(), so no half piece is ever found under a piece's name.
  */
 struct ps_split_config {
 	const char *dir;
@@ -44,6 +48,7 @@ struct ps_split_config {
 	size_t max_pieces;
 	size_t max_open;
 	bool swap;
+	const char *input;
 };
 
 /**
