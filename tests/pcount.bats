@@ -393,3 +393,33 @@ tmux_end() {
 	[ "$(awk 'length > 50' "$BATS_TEST_TMPDIR/screen" | wc -l)" -eq 0 ]
 	[ "$(grep -c '^\[' "$BATS_TEST_TMPDIR/screen")" -eq 1 ]
 }
+
+@test "pcount: a live view is redrawn to the terminal's new size when it is resized" {
+	command -v tmux >/dev/null || skip "tmux not installed"
+	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
+	local i t="$BATS_TEST_TMPDIR"
+	tmux_run 40 8 "'$BIN/precord' -a -e raw_syscalls:sys_enter 2>/dev/null | '$BIN/pcount' -i 1 --by comm,pid,syscall"
+	for i in $(seq 40); do
+		sleep 0.25
+		tmux_screen >"$t/small"
+		grep -q '^\[' "$t/small" && break
+	done
+	sleep 1.2
+	tmux_screen >"$t/small"
+	tmux -L "$TMUX_S" resize-window -t "$TMUX_S" -x 100 -y 20
+	# (SIGWINCH: the next drawing, within 100 ms on a busy stream, has the new size)
+	for i in $(seq 20); do
+		sleep 0.25
+		tmux_screen >"$t/big"
+		[ "$(grep -c . "$t/big")" -gt 8 ] && break
+	done
+	tmux_end
+	cat "$t/small" "$t/big"
+	# small: cut to 40 columns and 8 rows; resized: the whole interval line, more rows
+	[ "$(awk 'length > 40' "$t/small" | wc -l)" -eq 0 ]
+	[ "$(grep -c . "$t/small")" -le 8 ]
+	[[ "$(sed -n 1p "$t/big")" == "["*" sample"* ]]
+	[ "$(grep -c . "$t/big")" -gt 8 ]
+	[ "$(awk 'length > 100' "$t/big" | wc -l)" -eq 0 ]
+}
+
