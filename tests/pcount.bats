@@ -371,6 +371,23 @@ tmux_end() {
 	grep -q 'COUNT' "$BATS_TEST_TMPDIR/screen"
 }
 
+@test "pcount: sctop nosuchprog 1 itself, on a terminal, shows empty intervals at once (defect 5)" {
+	command -v tmux >/dev/null || skip "tmux not installed"
+	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
+	local i
+	tmux_run 80 15 "'$TOP/bin/sctop' nosuchprog 1"
+	# the first empty interval within a few seconds, however loaded the machine
+	for i in $(seq 40); do
+		sleep 0.25
+		tmux_screen >"$BATS_TEST_TMPDIR/screen"
+		grep -Eq '^\[[0-9]+\.[0-9]+, [0-9]+\.[0-9]+\) .*0 samples$' "$BATS_TEST_TMPDIR/screen" && break
+	done
+	tmux_end
+	cat "$BATS_TEST_TMPDIR/screen"
+	grep -Eq '^\[[0-9]+\.[0-9]+, [0-9]+\.[0-9]+\) .*0 samples$' "$BATS_TEST_TMPDIR/screen"
+	grep -q 'COUNT' "$BATS_TEST_TMPDIR/screen"
+}
+
 @test "pcount: a live view on a small terminal keeps its header on the screen, cut to the width" {
 	command -v tmux >/dev/null || skip "tmux not installed"
 	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
