@@ -189,6 +189,23 @@ if command -v clickhouse-client >/dev/null && [ "$samples" -gt 0 ]; then
 			-q 'SELECT count() FROM bench' </dev/null)
 		row "pstream-clickhouse vs ptojson alone, throughput ($ch_rows rows, one run)" \
 			"$(x "$tj" "$tc")"
+		# (K) where that time goes: the same rows piped by ptojson into one
+		# clickhouse-client (the insert without the loader: ClickHouse's own cost), and
+		# the loader without a server (--client true: rows to the spool, nothing sent)
+		"$BIN/pheader" --schema clickhouse --table bench_pipe "$big" |
+			clickhouse-client --host 127.0.0.1 --port "$port" -n
+		s=$(date +%s%N)
+		"$BIN/ptojson" -q --host <"$big" |
+			clickhouse-client --host 127.0.0.1 --port "$port" \
+				--input_format_import_nested_json=1 \
+				-q 'INSERT INTO bench_pipe FORMAT JSONEachRow' || true
+		e=$(date +%s%N)
+		tp=$(((e - s) / 1000))e-6
+		row "pstream-clickhouse vs ptojson --host | clickhouse-client (one run)" \
+			"$(x "$tp" "$tc")" "~1x"
+		tl=$(secs "'$BIN/pstream-clickhouse' --client true < '$big'")
+		row "pstream-clickhouse without a server (--client true) vs ptojson alone" \
+			"$(x "$tj" "$tl")" "~1x"
 	else
 		row "pstream-clickhouse" "skipped: the ClickHouse server does not start here"
 	fi
