@@ -121,9 +121,15 @@ static int sink_open(struct sink *k, const struct opts *o, struct ps_error *err)
 
 static int sink_begin(struct sink *k, bool swap, struct ps_error *err)
 {
+	int fd;
+
 	if (!k->o->data)
 		return ps_output__begin(k->out, swap, err);
-	k->df = ps_datafile__open(k->o->output, swap, err);
+	/* standard output is the temporary file ps_outfile__open() made beside -o FILE */
+	fd = dup(1);
+	if (fd < 0)
+		return ps_error__sys(err, PS_ESYS, k->o->output, "cannot write");
+	k->df = ps_datafile__open_fd(fd, k->o->output, swap, err);
 	return k->df ? 0 : -1;
 }
 
@@ -268,12 +274,14 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	if (ps_stdin__refuse_tty((const char *const *)o.inputs, o.ninputs, &err) < 0)
 		ps_die(&err);
-	/* -o FILE (a stream): standard output, through a temporary name, never over an input */
-	if (o.output && strcmp(o.output, "-") != 0 && !o.data) {
+	/* -o FILE (a stream or, with --data, a perf.data file): standard output, through a
+	 * temporary name, never over an input */
+	if (o.output && strcmp(o.output, "-") != 0) {
 		of = ps_outfile__open(o.output, (const char *const *)o.inputs, o.ninputs, &err);
 		if (!of)
 			ps_die(&err);
-		o.output = NULL;
+		if (!o.data)
+			o.output = NULL;
 	}
 	if (o.merge) {
 		n = merge(&o);

@@ -38,6 +38,38 @@ no_leftovers() {
 	no_leftovers
 }
 
+@test "files: pcat --data -o naming the input is refused, and the input stays whole" {
+	local msg="is also the input: writing it would destroy it; name another output"
+	run -2 --separate-stderr "$BIN/pcat" --data "$T/c.pipe" -o "$T/c.pipe"
+	[ "$stderr" = "pcat: $T/c.pipe: $msg" ]
+	cmp "$T/c.pipe" "$DATA/rawsys-dd.pipe"
+	"$BIN/pcat" --data -o "$T/c.data" "$T/c.pipe"
+	cp "$T/c.data" "$T/c.data.orig"
+	run -2 --separate-stderr "$BIN/pcat" --data "$T/c.data" -o "$T/c.data"
+	[ "$stderr" = "pcat: $T/c.data: $msg" ]
+	cmp "$T/c.data" "$T/c.data.orig"
+	no_leftovers
+}
+
+@test "files: pcat --data writes through a temporary name: the old file stays until the end" {
+	local pid
+	"$BIN/pcat" --data -o "$T/want.data" "$T/c.pipe"
+	echo old >"$T/out.data"
+	mkfifo "$T/fifo"
+	"$BIN/pcat" --data -o "$T/out.data" <"$T/fifo" &
+	pid=$!
+	exec 5>"$T/fifo"
+	head -c 50000 "$T/c.pipe" >&5
+	sleep 1
+	[ "$(cat "$T/out.data")" = old ]
+	[ -n "$(find "$T" -name '.out.data.??????')" ]
+	tail -c +50001 "$T/c.pipe" >&5
+	exec 5>&-
+	wait "$pid"
+	cmp "$T/out.data" "$T/want.data"
+	no_leftovers
+}
+
 @test "files: -o writes through a temporary name: the old file stays until the end" {
 	local pid
 	echo old >"$T/out"

@@ -41,9 +41,6 @@ struct ps_datafile {
 
 struct ps_datafile *ps_datafile__open(const char *path, bool swap, struct ps_error *err)
 {
-	struct ps_datafile *df;
-	unsigned char blank[PS_FILE_HEADER_SIZE] = { 0 };
-	struct stat st;
 	int fd;
 
 	if (!path || strcmp(path, "-") == 0) {
@@ -57,6 +54,16 @@ struct ps_datafile *ps_datafile__open(const char *path, bool swap, struct ps_err
 		ps_error__sys(err, PS_ESYS, path, "cannot create");
 		return NULL;
 	}
+	return ps_datafile__open_fd(fd, path, swap, err);
+}
+
+struct ps_datafile *ps_datafile__open_fd(int fd, const char *name, bool swap, struct ps_error *err)
+{
+	unsigned char blank[PS_FILE_HEADER_SIZE] = { 0 };
+	const char *path = name; /* for messages only */
+	struct ps_datafile *df;
+	struct stat st;
+
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		ps_error__set(err, PS_EUSAGE, path, PS_NO_OFFSET,

@@ -30,6 +30,16 @@ struct ps_session;
 struct ps_datafile *ps_datafile__open(const char *path, bool swap, struct ps_error *err);
 
 /**
+ * ps_datafile__open_fd() - write a perf.data file to @fd, an empty regular file open for
+ * writing at offset 0 (a temporary file that will be renamed into place, say).
+ * @fd: taken over: closed by ps_datafile__close(), or here on failure
+ * @name: the name said in messages (not opened); kept, so it must outlive the writer
+ * @swap: as for ps_datafile__open()
+ * Return: the writer, or NULL with @err set (PS_EUSAGE when @fd is not a regular file).
+ */
+struct ps_datafile *ps_datafile__open_fd(int fd, const char *name, bool swap, struct ps_error *err);
+
+/**
  * ps_datafile__put() - take one record of the stream.
  * @s: the session that read it, for the sample times of the SAMPLE_TIME feature; NULL
  *     leaves that feature out
