@@ -156,28 +156,6 @@ static int sink_close(struct sink *k, struct ps_error *err)
 	return ps_output__close(k->out, err);
 }
 
-/* Header records of a later input repeat the first input's and are not written again. */
-static bool is_repeated_header(uint32_t type)
-{
-	switch (type) {
-	case PS_RECORD_HEADER_ATTR:
-	case PS_RECORD_HEADER_EVENT_TYPE:
-	case PS_RECORD_HEADER_TRACING_DATA:
-	case PS_RECORD_ID_INDEX:
-	case PS_RECORD_THREAD_MAP:
-	case PS_RECORD_CPU_MAP:
-	case PS_RECORD_EVENT_UPDATE:
-	case PS_RECORD_TIME_CONV:
-	case PS_RECORD_HEADER_FEATURE:
-	case PS_RECORD_FINISHED_INIT:
-	case PS_RECORD_AUXTRACE_INFO:
-	case PS_RECORD_STAT_CONFIG:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
  * Copy one input.  @first is the first input's session (NULL for the first input), whose
  * attrs a later input must repeat.  Returns 0, or -1 with @err or @oerr set.
@@ -196,7 +174,8 @@ static int copy_input(struct ps_input *in, struct sink *out, struct ps_session *
 		nr_samples += rec.type == PERF_RECORD_SAMPLE;
 		if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
 			ps_status("%s", line);
-		if (first && is_repeated_header(rec.type))
+		/* header records of a later input repeat the first input's */
+		if (first && ps_record_type_repeats_per_piece(rec.type))
 			continue;
 		if (!checked) {
 			if (!ps_session__same_attrs(first, ps_input__session(in))) {

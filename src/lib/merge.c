@@ -456,19 +456,13 @@ static bool dropped_header(uint32_t type)
 	}
 }
 
-/* Same recording: the header records of a later piece repeat the first's. */
-static bool repeated_header(uint32_t type)
-{
-	return type != PS_RECORD_HEADER_BUILD_ID && is_header(type);
-}
-
 /* Whether the merged stream carries a header record of type @type of input @s. */
 static bool header_kept(const struct ps_merge *m, const struct src *s, uint32_t type)
 {
 	bool first = s == &m->src[0];
 
 	if (m->same)
-		return first || !repeated_header(type);
+		return first || !ps_record_type_repeats_per_piece(type);
 	return first || !dropped_header(type);
 }
 

@@ -68,6 +68,13 @@ enum ps_record_class ps_record_type_class(uint32_t type)
 	return type < ARRAY_SIZE(types) && types[type].name ? types[type].cls : PS_CLASS_UNKNOWN;
 }
 
+bool ps_record_type_repeats_per_piece(uint32_t type)
+{
+	if (type == PS_RECORD_FINISHED_INIT)
+		return true;
+	return ps_record_type_class(type) == PS_CLASS_HEADER && type != PS_RECORD_HEADER_BUILD_ID;
+}
+
 /*
  * The fixed fields of each type, header included: a record shorter than this is corrupt
  * (perf refuses it too).  Variable parts (names, paths, read values) count as empty here.

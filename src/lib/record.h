@@ -68,6 +68,14 @@ unsigned int ps_record_type_min_size(uint32_t type);
 enum ps_record_class ps_record_type_class(uint32_t type);
 
 /**
+ * ps_record_type_repeats_per_piece() - whether every piece of one recording (the inputs
+ * pcat joins, psplit's pieces) carries its own copy of a @type record: the header records
+ * and FINISHED_INIT, BUILD_ID excepted (a piece's BUILD_IDs are its own).  A joined stream
+ * keeps the first piece's copy only.
+ */
+bool ps_record_type_repeats_per_piece(uint32_t type);
+
+/**
  * ps_record_type_has_trailer() - true when records of @type end with a sample_id trailer
  * under sample_id_all (the kernel types other than SAMPLE).
  */
