@@ -195,6 +195,20 @@ all_inputs() {
 	done
 }
 
+@test "ptojson: the jansson encoder writes the \"input\" key of a merged stream as ptojson does" {
+	local t="$BATS_TEST_TMPDIR" opt
+	# two recordings merged: every sample's event names its input
+	"$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$DATA/sched-switch-wakeup-a.pipe" >"$t/m.pipe"
+	for opt in "" "-a" "-t s"; do
+		# shellcheck disable=SC2086
+		"$BIN/ptojson" $opt "$t/m.pipe" >"$t/out.json"
+		[ "$(grep -c '"input":"' "$t/out.json")" -eq 2192 ]
+		# shellcheck disable=SC2086
+		run -0 "$TOOLS/pjsoncmp" $opt "$t/m.pipe" "$t/out.json"
+		[[ "$output" == *"compared "*", 0 mismatches" ]] || { echo "$opt: $output"; return 1; }
+	done
+}
+
 # "TIME EVENT TEXT" of each symbolic field perf script prints: prev_state, softirq's action,
 # gfp_flags
 perf_symbolic() {

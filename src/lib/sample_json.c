@@ -400,6 +400,9 @@ json_t *ps_sample_json(const struct ps_session *s, const struct ps_sample *smp, 
 		goto fail;
 	if ((st & PERF_SAMPLE_AUX) && put(o, "aux_size", ps_json_u64(smp->aux_size)))
 		goto fail;
+	/* a merged stream's input (pcat --merge), where the writer puts it: after "host" */
+	if (a->input && put(o, "input", ps_json_string(a->input, strlen(a->input))))
+		goto fail;
 	return o;
 fail:
 	json_decref(o);

@@ -54,6 +54,9 @@ int ps_json_clock__from_session(const struct ps_session *s, struct ps_json_clock
  * @comm: the thread's name at the sample's time, or NULL when unknown (no "comm" key)
  * @tf: how to write "time"
  * @clock: clock data for PS_TIME_ISO; may be NULL otherwise
+ *
+ * The keys are the streaming writer's, in its order, "host" and "type" aside: "input"
+ * (PS_KEY_INPUT) where the sample's event names its input (a merged stream).
  * Return: a new reference (the caller json_decref()s it), or NULL when out of memory.
  */
 json_t *ps_sample_json(const struct ps_session *s, const struct ps_sample *smp, const char *comm,
