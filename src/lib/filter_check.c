@@ -243,6 +243,7 @@ int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 	for (i = 0; i < f->nconds; i++) {
 		struct fcond *c = f->conds[i];
 
+		c->memo_valid = false;
 		if (n > c->nbind) {
 			struct fbind *nb = realloc(c->bind, n * sizeof(*nb));
 

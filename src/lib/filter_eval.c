@@ -466,12 +466,28 @@ static bool symbolic_cond(const struct fcond *c, const struct ps_sample *smp, ui
 	return false;
 }
 
-static bool eval_cond(const struct ps_filter *f, const struct fcond *c, const struct ps_session *s,
+/* comm: its answer depends on the tid and the names alone, so it is kept until either changes */
+static bool comm_cond(struct fcond *c, const struct ps_session *s, const struct ps_sample *smp)
+{
+	uint64_t gen = ps_session__comm_gen(s);
+	const char *str;
+	char buf[24];
+
+	if (c->memo_valid && c->memo_tid == smp->tid && c->memo_gen == gen)
+		return c->memo_result;
+	str = comm_of(s, smp, buf, sizeof(buf));
+	c->memo_result = str_cond(c, str, strlen(str));
+	c->memo_tid = smp->tid;
+	c->memo_gen = gen;
+	c->memo_valid = true;
+	return c->memo_result;
+}
+
+static bool eval_cond(const struct ps_filter *f, struct fcond *c, const struct ps_session *s,
                       const struct ps_sample *smp)
 {
 	const struct fbind *b = &c->bind[smp->attr->idx];
 	const char *str;
-	char buf[24];
 	uint64_t v;
 	size_t n;
 
@@ -483,10 +499,7 @@ static bool eval_cond(const struct ps_filter *f, const struct fcond *c, const st
 	case BK_INPUT:
 		return c->op == OP_EXISTS || input_cond(c, smp->attr, b->offset);
 	case BK_COMM:
-		if (c->op == OP_EXISTS)
-			return true;
-		str = comm_of(s, smp, buf, sizeof(buf));
-		return str_cond(c, str, strlen(str));
+		return c->op == OP_EXISTS || comm_cond(c, s, smp);
 	case BK_SYMBOL:
 		return c->op == OP_EXISTS || symbol_cond(f, c, smp);
 	case BK_SAMPLE:

@@ -203,6 +203,11 @@ struct fcond {
 	size_t nvalues;
 	struct fbind *bind;
 	size_t nbind;
+	/* comm conditions: the last answer, for this tid while the session's names stayed
+	 * the same (ps_session__comm_gen()); reset when the filter is bound */
+	bool memo_valid, memo_result;
+	uint32_t memo_tid;
+	uint64_t memo_gen;
 };
 
 enum fnode_kind {

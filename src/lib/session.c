@@ -74,6 +74,7 @@ struct ps_session {
 	size_t nr_build_ids;
 	char tracing_error[256];
 	bool tracing_noticed;
+	uint64_t comm_gen; /* ps_session__comm_gen() */
 };
 
 struct ps_session *ps_session__new(bool swap)
@@ -100,6 +101,7 @@ static void clear_threads(struct ps_session *s, bool only_exited)
 	size_t b;
 
 	s->hot->thread = NULL;
+	s->comm_gen++;
 	for (b = 0; b < THREAD_BUCKETS; b++) {
 		struct thread **pp = &s->threads[b];
 
@@ -372,6 +374,41 @@ uint64_t ps_attr_flags_from_big_endian(uint64_t v)
 	return w;
 }
 
+/* The word positions of the id and the time, as ps_session__attr_of() and
+ * ps_session__record_time() need them for every record. */
+static void attr_positions(struct ps_attr *a)
+{
+	uint64_t st = a->sample_type;
+	unsigned int before_time = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+	                           !!(st & PERF_SAMPLE_TID);
+
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		a->sample_id_pos = 0;
+	else if (st & PERF_SAMPLE_ID)
+		a->sample_id_pos = !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
+		                   !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
+	else
+		a->sample_id_pos = UINT32_MAX;
+	a->sample_time_pos = (st & PERF_SAMPLE_TIME) ? before_time : UINT32_MAX;
+	/* the trailer: tid, time, id, stream_id, cpu, identifier, the last at the end */
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		a->trailer_id_back = 1;
+	else if (st & PERF_SAMPLE_ID)
+		a->trailer_id_back = 1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
+	else
+		a->trailer_id_back = UINT32_MAX;
+	a->trailer_time_back = UINT32_MAX;
+	if (st & PERF_SAMPLE_TIME)
+		a->trailer_time_back = 1u + !!(st & PERF_SAMPLE_ID) +
+		                       !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+		                       !!(st & PERF_SAMPLE_IDENTIFIER);
+	a->trailer_words = 0;
+	if (a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL)
+		a->trailer_words = 0u + !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+		                   !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+		                   !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER);
+}
+
 static void decode_attr(struct ps_attr *a, bool swap)
 {
 	const unsigned char *p = a->raw;
@@ -401,6 +438,7 @@ static void decode_attr(struct ps_attr *a, bool swap)
 	a->aux_sample_size = attr32(p, n, PS_ATTR_AUX_SAMPLE_SIZE, swap);
 	a->sig_data = attr64(p, n, PS_ATTR_SIG_DATA, swap);
 	a->config3 = attr64(p, n, PS_ATTR_CONFIG3, swap);
+	attr_positions(a);
 }
 
 static int process_attr(struct ps_session *s, const struct ps_record *rec, const char *name,
@@ -705,53 +743,31 @@ size_t ps_session__nr_build_ids(const struct ps_session *s)
 
 /* ---- which attr, what time ---- */
 
-static unsigned int id_pos(uint64_t st)
-{
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 0;
-	if (!(st & PERF_SAMPLE_ID))
-		return UINT32_MAX;
-	return !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
-	       !!(st & PERF_SAMPLE_ADDR);
-}
-
-/* Position of the id counting back from the end of a sample_id trailer, in words. */
-static unsigned int is_pos(uint64_t st)
-{
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		return 1;
-	if (!(st & PERF_SAMPLE_ID))
-		return UINT32_MAX;
-	return 1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
-}
-
 struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_record *rec)
 {
 	const struct ps_attr *first;
 	size_t words = (rec->size - 8u) / 8;
-	unsigned int pos;
+	size_t pos;
 	uint64_t id;
 
-	if (s->nr_attrs == 0)
-		return NULL;
-	if (s->nr_attrs == 1)
-		return s->attrs[0];
+	if (s->nr_attrs <= 1)
+		return s->nr_attrs ? s->attrs[0] : NULL;
+	/* perf finds the id where the first event's sample_type puts it */
 	first = s->attrs[0];
 	if (rec->type == PERF_RECORD_SAMPLE) {
-		pos = id_pos(first->sample_type);
-		if (pos == UINT32_MAX || pos >= words)
+		pos = first->sample_id_pos; /* UINT32_MAX when none: past any record */
+		if (pos >= words)
 			return NULL;
 	} else if (ps_record_type_has_trailer(rec->type)) {
 		if (!(first->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL))
 			return s->attrs[0];
-		pos = is_pos(first->sample_type);
-		if (pos == UINT32_MAX || pos > words)
+		if (first->trailer_id_back > words)
 			return NULL;
-		pos = (unsigned int)(words - pos);
+		pos = words - first->trailer_id_back;
 	} else {
 		return NULL;
 	}
-	id = ps_get64(rec->data + 8 + 8 * (size_t)pos, s->swap);
+	id = ps_get64(rec->data + 8 + 8 * pos, s->swap);
 	if (id == 0)
 		return s->attrs[0];
 	return attr_by_id(s, id);
@@ -762,33 +778,25 @@ bool ps_session__record_time(const struct ps_session *s, const struct ps_record 
 {
 	const struct ps_attr *a;
 	size_t words = (rec->size - 8u) / 8;
-	uint64_t st;
-	unsigned int pos;
+	size_t pos;
 
 	if (rec->type >= PS_RECORD_USER_START || rec->type == 0)
 		return false;
 	a = ps_session__attr_of(s, rec);
 	if (!a)
 		return false;
-	st = a->sample_type;
-	if (!(st & PERF_SAMPLE_TIME))
-		return false;
 	if (rec->type == PERF_RECORD_SAMPLE) {
-		pos = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
-		      !!(st & PERF_SAMPLE_TID);
+		pos = a->sample_time_pos; /* UINT32_MAX without PERF_SAMPLE_TIME */
 		if (pos >= words)
 			return false;
 	} else {
-		if (!(a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL))
-			return false;
-		pos = 1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-		      !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER);
 		/* the whole trailer must fit, as ps_sample__parse_id() requires */
-		if (pos + !!(st & PERF_SAMPLE_TID) > words)
+		if (a->trailer_time_back == UINT32_MAX || !a->trailer_words ||
+		    a->trailer_words > words)
 			return false;
-		pos = (unsigned int)(words - pos);
+		pos = words - a->trailer_time_back;
 	}
-	*time = ps_get64(rec->data + 8 + 8 * (size_t)pos, s->swap);
+	*time = ps_get64(rec->data + 8 + 8 * pos, s->swap);
 	return true;
 }
 
@@ -843,6 +851,12 @@ void ps_session__set_comm(struct ps_session *s, uint32_t pid, uint32_t tid, cons
 	t->pid = pid;
 	t->exited = false;
 	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	s->comm_gen++;
+}
+
+uint64_t ps_session__comm_gen(const struct ps_session *s)
+{
+	return s->comm_gen;
 }
 
 const char *ps_session__comm(const struct ps_session *s, uint32_t tid)

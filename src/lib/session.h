@@ -71,6 +71,12 @@ struct ps_attr {
 	char *input;
 	double scale;
 	struct tep_event *tp;
+	/* where the hot fields are, worked out once from sample_type and flags (in words;
+	 * UINT32_MAX when absent): the id and the time in a SAMPLE's body, and in the
+	 * sample_id trailer of other records counted back from its end, and the trailer's
+	 * length (0 without sample_id_all) */
+	uint32_t sample_id_pos, sample_time_pos;
+	uint32_t trailer_id_back, trailer_time_back, trailer_words;
 };
 
 /**
@@ -171,6 +177,13 @@ const char *ps_session__comm(const struct ps_session *s, uint32_t tid);
  * FORK).
  */
 void ps_session__set_comm(struct ps_session *s, uint32_t pid, uint32_t tid, const char *comm);
+
+/**
+ * ps_session__comm_gen() - a number that changes whenever the name of some thread may have
+ * changed (a name set, threads forgotten).  While it stays the same, ps_session__comm()
+ * gives the same answer for a tid, so a program may keep what it worked out from one.
+ */
+uint64_t ps_session__comm_gen(const struct ps_session *s);
 
 /**
  * ps_session__tracing_error() - why the last TRACING_DATA could not be parsed ("offset

@@ -978,6 +978,41 @@ static void test_fuzz(struct ps_session *s)
 	CHECK(1);
 }
 
+/*
+ * One filter, the same thread renamed between two of its samples (an exec's COMM, a
+ * FORK, threads forgotten): each sample sees the name of its moment, though the filter
+ * keeps its last comm answer for speed.
+ */
+static void test_comm_changes(void)
+{
+	struct ps_session *s = make_stream();
+	struct ps_filter_error fe;
+	struct ps_filter *f = compile1("comm=dd or comm=':42'", &fe);
+	struct ps_record rec = sample_record(3); /* tid 42 */
+	struct ps_error err = { 0 };
+	struct ps_sample smp;
+
+	CHECK(s && f && ps_filter__check(f, s, &fe) == 0);
+	if (!s || !f) {
+		ps_filter__delete(f);
+		ps_session__delete(s);
+		return;
+	}
+	CHECK(ps_sample__parse(s, &rec, &smp, "test", &err) == 0);
+	CHECK(ps_filter__match(f, s, &smp) == 1);
+	CHECK(ps_filter__match(f, s, &smp) == 1);
+	ps_session__set_comm(s, 42, 42, "bash");
+	CHECK(ps_filter__match(f, s, &smp) == 0);
+	ps_session__set_comm(s, 42, 42, "dd");
+	CHECK(ps_filter__match(f, s, &smp) == 1);
+	ps_session__set_comm(s, 42, 42, ""); /* unnamed: ":42" */
+	CHECK(ps_filter__match(f, s, &smp) == 1);
+	ps_session__set_comm(s, 42, 42, "x");
+	CHECK(ps_filter__match(f, s, &smp) == 0);
+	ps_filter__delete(f);
+	ps_session__delete(s);
+}
+
 int main(void)
 {
 	struct ps_session *s = make_stream();
@@ -996,6 +1031,7 @@ int main(void)
 	test_operands(s);
 	test_check_errors(s);
 	test_late_binding(s);
+	test_comm_changes();
 	test_fuzz(s);
 	ps_session__delete(s);
 	for (i = 0; i < NSAMPLES; i++)
