@@ -222,7 +222,8 @@ enum state {
 };
 
 struct entry {
-	size_t off; /* the record's bytes in the queue's buffer */
+	const unsigned char *pinned; /* the record's bytes in the time-order view, or NULL */
+	size_t off;                  /* else its bytes in the queue's buffer */
 	size_t len;
 	uint64_t seq;
 	enum state state;
@@ -230,7 +231,9 @@ struct entry {
 
 /*
  * Entries in a ring (a power of two), their bytes one after another in one buffer that
- * is compacted or grown when its end is reached: no allocation per record.
+ * is compacted or grown when its end is reached: no allocation per record.  A record the
+ * time-order view holds is not copied again: its entry points at the view's copy, pinned
+ * until the entry is written or dropped.
  */
 struct queue {
 	struct entry *v;
@@ -256,7 +259,8 @@ static int q_room(struct queue *q, size_t len)
 	if (q->bstart >= q->bcap / 2 && q->bcap - live >= len) {
 		memmove(q->buf, q->buf + q->bstart, live);
 		for (i = 0; i < q->n; i++)
-			q_at(q, i)->off -= q->bstart;
+			if (!q_at(q, i)->pinned)
+				q_at(q, i)->off -= q->bstart;
 		q->bstart = 0;
 		q->bend = live;
 		return 0;
@@ -275,7 +279,9 @@ static int q_room(struct queue *q, size_t len)
 	return 0;
 }
 
-static int q_push(struct queue *q, const struct ps_record *rec, enum state st)
+/* Queue @rec: its bytes are copied, unless @pinned gives the time-order view's copy. */
+static int q_push(struct queue *q, const struct ps_record *rec, const unsigned char *pinned,
+                  enum state st)
 {
 	struct entry *e;
 
@@ -292,12 +298,15 @@ static int q_push(struct queue *q, const struct ps_record *rec, enum state st)
 		q->cap = cap;
 		q->head = 0;
 	}
-	if (q_room(q, rec->len) < 0)
-		return -1;
 	e = &q->v[(q->head + q->n) & (q->cap - 1)];
-	e->off = q->bend;
-	memcpy(q->buf + q->bend, rec->data, rec->len);
-	q->bend += rec->len;
+	e->pinned = pinned;
+	if (!pinned) {
+		if (q_room(q, rec->len) < 0)
+			return -1;
+		e->off = q->bend;
+		memcpy(q->buf + q->bend, rec->data, rec->len);
+		q->bend += rec->len;
+	}
 	e->len = rec->len;
 	e->seq = rec->seq;
 	e->state = st;
@@ -306,13 +315,16 @@ static int q_push(struct queue *q, const struct ps_record *rec, enum state st)
 	return 0;
 }
 
-/* Drop the first entry. */
-static void q_pop(struct queue *q)
+/* Drop the first entry; @ord: the view that holds the pinned ones. */
+static void q_pop(struct queue *q, struct ps_order *ord)
 {
 	struct entry *e = q_at(q, 0);
 
 	q->bytes -= e->len;
-	q->bstart = e->off + e->len;
+	if (e->pinned)
+		ps_order__unpin(ord, e->pinned);
+	else
+		q->bstart = e->off + e->len;
 	q->head = (q->head + 1) & (q->cap - 1);
 	if (--q->n == 0)
 		q->bstart = q->bend = 0;
@@ -412,14 +424,15 @@ static int write_ready(struct run *r)
 {
 	while (r->q.n) {
 		struct entry *e = q_at(&r->q, 0);
-		struct ps_record rec = { .data = r->q.buf + e->off, .len = e->len };
+		struct ps_record rec = { .data = e->pinned ? e->pinned : r->q.buf + e->off,
+			                 .len = e->len };
 
 		if (e->state == PENDING)
 			break;
 		/* after a write error the queue is emptied all the same */
 		if (e->state == KEEP && e->seq < r->stop_seq && !r->oerr.code)
 			ps_output__put(r->out, &rec, &r->oerr);
-		q_pop(&r->q);
+		q_pop(&r->q, r->ord);
 	}
 	return r->oerr.code ? -1 : 0;
 }
@@ -492,6 +505,8 @@ static int handle(struct run *r, const struct ps_record *rec)
 {
 	enum ps_record_class cls = ps_record_type_class(rec->type);
 	enum state st = KEEP;
+	const unsigned char *pinned = NULL;
+	bool queue;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
 		if (r->ord) {
@@ -506,15 +521,26 @@ static int handle(struct run *r, const struct ps_record *rec)
 	} else if (r->o->only_samples && cls == PS_CLASS_SIDEBAND) {
 		st = DROP;
 	}
-	if (r->ord && cls != PS_CLASS_HEADER && ps_order__push(r->ord, rec, &r->err) < 0)
-		return -1;
+	/* written at once when nothing waits before it and its fate is known; else queued */
+	queue = r->want_stream && (r->q.n || st == PENDING);
+	if (r->ord && cls != PS_CLASS_HEADER) {
+		if (queue) {
+			pinned = ps_order__push_pinned(r->ord, rec, &r->err);
+			if (!pinned)
+				return -1;
+		} else if (ps_order__push(r->ord, rec, &r->err) < 0) {
+			return -1;
+		}
+	}
 	if (r->syms && rec->type == PS_RECORD_HEADER_BUILD_ID)
 		ps_symbols__process(r->syms, rec); /* which files name the samples */
 	if (r->want_stream) {
-		if (!r->q.n && st != PENDING) {
+		if (!queue) {
 			if (st == KEEP && ps_output__put(r->out, rec, &r->oerr) < 0)
 				return -1;
-		} else if (q_push(&r->q, rec, st) < 0) {
+		} else if (q_push(&r->q, rec, pinned, st) < 0) {
+			if (pinned)
+				ps_order__unpin(r->ord, pinned);
 			return ps_error__set(&r->err, PS_ENOMEM, NULL, PS_NO_OFFSET,
 			                     "out of memory");
 		}
@@ -661,7 +687,7 @@ int main(int argc, char **argv)
 		}
 		if (!r.started) {
 			if (ps_record_type_class(rec.type) == PS_CLASS_HEADER) {
-				if (r.want_stream && q_push(&r.q, &rec, KEEP) < 0) {
+				if (r.want_stream && q_push(&r.q, &rec, NULL, KEEP) < 0) {
 					ps_error__set(&r.err, PS_ENOMEM, NULL, PS_NO_OFFSET,
 					              "out of memory");
 					break;

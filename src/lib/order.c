@@ -21,6 +21,7 @@
  * has been popped and the record after it asked for.  Chunks pinned by a few long-held
  * records count against the cap too (PINNED_SLACK), so memory stays bounded.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -438,7 +439,8 @@ static bool timed(const struct ps_order *o, const struct ps_record *rec, uint64_
 	return *t != 0 && *t != UINT64_MAX;
 }
 
-int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_error *err)
+static struct held *push(struct ps_order *o, const struct ps_record *rec, bool pin,
+                         struct ps_error *err)
 {
 	struct held *h;
 	uint64_t t = 0;
@@ -452,6 +454,8 @@ int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_er
 	h = arena_alloc(o, cost);
 	if (!h)
 		goto nomem;
+	if (pin)
+		h->chunk->live++; /* ps_order__unpin() gives it back */
 	memcpy(h->bytes, rec->data, rec->len);
 	h->rec = *rec;
 	h->rec.data = h->bytes;
@@ -465,7 +469,7 @@ int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_er
 			o->next_flush = o->max_ts;
 		}
 		ready_put(o, h);
-		return 0;
+		return h;
 	}
 
 	/* perf: "out of order event", still queued, so it comes out at the next release */
@@ -482,11 +486,30 @@ int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_er
 		if (!o->notice_given)
 			o->notice_pending = true;
 	}
-	return 0;
+	return h;
 nomem:
-	return ps_error__set(err, PS_ENOMEM, NULL, rec->offset,
-	                     "out of memory holding %zu records (%zu bytes) for time order", o->nr,
-	                     o->bytes);
+	ps_error__set(err, PS_ENOMEM, NULL, rec->offset,
+	              "out of memory holding %zu records (%zu bytes) for time order", o->nr,
+	              o->bytes);
+	return NULL;
+}
+
+int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_error *err)
+{
+	return push(o, rec, false, err) ? 0 : -1;
+}
+
+const unsigned char *ps_order__push_pinned(struct ps_order *o, const struct ps_record *rec,
+                                           struct ps_error *err)
+{
+	struct held *h = push(o, rec, true, err);
+
+	return h ? h->bytes : NULL;
+}
+
+void ps_order__unpin(struct ps_order *o, const unsigned char *bytes)
+{
+	arena_free(o, (struct held *)(void *)(bytes - offsetof(struct held, bytes)));
 }
 
 int ps_order__pop(struct ps_order *o, struct ps_record *out)

@@ -71,6 +71,23 @@ void ps_order__delete(struct ps_order *o);
 int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_error *err);
 
 /**
+ * ps_order__push_pinned() - ps_order__push(), and keep the view's copy of the record valid
+ * after it is popped, until ps_order__unpin().  A program that writes records in arrival
+ * order once their fate is known (pfilter) points at this copy instead of making its own.
+ * Pinned copies count against the memory cap like queued ones.
+ * Return: the copy's @rec->len bytes, or NULL when out of memory (@err filled as by
+ * ps_order__push(); the view is unchanged).
+ */
+const unsigned char *ps_order__push_pinned(struct ps_order *o, const struct ps_record *rec,
+                                           struct ps_error *err);
+
+/**
+ * ps_order__unpin() - the copy ps_order__push_pinned() returned is no longer needed.
+ * @bytes: what ps_order__push_pinned() returned; each pinned copy is unpinned once.
+ */
+void ps_order__unpin(struct ps_order *o, const unsigned char *bytes);
+
+/**
  * ps_order__pop() - the next record in time order, if one is releasable now.
  * @out: filled with the record: data, len, type, misc, size, offset, seq and flags as they
  *       were pushed; its bytes belong to the view and stay valid until the next call to
