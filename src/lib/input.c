@@ -117,7 +117,7 @@ static const char *type_name(uint32_t type, char *tmp, size_t len)
  * input (or the data section) ends first, PS_INPUT_IDLE on an idle timeout, -1 on a read
  * error.
  */
-static int ensure(struct ps_input *in, size_t need, struct ps_error *err)
+static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 {
 	while (in->end - in->start < need) {
 		uint64_t have_to = in->pos + (in->end - in->start);
@@ -179,6 +179,14 @@ static int ensure(struct ps_input *in, size_t need, struct ps_error *err)
 		in->end += (size_t)n;
 	}
 	return 1;
+}
+
+/* the common case, bytes already in the buffer, without a call */
+static inline int ensure(struct ps_input *in, size_t need, struct ps_error *err)
+{
+	if (in->end - in->start >= need)
+		return 1;
+	return fill(in, need, err);
 }
 
 static void put_header(unsigned char *p, uint32_t type, uint16_t misc, uint16_t size, bool swap)
