@@ -91,7 +91,8 @@ struct table {
  */
 struct ctx {
 	const struct opts *o;
-	struct ps_symbols *syms; /* for sym, dso, --folded; else NULL */
+	struct ps_progress *prog; /* the progress line, or NULL */
+	struct ps_symbols *syms;  /* for sym, dso, --folded; else NULL */
 	struct ps_fold_buf fold;
 	struct ps_input *in;
 	struct ps_session *s;
@@ -879,12 +880,27 @@ static int pace(struct ctx *c, uint64_t t, struct ps_error *err)
 		        target - now < IDLE_MS * 1000000ULL ? target - now : IDLE_MS * 1000000ULL;
 		struct timespec ts = { (time_t)(ns / PS_NS_PER_SEC), (long)(ns % PS_NS_PER_SEC) };
 
+		const char *line;
+
 		fflush(stdout);
 		nanosleep(&ts, NULL);
 		if (close_due(c, err))
 			return -1;
+		/* the reading may be done while the replay still waits: the line goes on */
+		if ((line = ps_progress__waiting(c->prog)))
+			ps_status("%s", line);
 	}
 	return 0;
+}
+
+/* The progress line is done: clear it, before anything else is written. */
+static void end_progress(struct ctx *c)
+{
+	if (!c->prog)
+		return;
+	ps_status(NULL);
+	ps_progress__delete(c->prog);
+	c->prog = NULL;
 }
 
 static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
@@ -1120,7 +1136,7 @@ int main(int argc, char **argv)
 	struct ps_filter_error ferr;
 	struct ps_order *ord = NULL;
 	struct ctx *c = calloc(1, sizeof(*c));
-	struct ps_progress *prog = NULL;
+	struct ps_progress *prog;
 	uint64_t nr_samples = 0;
 	const char *line;
 	bool checked = false;
@@ -1166,6 +1182,7 @@ int main(int argc, char **argv)
 	ps_input__set_idle(c->in, IDLE_MS);
 	/* with -i the tables are written as the input is read */
 	prog = o.quiet ? NULL : ps_progress__new(o.input, o.interval_ns != 0);
+	c->prog = prog;
 	ord = ps_order__new(c->s, 0);
 	if (!ord || setup(c)) {
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -1195,24 +1212,26 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (prog)
-		ps_status(NULL);
-	ps_progress__delete(prog);
 	if (!checked && !err.code && check_names(c, &err) < 0)
 		r = -1;
 	if (err.code != PS_EUSAGE && !c->out_failed) {
 		struct ps_error w = { 0 };
 
-		/* every sample read is counted, even after an error further on */
+		/* every sample read is counted, even after an error further on; with --pace
+		 * the last of them may still be waited for, under the progress line */
 		ps_order__flush_all(ord);
-		if (drain(c, ord, &w) == 0 || !c->out_failed)
+		if (drain(c, ord, &w) == 0 || !c->out_failed) {
+			end_progress(c);
 			finish_all(c, &w);
+		}
 		if (!err.code)
 			err = w;
 		else if (w.code == PS_EWRITE)
 			ps_warn(&w);
 	}
+	end_progress(c);
 out:
+	end_progress(c);
 	ps_order__delete(ord);
 	if (c->out_failed)
 		fclose(stdout); /* it failed already, and that was said */

@@ -18,6 +18,7 @@
 struct ps_progress {
 	uint64_t size;
 	uint64_t start_ns, next_ns;
+	uint64_t offset, samples; /* as of the last update */
 	unsigned int calls;
 	char line[128];
 };
@@ -69,7 +70,11 @@ const char *ps_progress__update(struct ps_progress *p, uint64_t offset, uint64_t
 	double secs, rate;
 	char sps[32];
 
-	if (!p || ++p->calls % 1024)
+	if (!p)
+		return NULL;
+	p->offset = offset;
+	p->samples = samples;
+	if (++p->calls % 1024)
 		return NULL;
 	t = now_ns();
 	if (t < p->next_ns)
@@ -86,6 +91,14 @@ const char *ps_progress__update(struct ps_progress *p, uint64_t offset, uint64_t
 	         (double)offset / 1048576, (double)p->size / 1048576, (int)(offset * 100 / p->size),
 	         sps, (unsigned int)(left_s / 60), (unsigned int)(left_s % 60));
 	return p->line;
+}
+
+const char *ps_progress__waiting(struct ps_progress *p)
+{
+	if (!p)
+		return NULL;
+	p->calls = 1023; /* the next update reads the clock */
+	return ps_progress__update(p, p->offset, p->samples);
 }
 
 void ps_progress__delete(struct ps_progress *p)

@@ -35,6 +35,13 @@ struct ps_progress *ps_progress__new(const char *path, bool stdout_busy);
  */
 const char *ps_progress__update(struct ps_progress *p, uint64_t offset, uint64_t samples);
 
+/**
+ * ps_progress__waiting() - the program waits (pcount --pace) rather than reads: the line
+ * of the last update, when one is due.  Call it between waits.
+ * Return: as ps_progress__update().
+ */
+const char *ps_progress__waiting(struct ps_progress *p);
+
 /** ps_progress__delete() - free; NULL is allowed. */
 void ps_progress__delete(struct ps_progress *p);
 
