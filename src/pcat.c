@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "lib/datafile.h"
 #include "lib/diag.h"
@@ -19,6 +20,7 @@
 #include "lib/progress.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/swap.h"
 
 static const char usage_text[] = "usage: pcat [-fmq] [--data] [-o file] [file ...]\n";
 
@@ -41,7 +43,7 @@ struct opts {
 
 static const char help_text[] =
         "\nPass a perf event stream through, turn perf.data files into a stream,\n"
-        "and concatenate the pieces of one recording.\n\n"
+        "and concatenate the pieces of one recording (in either byte order).\n\n"
         "  -f, --force        write the binary stream even to a terminal\n"
         "  -m, --merge        merge the inputs into one stream in sample time order\n"
         "      --data         write a perf.data file (with -o FILE) instead of a stream\n"
@@ -157,13 +159,68 @@ static int sink_close(struct sink *k, struct ps_error *err)
 }
 
 /*
- * Copy one input.  @first is the first input's session (NULL for the first input), whose
- * attrs a later input must repeat.  Returns 0, or -1 with @err or @oerr set.
+ * One input of a concatenation.  An input whose byte order is not the output's has its
+ * records turned (swap.h, strict as in a merge: a record of unknown layout is refused at
+ * its offset), and its ATTR records, turned, make @turned: the session that reads the
+ * turned records, which the other pieces' attrs are compared with.
  */
-static int copy_input(struct ps_input *in, struct sink *out, struct ps_session *first,
+struct piece {
+	struct ps_input *in;
+	struct ps_swap *turn;      /* NULL: the input is in the output's byte order */
+	struct ps_session *turned; /* the input's attrs in the output's order (with @turn) */
+};
+
+/* Make @p turn its input's records when the input is not in the order @out_swap says. */
+static int piece_init(struct piece *p, struct ps_input *in, bool out_swap, struct ps_error *err)
+{
+	p->in = in;
+	if (ps_input__swapped(in) == out_swap)
+		return 0;
+	p->turn = ps_swap__new(ps_input__session(in), PS_SWAP_STRICT);
+	p->turned = ps_session__new(out_swap);
+	if (!p->turn || !p->turned)
+		return ps_error__set(err, PS_ENOMEM, ps_input__name(in), PS_NO_OFFSET,
+		                     "out of memory");
+	return 0;
+}
+
+/* The session that reads the records of @p as they are written: in the output's order. */
+static struct ps_session *piece_session(struct piece *p)
+{
+	return p->turned ? p->turned : ps_input__session(p->in);
+}
+
+static void piece_close(struct piece *p)
+{
+	ps_swap__delete(p->turn);
+	ps_session__delete(p->turned);
+	ps_input__close(p->in);
+	memset(p, 0, sizeof(*p));
+}
+
+/* @rec of @p in the output's byte order: in place, valid until the next record of @p. */
+static int piece_turn(struct piece *p, struct ps_record *rec, struct ps_error *err)
+{
+	const unsigned char *b = ps_swap__record(p->turn, rec, ps_input__name(p->in), err);
+
+	if (!b)
+		return -1;
+	rec->data = b;
+	if (rec->type == PS_RECORD_HEADER_ATTR)
+		return ps_session__process(p->turned, rec, ps_input__name(p->in), err);
+	return 0;
+}
+
+/*
+ * Copy one input.  @first is the session of the first input as written (NULL for the first
+ * input), whose attrs a later input must repeat.  Returns 0, or -1 with @err or @oerr set.
+ */
+static int copy_input(struct piece *p, struct sink *out, struct ps_session *first,
                       const char *first_name, struct ps_progress *prog, struct ps_error *err,
                       struct ps_error *oerr)
 {
+	struct ps_session *s = piece_session(p);
+	struct ps_input *in = p->in;
 	bool checked = first == NULL;
 	uint64_t nr_samples = 0;
 	struct ps_record rec;
@@ -174,11 +231,16 @@ static int copy_input(struct ps_input *in, struct sink *out, struct ps_session *
 		nr_samples += rec.type == PERF_RECORD_SAMPLE;
 		if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
 			ps_status("%s", line);
-		/* header records of a later input repeat the first input's */
-		if (first && ps_record_type_repeats_per_piece(rec.type))
+		/* header records of a later input repeat the first input's; the attrs of an
+		 * input of the other order are turned all the same, to be compared with them */
+		if (first && ps_record_type_repeats_per_piece(rec.type)) {
+			if (p->turn && rec.type == PS_RECORD_HEADER_ATTR &&
+			    piece_turn(p, &rec, err) < 0)
+				return -1;
 			continue;
+		}
 		if (!checked) {
-			if (!ps_session__same_attrs(first, ps_input__session(in))) {
+			if (!ps_session__same_attrs(first, s)) {
 				ps_error__set(
 				        err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
 				        "its events are not those of %s: not a piece of the same recording",
@@ -187,16 +249,68 @@ static int copy_input(struct ps_input *in, struct sink *out, struct ps_session *
 			}
 			checked = true;
 		}
-		if (sink_put(out, ps_input__session(in), &rec, oerr) < 0)
+		if (p->turn && piece_turn(p, &rec, err) < 0)
+			return -1;
+		if (sink_put(out, s, &rec, oerr) < 0)
 			return -1;
 	}
-	if (r == 0 && !checked && !ps_session__same_attrs(first, ps_input__session(in))) {
+	if (r == 0 && !checked && !ps_session__same_attrs(first, s)) {
 		ps_error__set(err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
 		              "its events are not those of %s: not a piece of the same recording",
 		              first_name);
 		return -1;
 	}
 	return r < 0 ? -1 : 0;
+}
+
+/* An input of a concatenation opened before its turn (see concat_order()). */
+struct early {
+	struct ps_input *in; /* kept open for its turn */
+	struct ps_error err; /* or why it could not be opened, said at its turn */
+};
+
+/*
+ * The byte order of a concatenation whose first input is @first: @first's when every
+ * input has it, else the host's, as pcat --merge writes (perf reads a pipe stream of the
+ * other order only in part).  Only when @first is not in the host's order are the later
+ * inputs looked at before anything is written: a regular file is opened and closed again,
+ * another input (a pipe, a fifo) is opened into *@early (made here) for its turn, as its
+ * bytes can be read only once.
+ * Return: whether the output is in the other order than the host's; -1 with @err set
+ * when out of memory.
+ */
+static int concat_order(const struct opts *o, struct ps_input *first, unsigned int flags,
+                        struct early **early, struct ps_error *err)
+{
+	bool mixed = false;
+	struct stat st;
+	int i;
+
+	if (!ps_input__swapped(first) || o->ninputs < 2)
+		return ps_input__swapped(first);
+	*early = calloc((size_t)o->ninputs, sizeof(**early));
+	if (!*early)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	for (i = 1; i < o->ninputs && !ps_stop; i++) {
+		const char *path = o->inputs[i];
+		bool regular =
+		        strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+		struct ps_input *in;
+
+		in = ps_input__open(path, flags, &(*early)[i].err);
+		if (!in) {
+			/* said at its turn; a regular file is opened again then */
+			if (regular)
+				memset(&(*early)[i].err, 0, sizeof((*early)[i].err));
+			continue;
+		}
+		mixed |= !ps_input__swapped(in);
+		if (regular)
+			ps_input__close(in);
+		else
+			(*early)[i].in = in;
+	}
+	return !mixed;
 }
 
 /* pcat --merge: the inputs as one stream in time order.  Return: the exit status. */
@@ -240,12 +354,15 @@ static int merge(const struct opts *o)
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 }, oerr = { 0 }, spare = { 0 };
-	struct ps_input *first = NULL, *in = NULL;
+	struct piece first = { 0 }, cur = { 0 };
+	struct early *early = NULL;
 	struct ps_outfile *of = NULL;
 	struct ps_progress *prog;
+	struct ps_input *in;
 	struct sink out;
 	struct opts o;
 	unsigned int flags;
+	bool out_swap = false;
 	int i, n, n_ok;
 
 	ps_progname = "pcat";
@@ -280,33 +397,43 @@ int main(int argc, char **argv)
 		ps_die(&err);
 	for (i = 0; i < n && !ps_stop; i++) {
 		const char *path = o.ninputs ? o.inputs[i] : "-";
+		struct piece *p = i == 0 ? &first : &cur;
 
-		in = ps_input__open(path, flags, &err);
+		if (early && early[i].err.code) {
+			err = early[i].err;
+			break;
+		}
+		in = early && early[i].in ? early[i].in : ps_input__open(path, flags, &err);
 		if (!in)
 			break;
+		if (early)
+			early[i].in = NULL;
 		ps_input__set_wait_hook(in, sink_hook, &out);
-		if (i == 0 && sink_begin(&out, ps_input__swapped(in), &oerr) < 0)
-			break;
-		if (i > 0 && ps_input__swapped(in) != ps_input__swapped(first)) {
-			ps_error__set(&err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
-			              "its byte order differs from that of %s",
-			              ps_input__name(first));
+		if (i == 0) {
+			/* the first input's order, or the host's when the inputs' orders differ */
+			int order = concat_order(&o, in, flags, &early, &err);
+
+			out_swap = order > 0;
+			if (order < 0 || sink_begin(&out, out_swap, &oerr) < 0) {
+				ps_input__close(in);
+				break;
+			}
+		}
+		if (piece_init(p, in, out_swap, &err) < 0) {
+			piece_close(p);
 			break;
 		}
 		/* one input at a time, so one meter at a time */
 		prog = o.quiet ? NULL : ps_progress__new(path, !o.data);
-		n_ok = copy_input(in, &out, first ? ps_input__session(first) : NULL,
-		                  first ? ps_input__name(first) : NULL, prog, &err, &oerr);
+		n_ok = copy_input(p, &out, i > 0 ? piece_session(&first) : NULL,
+		                  i > 0 ? ps_input__name(first.in) : NULL, prog, &err, &oerr);
 		if (prog)
 			ps_status(NULL);
 		ps_progress__delete(prog);
 		if (n_ok < 0)
 			break;
-		if (!first)
-			first = in;
-		else
-			ps_input__close(in);
-		in = NULL;
+		if (i > 0)
+			piece_close(&cur);
 	}
 
 	/* Deliver every complete record before saying what went wrong. */
@@ -315,8 +442,11 @@ int main(int argc, char **argv)
 		ps_warn(&oerr);
 	if (err.code && oerr.code != PS_EPIPE)
 		ps_warn(&err);
-	ps_input__close(in != first ? in : NULL);
-	ps_input__close(first);
+	piece_close(&cur);
+	piece_close(&first);
+	for (i = 0; early && i < n; i++)
+		ps_input__close(early[i].in);
+	free(early);
 	if (ps_outfile__close(of, !oerr.code, ps_stop, &spare) < 0) {
 		ps_warn(&spare);
 		return 1;
