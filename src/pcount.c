@@ -80,6 +80,11 @@ struct table {
 	uint64_t lost; /* events LOST records said were lost in this interval */
 	int64_t total_sum[MAX_SUMS];
 	struct row *last; /* the row counted last: runs of one key skip the hash */
+	/* keys of the thread alone (ps_key__thread_only()): @last is the row of this pid
+	 * and tid while the session's thread names are as they were (ps_session__comm_gen()) */
+	bool last_thread_ok;
+	uint32_t last_pid, last_tid;
+	uint64_t last_gen;
 };
 
 /*
@@ -92,6 +97,7 @@ struct table {
 struct ctx {
 	const struct opts *o;
 	struct ps_progress *prog; /* the progress line, or NULL */
+	bool thread_key;          /* ps_key__thread_only(), and no --folded */
 	struct ps_symbols *syms;  /* for sym, dso, --folded; else NULL */
 	struct ps_fold_buf fold;
 	struct ps_input *in;
@@ -302,7 +308,21 @@ static void table_grow(struct table *t)
 	t->nbuckets = n;
 }
 
-/* Count a sample under @key, @len bytes long. */
+/* Count a sample in @r, a row of @t. */
+static void count_in(struct ctx *c, struct table *t, struct row *r, const int64_t *sum)
+{
+	int nsums = c->o->nsums, i;
+
+	t->total++;
+	r->count++;
+	for (i = 0; i < nsums; i++) {
+		t->total_sum[i] += sum[i];
+		r->sum[i] += sum[i];
+	}
+}
+
+/* Count a sample under @key, @len bytes long.  Return: 1 when it went into a row (then
+ * t->last), 0 when into "other" (too many rows), -1 when out of memory. */
 static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, const int64_t *sum)
 {
 	int nsums = c->o->nsums, i;
@@ -310,6 +330,7 @@ static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, 
 	size_t h = 0;
 	struct row *r = t->last;
 
+	t->last_thread_ok = false;
 	t->total++;
 	for (i = 0; i < nsums; i++)
 		t->total_sum[i] += sum[i];
@@ -325,7 +346,7 @@ static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, 
 		for (i = 0; i < nsums; i++)
 			r->sum[i] += sum[i];
 		t->last = r;
-		return 0;
+		return 1;
 	}
 	if (c->nrows_all >= MAX_ROWS) {
 		t->other++;
@@ -348,7 +369,7 @@ static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, 
 	t->nrows++;
 	c->nrows_all++;
 	table_grow(t);
-	return 0;
+	return 1;
 }
 
 static void table_free(struct ctx *c, struct table *t)
@@ -955,6 +976,10 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 		            (smp.type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp.tid) : NULL,
 		            &c->fold, err) < 0)
 			return -1;
+	} else if (c->thread_key) {
+		/* the text only when the table's last row is not this thread's (below) */
+		if (!(smp.type & PERF_SAMPLE_TID))
+			return 0;
 	} else if ((len = ps_key__text(o->keys, c->s, &smp, key, sizeof(key))) < 0) {
 		return 0;
 	}
@@ -968,10 +993,37 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 		if (c->live_view && k + 1 == c->shown)
 			c->dirty = true;
 	}
-	if (!t || (o->folded ? add_row(c, t, c->fold.buf, strlen(c->fold.buf), sum) :
-	                       add_row(c, t, key, (size_t)len, sum)))
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	if (!t)
+		goto nomem;
+	if (o->folded) {
+		if (add_row(c, t, c->fold.buf, strlen(c->fold.buf), sum) < 0)
+			goto nomem;
+	} else if (c->thread_key) {
+		uint64_t gen = ps_session__comm_gen(c->s);
+		int in_row;
+
+		if (t->last_thread_ok && t->last_tid == smp.tid && t->last_pid == smp.pid &&
+		    t->last_gen == gen) {
+			count_in(c, t, t->last, sum);
+			return 0;
+		}
+		/* comm, pid and tid always have a text, and 8 of them fit in key[] */
+		len = ps_key__text(o->keys, c->s, &smp, key, sizeof(key));
+		if (len < 0)
+			return 0;
+		in_row = add_row(c, t, key, (size_t)len, sum);
+		if (in_row < 0)
+			goto nomem;
+		t->last_thread_ok = in_row > 0;
+		t->last_pid = smp.pid;
+		t->last_tid = smp.tid;
+		t->last_gen = gen;
+	} else if (add_row(c, t, key, (size_t)len, sum) < 0) {
+		goto nomem;
+	}
 	return 0;
+nomem:
+	return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 }
 
 static void count_lost(struct ctx *c, const struct ps_record *rec, uint64_t n)
@@ -1098,6 +1150,7 @@ static int setup(struct ctx *c)
 	struct stat st;
 
 	c->tty = isatty(1);
+	c->thread_key = !o->folded && o->keys && ps_key__thread_only(o->keys);
 	c->paced = o->pace && o->interval_ns;
 	c->regular = (strcmp(o->input, "-") == 0 ? fstat(0, &st) : stat(o->input, &st)) == 0 &&
 	             S_ISREG(st.st_mode);

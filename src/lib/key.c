@@ -549,6 +549,17 @@ const char *ps_key__name(const struct ps_key *ks, size_t i)
 
 /* ---- key text ---- */
 
+bool ps_key__thread_only(const struct ps_key *ks)
+{
+	size_t i;
+
+	for (i = 0; i < ks->n; i++)
+		if (ks->keys[i].kind->value != value_comm && ks->keys[i].kind->value != value_pid &&
+		    ks->keys[i].kind->value != value_tid)
+			return false;
+	return ks->n > 0;
+}
+
 bool ps_key__needs_symbols(const struct ps_key *ks)
 {
 	size_t i;

@@ -92,6 +92,13 @@ int ps_key__text(struct ps_key *k, const struct ps_session *s, const struct ps_s
                  char *buf, size_t len);
 
 /**
+ * ps_key__thread_only() - whether every key is comm, pid or tid: then the text of a
+ * sample's key depends on its pid and tid and on the session's thread names alone, and
+ * stays the same while ps_session__comm_gen() does.
+ */
+bool ps_key__thread_only(const struct ps_key *k);
+
+/**
  * ps_key__needs_symbols() - whether a key names the sample's function or object (sym,
  * dso): then the caller feeds a symbol table (symbols.h) and hands it over with
  * ps_key__set_symbols().
