@@ -1260,7 +1260,7 @@ int main(int argc, char **argv)
 			if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
 				ps_status("%s", line);
 		}
-		if (drain(c, ord, &err) < 0 || close_due(c, &err) < 0) {
+		if (drain(c, ord, &err) < 0 || (o.interval_ns && close_due(c, &err) < 0)) {
 			r = -1;
 			break;
 		}

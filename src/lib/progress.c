@@ -63,7 +63,7 @@ static void human(char *buf, size_t len, double v, const char *const *units)
 	snprintf(buf, len, v < 10 && u ? "%.1f%s" : "%.0f%s", v, units[u]);
 }
 
-const char *ps_progress__update(struct ps_progress *p, uint64_t offset, uint64_t samples)
+const char *ps_progress__tick(struct ps_progress *p, uint64_t offset, uint64_t samples)
 {
 	static const char *const counts[] = { "", "k", "M", "G", NULL };
 	uint64_t t, left_s;
@@ -98,7 +98,7 @@ const char *ps_progress__waiting(struct ps_progress *p)
 	if (!p)
 		return NULL;
 	p->calls = 1023; /* the next update reads the clock */
-	return ps_progress__update(p, p->offset, p->samples);
+	return ps_progress__tick(p, p->offset, p->samples);
 }
 
 void ps_progress__delete(struct ps_progress *p)

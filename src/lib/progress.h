@@ -33,7 +33,15 @@ struct ps_progress *ps_progress__new(const char *path, bool stdout_busy);
  * Return: the line to show, when one is due (the first after half a second, then at most
  * four a second), else NULL.  The text lives in @p until the next call.
  */
-const char *ps_progress__update(struct ps_progress *p, uint64_t offset, uint64_t samples);
+/* ps_progress__update() for a meter that is there; call that instead */
+const char *ps_progress__tick(struct ps_progress *p, uint64_t offset, uint64_t samples);
+
+static inline const char *ps_progress__update(struct ps_progress *p, uint64_t offset,
+                                              uint64_t samples)
+{
+	/* no meter, the common case: not even a call */
+	return p ? ps_progress__tick(p, offset, samples) : NULL;
+}
 
 /**
  * ps_progress__waiting() - the program waits (pcount --pace) rather than reads: the line
