@@ -79,6 +79,10 @@ struct ps_merge {
 	uint64_t late;
 	uint64_t last_time;
 	struct src *consumed; /* whose head was given last */
+	/* every input but the one consumed is steady (steady()) and key[i] is input i's
+	 * head time (UINT64_MAX: it has ended): the next pick needs no full scan */
+	bool stable;
+	uint64_t *key;
 	struct src *draining; /* whose held untimed records are being given */
 	int flush_left;       /* FINISHED_ROUNDs to give before them */
 	bool queued;          /* timed records given since perf's queue was last emptied */
@@ -102,7 +106,7 @@ struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, st
 	int i;
 
 	if (!m || !(m->src = calloc((size_t)n, sizeof(*m->src))) ||
-	    !(m->scratch = malloc(SCRATCH))) {
+	    !(m->key = calloc((size_t)n, sizeof(*m->key))) || !(m->scratch = malloc(SCRATCH))) {
 		ps_merge__close(m);
 		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 		return NULL;
@@ -159,6 +163,7 @@ void ps_merge__close(struct ps_merge *m)
 		free(s->pend.p);
 	}
 	free(m->src);
+	free(m->key);
 	free(m->scratch);
 	free(m->tracing);
 	free(m);
@@ -186,7 +191,12 @@ uint64_t ps_merge__late(const struct ps_merge *m)
 
 /* ---- one input's head ---- */
 
-static bool is_header(uint32_t type);
+/* A header record (described in record.h), or FINISHED_INIT; kernel records never are. */
+static inline bool is_header(uint32_t type)
+{
+	return type >= PS_RECORD_USER_START &&
+	       (ps_record_type_class(type) == PS_CLASS_HEADER || type == PS_RECORD_FINISHED_INIT);
+}
 
 /*
  * An untimed side-band record (perf's synthesized ones, psplit's replays) waits for the
@@ -198,7 +208,7 @@ static bool hold(struct src *s, const struct ps_record *rec)
 {
 	size_t need = 12 + rec->len;
 
-	if (is_header(rec->type) || rec->type >= PS_RECORD_USER_START || s->head_t)
+	if (s->head_t || rec->type >= PS_RECORD_USER_START)
 		return false;
 	if (ps_bytes__reserve(&s->pend, need, MAX_HELD) < 0)
 		return false;
@@ -271,11 +281,6 @@ static void fill(struct ps_merge *m, struct src *s)
 			ps_order__end(s->ord);
 		}
 	}
-}
-
-static bool is_header(uint32_t type)
-{
-	return ps_record_type_class(type) == PS_CLASS_HEADER || type == PS_RECORD_FINISHED_INIT;
 }
 
 static int stash(struct src *s, const struct ps_record *rec)
@@ -852,35 +857,96 @@ static const unsigned char *round_record(bool swap)
 static int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
                      struct ps_error *err)
 {
+	struct stash h;
 	int r;
 
 	m->queued = true;
 	m->consumed = best;
 	m->since_round++;
-	if (is_header(best->head.type)) {
-		struct stash h = { (unsigned char *)best->head.data, best->head.len,
-			           best->head.type, best->head.offset };
-
-		/* a late header record (BUILD_ID, FEATURE...) */
-		if (best->turn && header_kept(m, best, h.type)) {
-			h.data = (unsigned char *)ps_swap__record(best->turn, &best->head,
-			                                          ps_input__name(best->in), err);
-			if (!h.data)
-				return -1;
+	if (!is_header(best->head.type)) {
+		if (m->same && !best->turn) {
+			*rec = best->head; /* as it came */
+			return 1;
 		}
-		r = header_out(m, best, &h, rec);
-		if (r < 0)
-			return ps_error__set(err, PS_ECORRUPT, ps_input__name(best->in),
-			                     best->head.offset,
-			                     "cannot rewrite this header record");
-		if (r == 0) {
-			best->has_head = false;
-			m->consumed = NULL;
-			return ps_merge__next(m, rec, err);
-		}
-		return 1;
+		return record_out(m, best, &best->head, rec, err) < 0 ? -1 : 1;
 	}
-	return record_out(m, best, &best->head, rec, err) < 0 ? -1 : 1;
+	/* a late header record (BUILD_ID, FEATURE...) */
+	memset(rec, 0, sizeof(*rec));
+	h = (struct stash){ (unsigned char *)best->head.data, best->head.len, best->head.type,
+		            best->head.offset };
+	if (best->turn && header_kept(m, best, h.type)) {
+		h.data = (unsigned char *)ps_swap__record(best->turn, &best->head,
+		                                          ps_input__name(best->in), err);
+		if (!h.data)
+			return -1;
+	}
+	r = header_out(m, best, &h, rec);
+	if (r < 0)
+		return ps_error__set(err, PS_ECORRUPT, ps_input__name(best->in), best->head.offset,
+		                     "cannot rewrite this header record");
+	if (r == 0) {
+		best->has_head = false;
+		m->consumed = NULL;
+		return ps_merge__next(m, rec, err);
+	}
+	return 1;
+}
+
+/*
+ * An input whose state a full scan would leave as it is: it has a timed head, or it has
+ * ended with nothing held.
+ */
+static inline bool steady(const struct src *s)
+{
+	return s->has_head ? s->head_t != 0 : s->done && !s->pend.len;
+}
+
+/* The input with the earliest head by m->key (ties: the earlier input); NULL when all ended. */
+static struct src *pick(const struct ps_merge *m, uint64_t *best_t)
+{
+	uint64_t t = UINT64_MAX;
+	int i, b = -1;
+
+	for (i = 0; i < m->n; i++)
+		if (m->key[i] < t) {
+			t = m->key[i];
+			b = i;
+		}
+	*best_t = t;
+	return b < 0 ? NULL : &m->src[b];
+}
+
+/* After a full scan chose @best by its timed head: can the next picks go by the keys? */
+static void settle(struct ps_merge *m)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		if (!steady(&m->src[i]))
+			return;
+	for (i = 0; i < m->n; i++)
+		m->key[i] = m->src[i].has_head ? m->src[i].head_t : UINT64_MAX;
+	m->stable = true;
+}
+
+/* Give @best's head, the earliest (at @best_t), or first the untimed records it holds. */
+static int give(struct ps_merge *m, struct src *best, uint64_t best_t, struct ps_record *rec,
+                struct ps_error *err)
+{
+	if (best->pend.len) {
+		/* its held untimed records first, after perf's queue is emptied */
+		m->stable = false;
+		m->draining = best;
+		m->flush_left = m->queued ? 2 : 0;
+		m->queued = false;
+		m->since_round = 0;
+		return ps_merge__next(m, rec, err);
+	}
+	if (best_t && best_t < m->last_time)
+		m->late++;
+	else if (best_t)
+		m->last_time = best_t;
+	return give_head(m, best, rec, err);
 }
 
 int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *err)
@@ -889,6 +955,27 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 	uint64_t best_t, t;
 	int i, r;
 
+	/*
+	 * The inputs other than the one whose head was given last are as the last full scan
+	 * left them: refill that one; when it is steady again, the earliest of the heads
+	 * wins, as a full scan would find.  Pieces of one recording keep one input winning
+	 * for long runs, and each record costs a look at k keys.
+	 */
+	if (m->stable && m->consumed) {
+		struct src *c = m->consumed;
+
+		m->consumed = NULL;
+		c->has_head = false;
+		fill(m, c);
+		if (!m->round_pending && steady(c)) {
+			m->key[c - m->src] = c->has_head ? c->head_t : UINT64_MAX;
+			best = pick(m, &best_t);
+			if (best)
+				return give(m, best, best_t, rec, err);
+		}
+		m->stable = false;
+	}
+	m->stable = false;
 	memset(rec, 0, sizeof(*rec));
 	if (m->hphase < 2) {
 		r = give_header(m, rec, err);
@@ -995,17 +1082,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 			}
 		return 0;
 	}
-	if (best->pend.len) {
-		/* its held untimed records first, after perf's queue is emptied */
-		m->draining = best;
-		m->flush_left = m->queued ? 2 : 0;
-		m->queued = false;
-		m->since_round = 0;
-		return ps_merge__next(m, rec, err);
-	}
-	if (best_t && best_t < m->last_time)
-		m->late++;
-	else if (best_t)
-		m->last_time = best_t;
-	return give_head(m, best, rec, err);
+	if (best_t)
+		settle(m);
+	return give(m, best, best_t, rec, err);
 }
