@@ -852,7 +852,7 @@ static int deliver(struct ps_input *in, struct ps_record *rec, const unsigned ch
 		ps_error__set(&e, PS_ECORRUPT, in->name, off,
 		              "%s record of %u bytes is shorter than its fixed fields (%u bytes)",
 		              type_name(rec->type, tmp, sizeof(tmp)), rec->size, min);
-	else
+	else if (rec->type >= PS_RECORD_USER_START) /* the session learns from these only */
 		ps_session__process(in->session, rec, in->name, &e);
 	if (e.code) {
 		if (flags & PS_RECORD_INNER) {

@@ -526,8 +526,8 @@ int ps_order__pop(struct ps_order *o, struct ps_record *out)
 	o->ready_head = (o->ready_head + 1) & (o->ready_cap - 1);
 	o->nr_ready--;
 	o->cur_rec = h;
-	if (h->rec.type < PS_RECORD_USER_START)
-		ps_session__process_sideband(o->s, &h->rec);
+	if (h->rec.type < PS_RECORD_USER_START && h->rec.type != PERF_RECORD_SAMPLE)
+		ps_session__process_sideband(o->s, &h->rec); /* no SAMPLE changes a thread */
 	*out = h->rec;
 	return 1;
 }
