@@ -83,6 +83,10 @@ struct ps_merge {
 	 * head time (UINT64_MAX: it has ended): the next pick needs no full scan */
 	bool stable;
 	uint64_t *key;
+	/* the earliest key but the last pick's, and its input (n: none): while the input
+	 * picked stays ahead of it, it is picked again without a look at the others */
+	uint64_t second_t;
+	int second_i;
 	struct src *draining; /* whose held untimed records are being given */
 	int flush_left;       /* FINISHED_ROUNDs to give before them */
 	bool queued;          /* timed records given since perf's queue was last emptied */
@@ -901,17 +905,28 @@ static inline bool steady(const struct src *s)
 	return s->has_head ? s->head_t != 0 : s->done && !s->pend.len;
 }
 
-/* The input with the earliest head by m->key (ties: the earlier input); NULL when all ended. */
-static struct src *pick(const struct ps_merge *m, uint64_t *best_t)
+/*
+ * The input with the earliest head by m->key (ties: the earlier input), and the one after
+ * it noted in m->second_*; NULL when all have ended.
+ */
+static struct src *pick(struct ps_merge *m, uint64_t *best_t)
 {
-	uint64_t t = UINT64_MAX;
-	int i, b = -1;
+	uint64_t t = UINT64_MAX, t2 = UINT64_MAX;
+	int i, b = -1, b2 = m->n;
 
-	for (i = 0; i < m->n; i++)
+	for (i = 0; i < m->n; i++) {
 		if (m->key[i] < t) {
+			t2 = t;
+			b2 = b < 0 ? m->n : b;
 			t = m->key[i];
 			b = i;
+		} else if (m->key[i] < t2) {
+			t2 = m->key[i];
+			b2 = i;
 		}
+	}
+	m->second_t = t2;
+	m->second_i = b2;
 	*best_t = t;
 	return b < 0 ? NULL : &m->src[b];
 }
@@ -927,6 +942,7 @@ static void settle(struct ps_merge *m)
 	for (i = 0; i < m->n; i++)
 		m->key[i] = m->src[i].has_head ? m->src[i].head_t : UINT64_MAX;
 	m->stable = true;
+	pick(m, &(uint64_t){ 0 }); /* the second, for the next pick */
 }
 
 /* Give @best's head, the earliest (at @best_t), or first the untimed records it holds. */
@@ -968,7 +984,12 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 		c->has_head = false;
 		fill(m, c);
 		if (!m->round_pending && steady(c)) {
-			m->key[c - m->src] = c->has_head ? c->head_t : UINT64_MAX;
+			int ci = (int)(c - m->src);
+
+			t = m->key[ci] = c->has_head ? c->head_t : UINT64_MAX;
+			if (t != UINT64_MAX &&
+			    (t < m->second_t || (t == m->second_t && ci < m->second_i)))
+				return give(m, c, t, rec, err);
 			best = pick(m, &best_t);
 			if (best)
 				return give(m, best, best_t, rec, err);
