@@ -333,9 +333,15 @@ static int merge(const struct opts *o)
 	}
 	ps_merge__set_wait_hook(m, sink_hook, &out);
 	if (ps_merge__begin(m, &err) == 0 && sink_begin(&out, ps_merge__swapped(m), &oerr) == 0) {
-		while (!ps_stop && (r = ps_merge__next(m, &rec, &err)) > 0)
-			if (sink_put(&out, NULL, &rec, &oerr) < 0)
-				break;
+		if (out.out) { /* a stream: each record straight to the output */
+			while (!ps_stop && (r = ps_merge__next(m, &rec, &err)) > 0)
+				if (ps_output__write(out.out, rec.data, rec.len, &oerr) < 0)
+					break;
+		} else {
+			while (!ps_stop && (r = ps_merge__next(m, &rec, &err)) > 0)
+				if (sink_put(&out, NULL, &rec, &oerr) < 0)
+					break;
+		}
 	}
 	sink_close(&out, oerr.code ? &spare : &oerr);
 	if (oerr.code && oerr.code != PS_EPIPE)

@@ -844,9 +844,6 @@ static int give_header(struct ps_merge *m, struct ps_record *rec, struct ps_erro
 	return 0;
 }
 
-static int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
-                     struct ps_error *err);
-
 static const unsigned char *round_record(bool swap)
 {
 	static unsigned char rec[2][8];
@@ -857,27 +854,15 @@ static const unsigned char *round_record(bool swap)
 	return rec[swap];
 }
 
-/* Give the head record of @best (rewritten for different recordings). */
-static int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
-                     struct ps_error *err)
+/* Give the head of @best, a late header record (BUILD_ID, FEATURE...). */
+static int give_header_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
+                            struct ps_error *err)
 {
-	struct stash h;
+	struct stash h = { (unsigned char *)best->head.data, best->head.len, best->head.type,
+		           best->head.offset };
 	int r;
 
-	m->queued = true;
-	m->consumed = best;
-	m->since_round++;
-	if (!is_header(best->head.type)) {
-		if (m->same && !best->turn) {
-			*rec = best->head; /* as it came */
-			return 1;
-		}
-		return record_out(m, best, &best->head, rec, err) < 0 ? -1 : 1;
-	}
-	/* a late header record (BUILD_ID, FEATURE...) */
 	memset(rec, 0, sizeof(*rec));
-	h = (struct stash){ (unsigned char *)best->head.data, best->head.len, best->head.type,
-		            best->head.offset };
 	if (best->turn && header_kept(m, best, h.type)) {
 		h.data = (unsigned char *)ps_swap__record(best->turn, &best->head,
 		                                          ps_input__name(best->in), err);
@@ -894,6 +879,22 @@ static int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec
 		return ps_merge__next(m, rec, err);
 	}
 	return 1;
+}
+
+/* Give the head record of @best (rewritten for different recordings). */
+static inline int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
+                            struct ps_error *err)
+{
+	m->queued = true;
+	m->consumed = best;
+	m->since_round++;
+	if (is_header(best->head.type))
+		return give_header_head(m, best, rec, err);
+	if (m->same && !best->turn) {
+		*rec = best->head; /* as it came */
+		return 1;
+	}
+	return record_out(m, best, &best->head, rec, err) < 0 ? -1 : 1;
 }
 
 /*
@@ -946,8 +947,8 @@ static void settle(struct ps_merge *m)
 }
 
 /* Give @best's head, the earliest (at @best_t), or first the untimed records it holds. */
-static int give(struct ps_merge *m, struct src *best, uint64_t best_t, struct ps_record *rec,
-                struct ps_error *err)
+static inline int give(struct ps_merge *m, struct src *best, uint64_t best_t, struct ps_record *rec,
+                       struct ps_error *err)
 {
 	if (best->pend.len) {
 		/* its held untimed records first, after perf's queue is emptied */
