@@ -366,7 +366,8 @@ static void take_first(struct ps_order *o, struct held *h)
 	r = &o->runs[o->rheap[0]];
 	r->head = h->next;
 	if (r->head) {
-		rheap_sift_down(o, 0);
+		if (o->nr_rheap > 1) /* alone, it stays on top */
+			rheap_sift_down(o, 0);
 		return;
 	}
 	r->tail = NULL;
@@ -496,7 +497,9 @@ nomem:
 
 int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_error *err)
 {
-	return push(o, rec, false, err) ? 0 : -1;
+	if (!push(o, rec, false, err))
+		return -1;
+	return o->nr_ready != 0;
 }
 
 const unsigned char *ps_order__push_pinned(struct ps_order *o, const struct ps_record *rec,

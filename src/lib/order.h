@@ -65,8 +65,10 @@ void ps_order__delete(struct ps_order *o);
  * @err: filled (code PS_ENOMEM, at @rec's offset, no input name) on failure
  *
  * A FINISHED_ROUND releases what its round allows; going over the memory cap releases
- * everything queued.  Pop after every push to get what became releasable.
- * Return: 0, or -1 when out of memory (the record was not taken; the view is unchanged).
+ * everything queued.  Pop after every push to get what became releasable (a push that
+ * returned 0 released nothing).
+ * Return: 1 when records wait to be popped, 0 when none does, -1 when out of memory (the
+ * record was not taken; the view is unchanged).
  */
 int ps_order__push(struct ps_order *o, const struct ps_record *rec, struct ps_error *err);
 

@@ -211,7 +211,7 @@ static void push(struct ps_order *o, struct ps_record rec)
 {
 	struct ps_error err = { 0 };
 
-	if (ps_order__push(o, &rec, &err) != 0)
+	if (ps_order__push(o, &rec, &err) < 0)
 		push_failures++;
 }
 
@@ -231,6 +231,40 @@ static size_t drain(struct env *e, struct ps_order *o, uint64_t *got, size_t max
 }
 
 #define ROUND_MARK (1000000 + PS_RECORD_FINISHED_ROUND)
+
+/* ps_order__push() says whether records wait to be popped: a caller pops only then */
+static void test_push_says_ready(bool swap)
+{
+	struct env e = { .swap = swap };
+	struct ps_error err = { 0 };
+	struct ps_record rec;
+	struct ps_order *o;
+	uint64_t got[8];
+
+	make_session(&e, ST_BASE);
+	o = ps_order__new(e.s, 0);
+	CHECK(o != NULL);
+	rec = sample(&e, 1, 1, 100);
+	CHECK_EQ_U64(ps_order__push(o, &rec, &err), 0); /* queued */
+	rec = user(&e, PS_RECORD_FINISHED_INIT);
+	CHECK_EQ_U64(ps_order__push(o, &rec, &err), 1); /* out at once */
+	rec = sample(&e, 1, 1, 300);
+	CHECK_EQ_U64(ps_order__push(o, &rec, &err), 1); /* the user record still waits */
+	CHECK_EQ_U64(drain(&e, o, got, 8), 1);
+	rec = sample(&e, 1, 1, 200);
+	CHECK_EQ_U64(ps_order__push(o, &rec, &err), 0);
+	rec = round_end(&e); /* the limit is 0: only the FINISHED_ROUND */
+	CHECK_EQ_U64(ps_order__push(o, &rec, &err), 1);
+	CHECK_EQ_U64(drain(&e, o, got, 8), 1);
+	rec = round_end(&e); /* up to 300 */
+	CHECK_EQ_U64(ps_order__push(o, &rec, &err), 1);
+	CHECK_EQ_U64(drain(&e, o, got, 8), 4);
+	CHECK_EQ_U64(got[0], 100);
+	CHECK_EQ_U64(got[2], 300);
+	CHECK_EQ_U64(err.code, 0);
+	ps_order__delete(o);
+	ps_session__delete(e.s);
+}
 
 static void test_immediate(bool swap)
 {
@@ -757,6 +791,7 @@ int main(void)
 
 	for (swap = 0; swap <= 1; swap++) {
 		test_immediate(swap);
+		test_push_says_ready(swap);
 		test_rounds(swap);
 		test_ties(swap);
 		test_flush_all(swap);
