@@ -236,10 +236,11 @@ static void time_head(struct src *s)
 static void fill(struct ps_merge *m, struct src *s)
 {
 	struct ps_record rec;
+	bool ready = true; /* records may wait in the view */
 	int r;
 
 	while (!s->has_head && !s->done) {
-		if (ps_order__pop(s->ord, &s->head) > 0) {
+		if (ready && ps_order__pop(s->ord, &s->head) > 0) {
 			if (s->head.type == PS_RECORD_FINISHED_ROUND) {
 				m->round_pending = true;
 				continue;
@@ -255,9 +256,13 @@ static void fill(struct ps_merge *m, struct src *s)
 			s->done = true;
 			return;
 		}
+		ready = true;
 		r = ps_input__next(s->in, &rec, &s->err);
 		if (r == 1) {
-			if (ps_order__push(s->ord, &rec, &s->err) < 0) {
+			/* mostly a record queued for its round: nothing to pop then */
+			r = ps_order__push(s->ord, &rec, &s->err);
+			ready = r != 0;
+			if (r < 0) {
 				s->failed = true;
 				s->ended = true;
 				ps_order__end(s->ord);
