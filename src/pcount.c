@@ -1196,7 +1196,7 @@ int main(int argc, char **argv)
 	struct ps_record rec;
 	struct opts o;
 	size_t k;
-	int r = 0;
+	int r = 0, ready = 1;
 
 	ps_progname = "pcount";
 	ps_signals__init();
@@ -1244,6 +1244,7 @@ int main(int argc, char **argv)
 	while (!ps_stop && (r = ps_input__next(c->in, &rec, &err)) > 0) {
 		if (r == PS_INPUT_IDLE) {
 			ps_order__flush_all(ord);
+			ready = 1;
 		} else {
 			if (!checked && rec.type < PS_RECORD_USER_START) {
 				checked = true;
@@ -1252,7 +1253,8 @@ int main(int argc, char **argv)
 					break;
 				}
 			}
-			if (ps_order__push(ord, &rec, &err) < 0) {
+			ready = ps_order__push(ord, &rec, &err);
+			if (ready < 0) {
 				r = -1;
 				break;
 			}
@@ -1260,7 +1262,9 @@ int main(int argc, char **argv)
 			if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
 				ps_status("%s", line);
 		}
-		if (drain(c, ord, &err) < 0 || (o.interval_ns && close_due(c, &err) < 0)) {
+		/* most records wait for their round: nothing to pop then */
+		if ((ready && drain(c, ord, &err) < 0) ||
+		    (o.interval_ns && close_due(c, &err) < 0)) {
 			r = -1;
 			break;
 		}

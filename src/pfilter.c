@@ -546,7 +546,8 @@ static int handle(struct run *r, const struct ps_record *rec)
 		}
 	}
 	if (r->ord) {
-		if (drain_order(r) < 0)
+		/* most records wait for their round: nothing to decide then */
+		if (ps_order__ready(r->ord) && drain_order(r) < 0)
 			return -1;
 		if (r->q.bytes > QUEUE_CAP) {
 			ps_order__flush_all(r->ord);

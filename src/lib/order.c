@@ -535,6 +535,11 @@ int ps_order__pop(struct ps_order *o, struct ps_record *out)
 	return 1;
 }
 
+size_t ps_order__ready(const struct ps_order *o)
+{
+	return o->nr_ready;
+}
+
 uint64_t ps_order__time(const struct ps_order *o)
 {
 	return o->cur_rec ? o->cur_rec->time : 0;

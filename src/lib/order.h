@@ -101,6 +101,11 @@ void ps_order__unpin(struct ps_order *o, const unsigned char *bytes);
 int ps_order__pop(struct ps_order *o, struct ps_record *out);
 
 /**
+ * ps_order__ready() - how many records ps_order__pop() would give now, without a call to it.
+ */
+size_t ps_order__ready(const struct ps_order *o);
+
+/**
  * ps_order__time() - the time the view ordered the record ps_order__pop() gave last by: 0
  * for a record it did not queue (no time, a time of 0 or ~0, a user record).
  */
