@@ -211,6 +211,23 @@ $d/x0001-1.pipe" ]
 	[[ "$output" == *"$d/c/migration%2F0,18.pipe"* ]]
 }
 
+@test "psplit: pieces of many write buffers (written by a thread) are whole and in order" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" f="$BATS_TEST_TMPDIR/long.pipe"
+	# a few MB on two CPUs, in time order: each piece is many times psplit's write buffer
+	perf record -q -m 2048 -o - -e raw_syscalls:sys_enter,raw_syscalls:sys_exit -- sh -c \
+		'dd if=/dev/zero of=/dev/null bs=1 count=8000 & dd if=/dev/zero of=/dev/null bs=1 count=8000; wait' \
+		>"$f" 2>/dev/null || skip "perf record failed here"
+	[ "$(stat -c %s "$f")" -gt 2000000 ] || skip "perf record gave a short stream"
+	split_check "$f" --by cpu
+	split_check "$f" --by cpu,event --max-open 2
+	split_check "$f" -b 700k
+	"$BIN/psplit" --by cpu -d "$d/p" "$f" >"$d/list"
+	# shellcheck disable=SC2046
+	"$BIN/pcat" --merge $(cat "$d/list") | perf script -i - >"$d/got" 2>/dev/null
+	perf script -i "$f" 2>/dev/null | cmp - "$d/got"
+}
+
 @test "psplit: --by with a key no event has is a usage error listing the keys" {
 	run -2 --separate-stderr "$BIN/psplit" --by nosuch -d "$BATS_TEST_TMPDIR/x" "$DATA/rawsys-dd.pipe"
 	[[ "$stderr" == "psplit: --by: unknown key 'nosuch'; the keys of this stream are: event,"* ]]

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +21,8 @@
 #include "sideband.h"
 #include "split.h"
 
-#define PIECE_BUF (64u << 10)
+#define PIECE_BUF (256u << 10)
+#define WRITES_QUEUED 4   /* full buffers waiting for the writer thread */
 #define KNOWN_SLOTS 16384 /* per open piece; forgotten (and replayed again) when full */
 #define MAX_HEADER_BYTES (64u << 20)
 #define MAX_SAFE_KEY 200
@@ -32,6 +35,7 @@ struct header {
 };
 
 struct piece {
+	struct ps_split *sp;
 	char *key, *name;
 	char *tmp; /* the name it is written under until ps_split__finish() renames it */
 	uint64_t number, samples, bytes;
@@ -43,7 +47,39 @@ struct piece {
 	size_t nhdr;     /* header records written */
 	uint64_t *known; /* open addressing; 0 is empty */
 	size_t nknown;
+	uint32_t last_tid, last_pid; /* known both, while @last_tid is not NO_PID */
 	uint64_t last_use;
+};
+
+/*
+ * Full piece buffers are written by a thread of their own, so that copying them into the
+ * files (a fifth of psplit's time) overlaps reading and routing the records that follow.
+ * At most WRITES_QUEUED buffers wait for it, one after the other in a FIFO; a piece is
+ * closed, or written to directly, only once the writer is idle, so the bytes of every
+ * piece keep their order.  The thread is started when a first buffer fills up (small
+ * streams never need it); when it cannot be, buffers are written at once.
+ */
+struct job {
+	int fd;
+	size_t piece;
+	unsigned char *buf;
+	size_t len;
+};
+
+struct writer {
+	pthread_mutex_t mu;
+	pthread_cond_t more; /* for the thread: a job, or the end */
+	pthread_cond_t done; /* for the caller: a job was written */
+	pthread_t th;
+	bool ready, tried, running, quit;
+	struct job q[WRITES_QUEUED];
+	size_t head, n;                          /* waiting: q[head], q[head + 1]... n of them */
+	bool busy;                               /* one job taken and being written */
+	unsigned char *spare[WRITES_QUEUED + 1]; /* written buffers, for reuse */
+	size_t nspare;
+	bool failed; /* a write failed: @err_errno, in piece @err_piece; later jobs skipped */
+	int err_errno;
+	size_t err_piece;
 };
 
 /* a string -> index table (open addressing, index + 1 stored, 0 empty) */
@@ -64,6 +100,7 @@ struct ps_split {
 	size_t *open; /* indexes of the open pieces */
 	size_t nopen;
 	uint64_t clock, next_number;
+	struct writer w;
 };
 
 /* ---- names ---- */
@@ -237,6 +274,7 @@ static void learn(struct piece *p, uint64_t k)
 	if (p->nknown >= KNOWN_SLOTS / 2) {
 		memset(p->known, 0, KNOWN_SLOTS * sizeof(*p->known));
 		p->nknown = 0;
+		p->last_tid = PS_SIDEBAND_NO_PID;
 	}
 	for (i = (size_t)((k * 0x9e3779b97f4a7c15ULL) >> 40) & (KNOWN_SLOTS - 1); p->known[i];
 	     i = (i + 1) & (KNOWN_SLOTS - 1))
@@ -245,11 +283,152 @@ static void learn(struct piece *p, uint64_t k)
 	p->nknown++;
 }
 
+/* ---- the writer thread ---- */
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		struct job j;
+		int e = 0;
+
+		while (!w->n && !w->quit)
+			pthread_cond_wait(&w->more, &w->mu);
+		if (!w->n)
+			break;
+		j = w->q[w->head];
+		w->head = (w->head + 1) % WRITES_QUEUED;
+		w->n--;
+		w->busy = true;
+		if (!w->failed) {
+			pthread_mutex_unlock(&w->mu);
+			if (ps_write_full(j.fd, j.buf, j.len) < 0)
+				e = errno;
+			pthread_mutex_lock(&w->mu);
+		}
+		if (e && !w->failed) {
+			w->failed = true;
+			w->err_errno = e;
+			w->err_piece = j.piece;
+		}
+		w->busy = false;
+		if (w->nspare < ARRAY_SIZE(w->spare))
+			w->spare[w->nspare++] = j.buf;
+		else
+			free(j.buf);
+		pthread_cond_signal(&w->done);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Start the thread, once; signals stay with the main thread.  Whether it runs. */
+static bool writer_start(struct writer *w)
+{
+	sigset_t all, old;
+
+	if (w->tried || !w->ready)
+		return w->running;
+	w->tried = true;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	w->running = pthread_create(&w->th, NULL, writer_main, w) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return w->running;
+}
+
+/* The first failed write, as an error naming its piece.  Call with the lock not held. */
+static int writer_error(struct ps_split *sp, struct ps_error *err)
+{
+	errno = sp->w.err_errno;
+	return ps_error__sys(err, PS_EWRITE, sp->pieces[sp->w.err_piece].name, "write error");
+}
+
+/* Wait until every buffer handed over is written.  Return: 0, or -1 after a failed write. */
+static int writer_wait(struct ps_split *sp, struct ps_error *err)
+{
+	struct writer *w = &sp->w;
+	bool failed;
+
+	if (!w->running)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	while (w->n || w->busy)
+		pthread_cond_wait(&w->done, &w->mu);
+	failed = w->failed;
+	pthread_mutex_unlock(&w->mu);
+	return failed ? writer_error(sp, err) : 0;
+}
+
+/* Write what was handed over and end the thread. */
+static void writer_stop(struct writer *w)
+{
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->quit = true;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	w->running = false;
+	w->quit = false;
+}
+
+/* Hand @p's buffer to the writer thread and give @p an empty one. */
+static int writer_submit(struct piece *p, struct ps_error *err)
+{
+	struct ps_split *sp = p->sp;
+	struct writer *w = &sp->w;
+	unsigned char *fresh = NULL;
+
+	pthread_mutex_lock(&w->mu);
+	while (w->n == WRITES_QUEUED && !w->failed)
+		pthread_cond_wait(&w->done, &w->mu);
+	if (w->failed) {
+		pthread_mutex_unlock(&w->mu);
+		return writer_error(sp, err);
+	}
+	w->q[(w->head + w->n) % WRITES_QUEUED] =
+	        (struct job){ p->fd, (size_t)(p - sp->pieces), p->buf, p->blen };
+	w->n++;
+	if (w->nspare)
+		fresh = w->spare[--w->nspare];
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->mu);
+	p->blen = 0;
+	p->buf = fresh ? fresh : malloc(PIECE_BUF);
+	if (!p->buf)
+		return ps_error__set(err, PS_ENOMEM, p->name, PS_NO_OFFSET, "out of memory");
+	return 0;
+}
+
+static void writer_delete(struct writer *w)
+{
+	writer_stop(w);
+	while (w->nspare)
+		free(w->spare[--w->nspare]);
+	if (w->ready) {
+		pthread_cond_destroy(&w->done);
+		pthread_cond_destroy(&w->more);
+		pthread_mutex_destroy(&w->mu);
+	}
+}
+
 /* ---- writing ---- */
 
-static int piece_flush(struct piece *p, struct ps_error *err)
+/*
+ * Write out @p's buffer: through the writer thread when it runs (started when @full, a
+ * buffer that filled up), else at once.
+ */
+static int piece_flush(struct piece *p, bool full, struct ps_error *err)
 {
-	if (p->blen && ps_write_full(p->fd, p->buf, p->blen) < 0)
+	if (!p->blen)
+		return 0;
+	if (p->sp->w.running || (full && writer_start(&p->sp->w)))
+		return writer_submit(p, err);
+	if (ps_write_full(p->fd, p->buf, p->blen) < 0)
 		return ps_error__sys(err, PS_EWRITE, p->name, "write error");
 	p->blen = 0;
 	return 0;
@@ -258,10 +437,16 @@ static int piece_flush(struct piece *p, struct ps_error *err)
 static int piece_write(struct piece *p, const void *data, size_t len, struct ps_error *err)
 {
 	p->bytes += len;
-	if (p->blen + len > PIECE_BUF) {
-		if (piece_flush(p, err) < 0)
+	if (p->blen + len > PIECE_BUF || !p->buf) {
+		if (piece_flush(p, true, err) < 0)
 			return -1;
+		if (!p->buf)
+			return ps_error__set(err, PS_ENOMEM, p->name, PS_NO_OFFSET,
+			                     "out of memory");
 		if (len > PIECE_BUF) {
+			/* after what the writer holds, for the bytes' order */
+			if (writer_wait(p->sp, err) < 0)
+				return -1;
 			if (ps_write_full(p->fd, data, len) < 0)
 				return ps_error__sys(err, PS_EWRITE, p->name, "write error");
 			return 0;
@@ -288,9 +473,12 @@ static int emit(void *arg, const void *data, size_t len)
 static int piece_close(struct ps_split *sp, size_t idx, struct ps_error *err)
 {
 	struct piece *p = &sp->pieces[idx];
-	int r = piece_flush(p, err);
+	int r = piece_flush(p, false, err);
 	size_t i;
 
+	/* the writer may still hold bytes for this descriptor */
+	if (writer_wait(sp, r ? NULL : err) < 0)
+		r = -1;
 	if (close(p->fd) < 0 && r == 0)
 		r = ps_error__sys(err, PS_EWRITE, p->name, "write error");
 	p->fd = -1;
@@ -299,6 +487,7 @@ static int piece_close(struct ps_split *sp, size_t idx, struct ps_error *err)
 	p->buf = NULL;
 	p->known = NULL;
 	p->nknown = 0;
+	p->last_tid = PS_SIDEBAND_NO_PID;
 	for (i = 0; i < sp->nopen; i++) {
 		if (sp->open[i] == idx) {
 			sp->open[i] = sp->open[--sp->nopen];
@@ -388,6 +577,10 @@ struct ps_split *ps_split__new(const struct ps_split_config *cfg, const struct p
 		sp->s = s;
 		sp->sb = ps_sideband__new(s);
 		sp->open = calloc(sp->cfg.max_open, sizeof(*sp->open));
+		/* (these do not fail on Linux; if they did, buffers are written at once) */
+		sp->w.ready = pthread_mutex_init(&sp->w.mu, NULL) == 0 &&
+		              pthread_cond_init(&sp->w.more, NULL) == 0 &&
+		              pthread_cond_init(&sp->w.done, NULL) == 0;
 	}
 	if (!sp || !sp->sb || !sp->open) {
 		ps_split__delete(sp);
@@ -517,7 +710,9 @@ static int new_piece(struct ps_split *sp, const char *key, uint64_t number, size
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	p = &sp->pieces[sp->npieces];
 	memset(p, 0, sizeof(*p));
+	p->sp = sp;
 	p->fd = -1;
+	p->last_tid = PS_SIDEBAND_NO_PID;
 	p->number = number == UINT64_MAX ? sp->next_number : number;
 	if (p->number >= sp->next_number)
 		sp->next_number = p->number + 1;
@@ -559,47 +754,66 @@ int ps_split__sample(struct ps_split *sp, const struct ps_record *rec, const cha
 	return ps_split__sample_to(sp, rec, idx, tid, err);
 }
 
+/*
+ * Before the first sample of thread @tid of process @pid in @p: the side-band @p misses
+ * about them, replayed.
+ */
+static int sample_sideband(struct ps_split *sp, struct piece *p, uint32_t tid, uint32_t pid,
+                           struct ps_error *err)
+{
+	struct emit_ctx c = { p, err };
+	bool replay = (pid != PS_SIDEBAND_NO_PID && !known(p, KNOWN_PID | pid)) ||
+	              !known(p, KNOWN_TID | tid);
+
+	/*
+	 * perf applies a replayed (time 0) record when it reads it, before the samples
+	 * it still holds for time order: have it handle those first.  The piece is in
+	 * time order, so two rounds may release everything.
+	 */
+	if (replay && p->queued) {
+		unsigned char fr[8] = { 0 };
+
+		ps_put32(fr, PS_RECORD_FINISHED_ROUND, sp->cfg.swap);
+		ps_put16(fr + 6, 8, sp->cfg.swap);
+		if (piece_write(p, fr, 8, err) < 0 || piece_write(p, fr, 8, err) < 0)
+			return -1;
+		p->queued = false;
+		p->dirty = false;
+	}
+
+	if (pid != PS_SIDEBAND_NO_PID && !known(p, KNOWN_PID | pid)) {
+		if (ps_sideband__replay_process(sp->sb, pid, emit, &c) < 0)
+			return -1;
+		learn(p, KNOWN_PID | pid);
+	}
+	if (!known(p, KNOWN_TID | tid)) {
+		if (ps_sideband__replay_thread(sp->sb, tid, emit, &c) < 0)
+			return -1;
+		learn(p, KNOWN_TID | tid);
+	}
+	/* learning one may have forgotten the other (a full table starts again) */
+	if (pid == PS_SIDEBAND_NO_PID || known(p, KNOWN_PID | pid)) {
+		p->last_tid = tid;
+		p->last_pid = pid;
+	}
+	return 0;
+}
+
 int ps_split__sample_to(struct ps_split *sp, const struct ps_record *rec, size_t idx, uint32_t tid,
                         struct ps_error *err)
 {
 	struct piece *p;
-	struct emit_ctx c;
 
 	if (piece_open(sp, idx, err) < 0)
 		return -1;
 	p = &sp->pieces[idx];
-	c.p = p;
-	c.err = err;
 	if (tid != PS_SIDEBAND_NO_PID) {
 		uint32_t pid = ps_sideband__pid_of(sp->sb, tid);
-		bool replay = (pid != PS_SIDEBAND_NO_PID && !known(p, KNOWN_PID | pid)) ||
-		              !known(p, KNOWN_TID | tid);
 
-		/*
-		 * perf applies a replayed (time 0) record when it reads it, before the samples
-		 * it still holds for time order: have it handle those first.  The piece is in
-		 * time order, so two rounds may release everything.
-		 */
-		if (replay && p->queued) {
-			unsigned char fr[8] = { 0 };
-
-			ps_put32(fr, PS_RECORD_FINISHED_ROUND, sp->cfg.swap);
-			ps_put16(fr + 6, 8, sp->cfg.swap);
-			if (piece_write(p, fr, 8, err) < 0 || piece_write(p, fr, 8, err) < 0)
+		/* most samples are of the thread before, known with its process */
+		if (tid != p->last_tid || pid != p->last_pid) {
+			if (sample_sideband(sp, p, tid, pid, err) < 0)
 				return -1;
-			p->queued = false;
-			p->dirty = false;
-		}
-
-		if (pid != PS_SIDEBAND_NO_PID && !known(p, KNOWN_PID | pid)) {
-			if (ps_sideband__replay_process(sp->sb, pid, emit, &c) < 0)
-				return -1;
-			learn(p, KNOWN_PID | pid);
-		}
-		if (!known(p, KNOWN_TID | tid)) {
-			if (ps_sideband__replay_thread(sp->sb, tid, emit, &c) < 0)
-				return -1;
-			learn(p, KNOWN_TID | tid);
 		}
 	}
 	p->samples++;
@@ -649,6 +863,7 @@ int ps_split__finish(struct ps_split *sp, struct ps_error *err)
 		free(p->tmp);
 		p->tmp = NULL;
 	}
+	writer_stop(&sp->w); /* every piece is closed: nothing is left for it */
 	return r;
 }
 
@@ -658,6 +873,7 @@ void ps_split__delete(struct ps_split *sp)
 
 	if (!sp)
 		return;
+	writer_stop(&sp->w); /* what it holds is written before the rest */
 	for (i = 0; i < sp->npieces; i++) {
 		struct piece *p = &sp->pieces[i];
 
@@ -681,6 +897,7 @@ void ps_split__delete(struct ps_split *sp)
 	free(sp->by_key.slot);
 	free(sp->by_name.slot);
 	free(sp->open);
+	writer_delete(&sp->w);
 	ps_sideband__delete(sp->sb);
 	free(sp);
 }
