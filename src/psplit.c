@@ -249,6 +249,7 @@ struct run {
 	uint64_t last_num; /* -n, -t, -b: the number of the last sample's piece */
 	bool have_cur;
 	struct memo *memo; /* --by keys of the event, cpu, pid and tid only; else NULL */
+	const char *name;  /* the input's, for errors */
 };
 
 /*
@@ -312,41 +313,31 @@ static int check_where(struct run *r, struct ps_error *err)
 	return -1;
 }
 
-static int split_sample(struct run *r, const struct ps_record *rec, struct ps_error *err)
+/* The piece of a sample the memo does not know, or of a run that cuts by other than keys. */
+static int split_sample_slow(struct run *r, const struct ps_record *rec,
+                             const struct ps_sample *smp, uint32_t tid, struct ps_error *err)
 {
 	const struct opts *o = r->o;
-	struct ps_sample smp;
 	struct ps_piece_info pi;
 	uint64_t num = 0;
-	uint32_t tid;
 	char key[PS_KEY_MAX * PS_KEY_VALUE_MAX];
 	struct memo *slot = NULL;
 	uint64_t ac = 0, pt = 0;
 	size_t idx;
 
-	if (ps_sample__parse(r->s, rec, &smp, ps_input__name(r->in), err) < 0)
-		return -1;
-	if (r->where) {
-		int m = ps_filter__match(r->where, r->s, &smp);
-
-		if (m < 0)
-			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-		if (!m)
-			return 0;
-	}
 	switch (o->mode) {
 	case MODE_COUNT:
 		num = r->kept / o->count;
 		break;
 	case MODE_TIME:
-		if (!(smp.type & PERF_SAMPLE_TIME))
+		if (!(smp->type & PERF_SAMPLE_TIME))
 			return ps_error__set(err, PS_EUNSUP, ps_input__name(r->in), rec->offset,
 			                     "a sample without a time: -t needs PERF_SAMPLE_TIME");
 		if (!r->have_first) {
 			r->have_first = true;
-			r->first_ns = smp.time;
+			r->first_ns = smp->time;
 		}
-		num = smp.time > r->first_ns ? (smp.time - r->first_ns) / o->slice_ns : 0;
+		num = smp->time > r->first_ns ? (smp->time - r->first_ns) / o->slice_ns : 0;
 		break;
 	case MODE_SIZE:
 		if (r->have_cur) {
@@ -360,20 +351,15 @@ static int split_sample(struct run *r, const struct ps_record *rec, struct ps_er
 	case MODE_NONE:
 		break;
 	}
-	tid = smp.type & PERF_SAMPLE_TID ? smp.tid : PS_SIDEBAND_NO_PID;
 	if (o->mode == MODE_KEY && r->memo) {
-		slot = memo_slot(r->memo, &smp, &ac, &pt);
-		if (slot->piece1 && slot->attr_cpu == ac && slot->pid_tid == pt) {
-			idx = slot->piece1 - 1;
-			goto known;
-		}
+		slot = memo_slot(r->memo, smp, &ac, &pt);
 	} else if (o->mode != MODE_KEY && r->have_cur && num == r->last_num) {
 		idx = r->cur;
 		goto known;
 	}
 	if (o->mode != MODE_KEY)
 		snprintf(key, sizeof(key), "%llu", (unsigned long long)num);
-	else if (ps_key__text(o->by, r->s, &smp, key, sizeof(key)) < 0)
+	else if (ps_key__text(o->by, r->s, smp, key, sizeof(key)) < 0)
 		key[0] =
 		        0; /* a sample without one of the keys goes to the piece of the empty key */
 	if (ps_split__sample(r->sp, rec, key, o->mode == MODE_KEY ? UINT64_MAX : num, tid, &idx,
@@ -388,6 +374,38 @@ known:
 written:
 	r->cur = idx;
 	r->last_num = num;
+	r->have_cur = true;
+	r->kept++;
+	return 0;
+}
+
+static int split_sample(struct run *r, const struct ps_record *rec, struct ps_error *err)
+{
+	struct ps_sample smp;
+	struct memo *slot;
+	uint64_t ac, pt;
+	uint32_t tid;
+
+	if (ps_sample__parse(r->s, rec, &smp, r->name, err) < 0)
+		return -1;
+	if (r->where) {
+		int m = ps_filter__match(r->where, r->s, &smp);
+
+		if (m < 0)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		if (!m)
+			return 0;
+	}
+	tid = smp.type & PERF_SAMPLE_TID ? smp.tid : PS_SIDEBAND_NO_PID;
+	if (!r->memo) /* (--by keys of the memo only) */
+		return split_sample_slow(r, rec, &smp, tid, err);
+	slot = memo_slot(r->memo, &smp, &ac, &pt);
+	if (!slot->piece1 || slot->attr_cpu != ac || slot->pid_tid != pt)
+		return split_sample_slow(r, rec, &smp, tid, err);
+	/* a sample like one before: its piece without the key's text and its lookup */
+	if (ps_split__sample_to(r->sp, rec, slot->piece1 - 1, tid, err) < 0)
+		return -1;
+	r->cur = slot->piece1 - 1;
 	r->have_cur = true;
 	r->kept++;
 	return 0;
@@ -550,6 +568,7 @@ int main(int argc, char **argv)
 	if (!r.in)
 		ps_die(&err);
 	r.s = ps_input__session(r.in);
+	r.name = ps_input__name(r.in);
 	cfg.dir = o.dir;
 	if (o.data) {
 		static char pat[4096];

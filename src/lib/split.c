@@ -434,24 +434,31 @@ static int piece_flush(struct piece *p, bool full, struct ps_error *err)
 	return 0;
 }
 
-static int piece_write(struct piece *p, const void *data, size_t len, struct ps_error *err)
+/* piece_write() when @data does not fit in @p's buffer: through a flush */
+static int piece_write_flush(struct piece *p, const void *data, size_t len, struct ps_error *err)
+{
+	if (piece_flush(p, true, err) < 0)
+		return -1;
+	if (!p->buf)
+		return ps_error__set(err, PS_ENOMEM, p->name, PS_NO_OFFSET, "out of memory");
+	if (len > PIECE_BUF) {
+		/* after what the writer holds, for the bytes' order */
+		if (writer_wait(p->sp, err) < 0)
+			return -1;
+		if (ps_write_full(p->fd, data, len) < 0)
+			return ps_error__sys(err, PS_EWRITE, p->name, "write error");
+		return 0;
+	}
+	memcpy(p->buf + p->blen, data, len);
+	p->blen += len;
+	return 0;
+}
+
+static inline int piece_write(struct piece *p, const void *data, size_t len, struct ps_error *err)
 {
 	p->bytes += len;
-	if (p->blen + len > PIECE_BUF || !p->buf) {
-		if (piece_flush(p, true, err) < 0)
-			return -1;
-		if (!p->buf)
-			return ps_error__set(err, PS_ENOMEM, p->name, PS_NO_OFFSET,
-			                     "out of memory");
-		if (len > PIECE_BUF) {
-			/* after what the writer holds, for the bytes' order */
-			if (writer_wait(p->sp, err) < 0)
-				return -1;
-			if (ps_write_full(p->fd, data, len) < 0)
-				return ps_error__sys(err, PS_EWRITE, p->name, "write error");
-			return 0;
-		}
-	}
+	if (p->blen + len > PIECE_BUF || !p->buf)
+		return piece_write_flush(p, data, len, err);
 	memcpy(p->buf + p->blen, data, len);
 	p->blen += len;
 	return 0;
@@ -497,15 +504,22 @@ static int piece_close(struct ps_split *sp, size_t idx, struct ps_error *err)
 	return r;
 }
 
-static int piece_open(struct ps_split *sp, size_t idx, struct ps_error *err)
+static int piece_reopen(struct ps_split *sp, size_t idx, struct ps_error *err);
+
+/* Make piece @idx the one written last, opened if it is not. */
+static inline int piece_open(struct ps_split *sp, size_t idx, struct ps_error *err)
+{
+	sp->pieces[idx].last_use = ++sp->clock;
+	return sp->pieces[idx].fd >= 0 ? 0 : piece_reopen(sp, idx, err);
+}
+
+/* piece_open() of a piece that is not open: made, or reopened for appending */
+static int piece_reopen(struct ps_split *sp, size_t idx, struct ps_error *err)
 {
 	struct piece *p = &sp->pieces[idx];
 	struct emit_ctx c = { p, err };
 	size_t i;
 
-	p->last_use = ++sp->clock;
-	if (p->fd >= 0)
-		return 0;
 	if (sp->nopen >= sp->cfg.max_open) {
 		size_t lru = 0;
 
