@@ -230,17 +230,21 @@ static void time_head(struct src *s)
 }
 
 /*
- * Try to give @s a head record.  @wait: block on a live input up to its idle timeout.
- * FINISHED_ROUND records are noted, not made heads.
+ * Try to give @s a head record.  FINISHED_ROUND records are noted, not made heads.
+ * @got: what a pop of the view of @s just gave (1: a record, in s->head; 0: none), or -1
+ * when it was not popped yet.
  */
-static void fill(struct ps_merge *m, struct src *s)
+static void fill_popped(struct ps_merge *m, struct src *s, int got)
 {
 	struct ps_record rec;
 	bool ready = true; /* records may wait in the view */
 	int r;
 
 	while (!s->has_head && !s->done) {
-		if (ready && ps_order__pop(s->ord, &s->head) > 0) {
+		if (got < 0)
+			got = ready ? ps_order__pop(s->ord, &s->head) : 0;
+		if (got > 0) {
+			got = -1;
 			if (s->head.type == PS_RECORD_FINISHED_ROUND) {
 				m->round_pending = true;
 				continue;
@@ -252,6 +256,7 @@ static void fill(struct ps_merge *m, struct src *s)
 			s->quiet_since = 0;
 			return;
 		}
+		got = -1;
 		if (s->ended) {
 			s->done = true;
 			return;
@@ -290,6 +295,30 @@ static void fill(struct ps_merge *m, struct src *s)
 			ps_order__end(s->ord);
 		}
 	}
+}
+
+static void fill(struct ps_merge *m, struct src *s)
+{
+	fill_popped(m, s, -1);
+}
+
+/*
+ * fill() for the input whose head was just given: mostly its view holds the next record
+ * of the round, a timed one, which becomes the head at once.
+ */
+static inline void refill(struct ps_merge *m, struct src *s)
+{
+	int got = ps_order__pop(s->ord, &s->head);
+
+	if (got > 0 && s->head.type != PS_RECORD_FINISHED_ROUND) {
+		time_head(s);
+		if (s->head_t) { /* hold() holds untimed records only */
+			s->has_head = true;
+			s->quiet_since = 0;
+			return;
+		}
+	}
+	fill_popped(m, s, got);
 }
 
 static int stash(struct src *s, const struct ps_record *rec)
@@ -988,7 +1017,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 
 		m->consumed = NULL;
 		c->has_head = false;
-		fill(m, c);
+		refill(m, c);
 		if (!m->round_pending && steady(c)) {
 			int ci = (int)(c - m->src);
 
