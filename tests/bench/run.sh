@@ -5,7 +5,9 @@
 # (the pipe limit) and against perf script, ptojson against perf script with the same
 # fields and against perf data convert --to-json, peak memory on a stream and on one ten
 # times longer, the latency of precord | pfilter | ptojson, precord against perf record
-# under the same syscall storm.  Each figure is the median of BENCH_RUNS runs (3).  The
+# under the same syscall storm.  Each figure is the median of BENCH_RUNS runs (3); a ratio
+# to the pipe limit is the ratio of the medians of BENCH_PAIR_RUNS runs (7) of the stage and
+# of `cat | cat` taken in turn, so that a change of load on the machine hits both.  The
 # table is printed and written to tests/bench/results.md with the machine's description.
 #
 # To add a figure: call `stage NAME COMMAND` (a filter fed the stream on stdin) or
@@ -14,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=$PWD/bin
 RUNS=${BENCH_RUNS:-3}
+PAIR_RUNS=${BENCH_PAIR_RUNS:-7}
 COPIES=${BENCH_COPIES:-1000}
 RESULTS=${BENCH_RESULTS:-tests/bench/results.md}
 work=$(mktemp -d)
@@ -41,6 +44,21 @@ secs() { # median wall-clock seconds of a shell command over $RUNS runs
 	done | median
 }
 
+pair() { # pair BASE CMD: "TBASE TCMD", median wall seconds of each over $PAIR_RUNS runs in turn
+	local i s e a=() b=()
+	for ((i = 0; i < PAIR_RUNS; i++)); do
+		s=$(date +%s%N)
+		bash -c "$1" >/dev/null 2>&1 || true
+		e=$(date +%s%N)
+		a+=("$(((e - s) / 1000))e-6")
+		s=$(date +%s%N)
+		bash -c "$2" >/dev/null 2>&1 || true
+		e=$(date +%s%N)
+		b+=("$(((e - s) / 1000))e-6")
+	done
+	echo "$(printf '%s\n' "${a[@]}" | median) $(printf '%s\n' "${b[@]}" | median)"
+}
+
 rss_kb() { # median peak resident KiB of the last command of a pipeline, over $RUNS runs
 	local i
 	for ((i = 0; i < RUNS; i++)); do
@@ -58,12 +76,11 @@ copies() { # copies N FILE...: the stream repeated N times, one header (pcat joi
 	"$BIN/pcat" "${args[@]}"
 }
 
-base_cat=""
 base_perf=""
 stage() { # stage NAME COMMAND: COMMAND reads the stream on stdin
-	local t
-	t=$(secs "cat '$big' | $2 > /dev/null")
-	row "$1 vs cat | cat (throughput)" "$(x "$base_cat" "$t")" "${3:-}"
+	local t tb
+	read -r tb t < <(pair "cat '$big' | cat > /dev/null" "cat '$big' | $2 > /dev/null")
+	row "$1 vs cat | cat (throughput)" "$(x "$tb" "$t")" "${3:-}"
 	[ -z "$base_perf" ] || row "$1 vs perf script" "$(x "$base_perf" "$t")" "${4:-}"
 }
 
@@ -73,12 +90,11 @@ start_s=$(date +%s)
 # ---- the stream ----
 copies "$COPIES" "$src" >"$big"
 samples=$("$BIN/pcount" -j "$big" | jq .total)
-printf 'stream: %s copies of %s, %s bytes, %s samples; median of %s runs per figure\n\n' \
-	"$COPIES" "$src" "$(stat -c %s "$big")" "$samples" "$RUNS"
+printf 'stream: %s copies of %s, %s bytes, %s samples; median of %s runs per figure, %s for a ratio to the pipe limit\n\n' \
+	"$COPIES" "$src" "$(stat -c %s "$big")" "$samples" "$RUNS" "$PAIR_RUNS"
 printf '%-52s %-24s %s\n' figure value goal
 
 # ---- throughput ----
-base_cat=$(secs "cat '$big' | cat > /dev/null")
 if command -v perf >/dev/null; then
 	base_perf=$(secs "perf script -i - < '$big'")
 fi
@@ -248,10 +264,10 @@ split_merge() { # split_merge STREAM DIR: DIR/4.list names 4 pieces of STREAM
 }
 split_merge "$big" "$work/sm"
 pieces=$(tr '\n' ' ' <"$work/sm/4.list")
-t=$(secs "rm -rf '$work/sm/cpu'; cat '$big' | '$BIN/psplit' --by cpu -d '$work/sm/cpu'")
-row "psplit --by cpu vs cat | cat (throughput)" "$(x "$base_cat" "$t")" ">= 0.4x"
-t=$(secs "'$BIN/pcat' --merge $pieces | cat")
-t4=$(secs "cat $pieces | cat")
+read -r tb t < <(pair "cat '$big' | cat > /dev/null" \
+	"rm -rf '$work/sm/cpu'; cat '$big' | '$BIN/psplit' --by cpu -d '$work/sm/cpu'")
+row "psplit --by cpu vs cat | cat (throughput)" "$(x "$tb" "$t")" ">= 0.4x"
+read -r t4 t < <(pair "cat $pieces | cat" "'$BIN/pcat' --merge $pieces | cat")
 row "pcat --merge of 4 inputs vs cat | cat of the 4" "$(x "$t4" "$t")" ">= 0.4x"
 small=$(rss_kb "rm -rf '$work/sm/cpu'; cat '$big' | '$BIN/psplit' --by cpu -d '$work/sm/cpu'")
 large=$(rss_kb "rm -rf '$work/sm/cpu'; $ten | '$BIN/psplit' --by cpu -d '$work/sm/cpu'")
@@ -270,7 +286,8 @@ finish() {
 	{
 		echo "# make bench results"
 		echo
-		echo "Measured $(date -u +%Y-%m-%d) by tests/bench/run.sh, one run, median of $RUNS per figure."
+		echo "Measured $(date -u +%Y-%m-%d) by tests/bench/run.sh, one run, median of $RUNS per figure;" \
+			"a ratio to the pipe limit (cat | cat) from $PAIR_RUNS runs of each, taken in turn."
 		echo "Machine: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) CPUs" \
 			"($(lscpu | sed -n 's/^Core(s) per socket: *//p' | head -n 1) cores per socket)," \
 			"$(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r)," \
