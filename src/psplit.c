@@ -590,7 +590,10 @@ int main(int argc, char **argv)
 	if (r.sp && !ord)
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	while (ord && !ps_stop && (ret = ps_input__next(r.in, &rec, &err)) > 0) {
-		if (ps_order__push(ord, &rec, &err) < 0 || drain(&r, ord, &err) < 0) {
+		int waiting = ps_order__push(ord, &rec, &err);
+
+		/* most records wait for their round: nothing to pop after them */
+		if (waiting < 0 || (waiting > 0 && drain(&r, ord, &err) < 0)) {
 			ret = -1;
 			break;
 		}
