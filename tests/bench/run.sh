@@ -44,13 +44,15 @@ secs() { # median wall-clock seconds of a shell command over $RUNS runs
 	done | median
 }
 
-pair() { # pair BASE CMD: "TBASE TCMD", median wall seconds of each over $PAIR_RUNS runs in turn
+pair() { # pair BASE CMD [PREP]: "TBASE TCMD", median wall seconds of each over $PAIR_RUNS
+	# runs in turn; PREP, untimed, before each run of CMD
 	local i s e a=() b=()
 	for ((i = 0; i < PAIR_RUNS; i++)); do
 		s=$(date +%s%N)
 		bash -c "$1" >/dev/null 2>&1 || true
 		e=$(date +%s%N)
 		a+=("$(((e - s) / 1000))e-6")
+		[ -z "${3:-}" ] || bash -c "$3" >/dev/null 2>&1 || true
 		s=$(date +%s%N)
 		bash -c "$2" >/dev/null 2>&1 || true
 		e=$(date +%s%N)
@@ -265,7 +267,7 @@ split_merge() { # split_merge STREAM DIR: DIR/4.list names 4 pieces of STREAM
 split_merge "$big" "$work/sm"
 pieces=$(tr '\n' ' ' <"$work/sm/4.list")
 read -r tb t < <(pair "cat '$big' | cat > /dev/null" \
-	"rm -rf '$work/sm/cpu'; cat '$big' | '$BIN/psplit' --by cpu -d '$work/sm/cpu'")
+	"cat '$big' | '$BIN/psplit' --by cpu -d '$work/sm/cpu'" "rm -rf '$work/sm/cpu'")
 row "psplit --by cpu vs cat | cat (throughput)" "$(x "$tb" "$t")" ">= 0.4x"
 read -r t4 t < <(pair "cat $pieces | cat" "'$BIN/pcat' --merge $pieces | cat")
 row "pcat --merge of 4 inputs vs cat | cat of the 4" "$(x "$t4" "$t")" ">= 0.4x"
