@@ -96,9 +96,10 @@ struct table {
  */
 struct ctx {
 	const struct opts *o;
-	struct ps_progress *prog; /* the progress line, or NULL */
-	bool thread_key;          /* ps_key__thread_only(), and no --folded */
-	struct ps_symbols *syms;  /* for sym, dso, --folded; else NULL */
+	struct ps_progress *prog;       /* the progress line, or NULL */
+	bool thread_key;                /* ps_key__thread_only(), and no --folded */
+	const struct ps_attr *cur_attr; /* of the record being handled, if known */
+	struct ps_symbols *syms;        /* for sym, dso, --folded; else NULL */
 	struct ps_fold_buf fold;
 	struct ps_input *in;
 	struct ps_session *s;
@@ -935,7 +936,7 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 	uint64_t k = 0;
 	int j, len = 0;
 
-	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
+	if (ps_sample__parse_attr(c->s, rec, c->cur_attr, &smp, ps_input__name(c->in), err) < 0)
 		return -1;
 	/* the test in front spares a call per sample: only undecoded tracepoints say more */
 	if (smp.attr->type == PERF_TYPE_TRACEPOINT && !smp.attr->tp &&
@@ -1071,6 +1072,7 @@ static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 	while (ps_order__pop(ord, &rec) > 0) {
 		if (c->syms)
 			ps_symbols__process(c->syms, &rec);
+		c->cur_attr = ps_order__attr(ord);
 		if (handle(c, &rec, err) < 0)
 			return -1;
 	}

@@ -390,13 +390,14 @@ static void wait_hook(void *arg)
 		ps_output__flush_hook(r->out);
 }
 
-/* Keep @smp? Bounds first, then the expression.  -1 on error (r->err). */
-static int decide(struct run *r, const struct ps_record *rec)
+/* Keep @rec (@attr: its attr when known, else NULL)?  Bounds first, then the expression.
+ * -1 on error (r->err). */
+static int decide(struct run *r, const struct ps_record *rec, const struct ps_attr *attr)
 {
 	struct ps_sample smp;
 	int m;
 
-	if (ps_sample__parse(r->s, rec, &smp, ps_input__name(r->in), &r->err) < 0)
+	if (ps_sample__parse_attr(r->s, rec, attr, &smp, ps_input__name(r->in), &r->err) < 0)
 		return -1;
 	if (r->o->start.set || r->o->stop.set) {
 		if (!(smp.type & PERF_SAMPLE_TIME))
@@ -453,7 +454,7 @@ static int drain_order(struct run *r)
 			continue;
 		if (rec.seq >= r->stop_seq)
 			continue;
-		keep = decide(r, &rec);
+		keep = decide(r, &rec, ps_order__attr(r->ord));
 		if (keep < 0) {
 			r->stop_seq = rec.seq;
 			ret = -1;
@@ -512,7 +513,7 @@ static int handle(struct run *r, const struct ps_record *rec)
 		if (r->ord) {
 			st = PENDING;
 		} else {
-			int keep = decide(r, rec);
+			int keep = decide(r, rec, NULL);
 
 			if (keep < 0)
 				return -1;

@@ -45,7 +45,8 @@ struct chunk {
 struct held {
 	uint64_t time;
 	uint64_t arrival;
-	struct held *next; /* in its run */
+	struct held *next;          /* in its run */
+	const struct ps_attr *attr; /* the record's, as found when it was pushed, or NULL */
 	struct chunk *chunk;
 	size_t cost;
 	struct ps_record rec;
@@ -431,11 +432,13 @@ static void release(struct ps_order *o, uint64_t limit)
 /* ---- the view ---- */
 
 /* The record's time when perf would queue it: a kernel record with a time not 0 nor ~0. */
-static bool timed(const struct ps_order *o, const struct ps_record *rec, uint64_t *t)
+static bool timed(const struct ps_order *o, const struct ps_record *rec, uint64_t *t,
+                  const struct ps_attr **attr)
 {
+	*attr = NULL;
 	if (rec->type >= PS_RECORD_USER_START)
 		return false;
-	if (!ps_session__record_time(o->s, rec, t))
+	if (!ps_session__record_attr_time(o->s, rec, t, attr))
 		return false;
 	return *t != 0 && *t != UINT64_MAX;
 }
@@ -444,8 +447,9 @@ static struct held *push(struct ps_order *o, const struct ps_record *rec, bool p
                          struct ps_error *err)
 {
 	struct held *h;
+	const struct ps_attr *attr;
 	uint64_t t = 0;
-	bool queue = timed(o, rec, &t);
+	bool queue = timed(o, rec, &t, &attr);
 	size_t cost = sizeof(*h) + rec->len;
 
 	/* Room first, so that nothing below can fail halfway. */
@@ -461,6 +465,7 @@ static struct held *push(struct ps_order *o, const struct ps_record *rec, bool p
 	h->rec = *rec;
 	h->rec.data = h->bytes;
 	h->time = queue ? t : 0;
+	h->attr = attr;
 	h->arrival = o->arrivals++;
 	h->cost = cost;
 
@@ -533,6 +538,11 @@ int ps_order__pop(struct ps_order *o, struct ps_record *out)
 		ps_session__process_sideband(o->s, &h->rec); /* no SAMPLE changes a thread */
 	*out = h->rec;
 	return 1;
+}
+
+const struct ps_attr *ps_order__attr(const struct ps_order *o)
+{
+	return o->cur_rec ? o->cur_rec->attr : NULL;
 }
 
 size_t ps_order__ready(const struct ps_order *o)

@@ -101,6 +101,13 @@ void ps_order__unpin(struct ps_order *o, const unsigned char *bytes);
 int ps_order__pop(struct ps_order *o, struct ps_record *out);
 
 /**
+ * ps_order__attr() - the attr of the record ps_order__pop() gave last, as the session found
+ * it when the record was pushed (ps_session__attr_of()), or NULL; for
+ * ps_sample__parse_attr(), which then need not look it up again.
+ */
+const struct ps_attr *ps_order__attr(const struct ps_order *o);
+
+/**
  * ps_order__ready() - how many records ps_order__pop() would give now, without a call to it.
  */
 size_t ps_order__ready(const struct ps_order *o);

@@ -200,7 +200,14 @@ static int walk(struct walker *w, const struct ps_attr *a, struct ps_sample *o)
 int ps_sample__parse(const struct ps_session *s, const struct ps_record *rec, struct ps_sample *out,
                      const char *name, struct ps_error *err)
 {
-	const struct ps_attr *a = ps_session__attr_of(s, rec);
+	return ps_sample__parse_attr(s, rec, NULL, out, name, err);
+}
+
+int ps_sample__parse_attr(const struct ps_session *s, const struct ps_record *rec,
+                          const struct ps_attr *attr, struct ps_sample *out, const char *name,
+                          struct ps_error *err)
+{
+	const struct ps_attr *a = attr ? attr : ps_session__attr_of(s, rec);
 	struct walker w = { rec->data + 8, rec->size - 8u, 0, ps_session__swapped(s) };
 
 	zero(out, 0, sizeof(*out));

@@ -70,6 +70,14 @@ int ps_sample__parse(const struct ps_session *s, const struct ps_record *rec, st
                      const char *name, struct ps_error *err);
 
 /**
+ * ps_sample__parse_attr() - ps_sample__parse() with the record's attr already known
+ * (ps_order__attr()); NULL: look it up as ps_sample__parse() does.
+ */
+int ps_sample__parse_attr(const struct ps_session *s, const struct ps_record *rec,
+                          const struct ps_attr *attr, struct ps_sample *out, const char *name,
+                          struct ps_error *err);
+
+/**
  * ps_sample__parse_id() - decode the sample_id trailer of a non-SAMPLE kernel record.
  * Return: 1 when the record has a trailer (and @out holds pid, tid, time, id, stream_id, cpu,
  * identifier as far as the sample_type carries them), 0 when it has none, -1 when it does not

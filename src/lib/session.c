@@ -773,16 +773,17 @@ struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_
 	return attr_by_id(s, id);
 }
 
-bool ps_session__record_time(const struct ps_session *s, const struct ps_record *rec,
-                             uint64_t *time)
+bool ps_session__record_attr_time(const struct ps_session *s, const struct ps_record *rec,
+                                  uint64_t *time, const struct ps_attr **attr)
 {
 	const struct ps_attr *a;
 	size_t words = (rec->size - 8u) / 8;
 	size_t pos;
 
+	*attr = NULL;
 	if (rec->type >= PS_RECORD_USER_START || rec->type == 0)
 		return false;
-	a = ps_session__attr_of(s, rec);
+	a = *attr = ps_session__attr_of(s, rec);
 	if (!a)
 		return false;
 	if (rec->type == PERF_RECORD_SAMPLE) {
@@ -798,6 +799,14 @@ bool ps_session__record_time(const struct ps_session *s, const struct ps_record 
 	}
 	*time = ps_get64(rec->data + 8 + 8 * pos, s->swap);
 	return true;
+}
+
+bool ps_session__record_time(const struct ps_session *s, const struct ps_record *rec,
+                             uint64_t *time)
+{
+	const struct ps_attr *a;
+
+	return ps_session__record_attr_time(s, rec, time, &a);
 }
 
 /* ---- threads ---- */

@@ -148,6 +148,13 @@ bool ps_session__record_time(const struct ps_session *s, const struct ps_record 
                              uint64_t *time);
 
 /**
+ * ps_session__record_attr_time() - ps_session__record_time(), and the record's attr
+ * (ps_session__attr_of()) in *@attr, NULL when not found, for a caller that wants both.
+ */
+bool ps_session__record_attr_time(const struct ps_session *s, const struct ps_record *rec,
+                                  uint64_t *time, const struct ps_attr **attr);
+
+/**
  * ps_session__feature() - the payload of feature @feat as the stream gave it (input byte
  * order), or NULL when absent.  Valid until the session is deleted or the feature is
  * given again.

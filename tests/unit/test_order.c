@@ -686,7 +686,7 @@ static void test_pinned(void)
 	struct ps_error err = { 0 };
 	struct ps_record rec;
 	struct ps_order *o;
-	unsigned int i, bad = 0, fails = 0, popped = 0, ready_seen = 0, not_ready = 0;
+	unsigned int i, bad = 0, fails = 0, popped = 0, ready_seen = 0, not_ready = 0, bad_attr = 0;
 
 	make_session(&e, ST_BASE);
 	o = ps_order__new(e.s, 0);
@@ -710,8 +710,13 @@ static void test_pinned(void)
 		} else {
 			not_ready += ps_order__ready(o) != 0; /* a sample waits for its round */
 		}
-		while (ps_order__pop(o, &rec) == 1)
+		while (ps_order__pop(o, &rec) == 1) {
 			popped += rec.type == PERF_RECORD_SAMPLE;
+			/* the attr found at the push, handed on */
+			bad_attr += rec.type == PERF_RECORD_SAMPLE &&
+			            (!ps_order__attr(o) ||
+			             ps_order__attr(o) != ps_session__attr_of(e.s, &rec));
+		}
 		not_ready += ps_order__ready(o) != 0;
 	}
 	ps_order__end(o);
@@ -727,6 +732,7 @@ static void test_pinned(void)
 	CHECK_EQ_U64(popped, TOTAL);
 	CHECK_EQ_U64(ready_seen, TOTAL / 16); /* every round end releases (at least itself) */
 	CHECK_EQ_U64(not_ready, 0);
+	CHECK_EQ_U64(bad_attr, 0);
 	CHECK_EQ_U64(bad, 0);
 	CHECK_EQ_U64(ps_order__overflows(o), 0);
 	ps_order__delete(o);
