@@ -1191,7 +1191,6 @@ int main(int argc, char **argv)
 	struct ps_filter_error ferr;
 	struct ps_order *ord = NULL;
 	struct ctx *c = calloc(1, sizeof(*c));
-	struct ps_progress *prog;
 	uint64_t nr_samples = 0;
 	const char *line;
 	bool checked = false;
@@ -1236,8 +1235,7 @@ int main(int argc, char **argv)
 	}
 	ps_input__set_idle(c->in, IDLE_MS);
 	/* with -i the tables are written as the input is read */
-	prog = o.quiet ? NULL : ps_progress__new(o.input, o.interval_ns != 0);
-	c->prog = prog;
+	c->prog = o.quiet ? NULL : ps_progress__new(o.input, o.interval_ns != 0);
 	ord = ps_order__new(c->s, 0);
 	if (!ord || setup(c)) {
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -1261,7 +1259,7 @@ int main(int argc, char **argv)
 				break;
 			}
 			nr_samples += rec.type == PERF_RECORD_SAMPLE;
-			if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
+			if ((line = ps_progress__update(c->prog, rec.offset, nr_samples)))
 				ps_status("%s", line);
 		}
 		/* most records wait for their round: nothing to pop then */

@@ -359,6 +359,17 @@ tmux_end() {
 	tmux -L "$TMUX_S" kill-server 2>/dev/null || true
 }
 
+# tmux_wait FILE ERE: the screen into FILE every 0.25 s, until a line matches ERE or 10 s
+# have passed (the test's own checks say what was missing)
+tmux_wait() {
+	local i
+	for i in $(seq 40); do
+		sleep 0.25
+		tmux_screen >"$1"
+		! grep -Eq "$2" "$1" || return 0
+	done
+}
+
 @test "pcount: with no sample at all a live view shows its empty intervals at once (defect 5)" {
 	command -v tmux >/dev/null || skip "tmux not installed"
 	# as sctop nosuchprog 1 makes it: the header, then no sample at all
@@ -374,14 +385,9 @@ tmux_end() {
 @test "pcount: sctop nosuchprog 1 itself, on a terminal, shows empty intervals at once (defect 5)" {
 	command -v tmux >/dev/null || skip "tmux not installed"
 	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
-	local i
 	tmux_run 80 15 "'$TOP/bin/sctop' nosuchprog 1"
 	# the first empty interval within a few seconds, however loaded the machine
-	for i in $(seq 40); do
-		sleep 0.25
-		tmux_screen >"$BATS_TEST_TMPDIR/screen"
-		grep -Eq '^\[[0-9]+\.[0-9]+, [0-9]+\.[0-9]+\) .*0 samples$' "$BATS_TEST_TMPDIR/screen" && break
-	done
+	tmux_wait "$BATS_TEST_TMPDIR/screen" '^\[[0-9]+\.[0-9]+, [0-9]+\.[0-9]+\) .*0 samples$'
 	tmux_end
 	cat "$BATS_TEST_TMPDIR/screen"
 	grep -Eq '^\[[0-9]+\.[0-9]+, [0-9]+\.[0-9]+\) .*0 samples$' "$BATS_TEST_TMPDIR/screen"
@@ -392,12 +398,7 @@ tmux_end() {
 	command -v tmux >/dev/null || skip "tmux not installed"
 	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
 	tmux_run 50 10 "'$BIN/precord' -a -e raw_syscalls:sys_enter 2>/dev/null | '$BIN/pcount' -i 1 --by comm,pid,syscall"
-	local i
-	for i in $(seq 40); do
-		sleep 0.25
-		tmux_screen >"$BATS_TEST_TMPDIR/screen"
-		grep -q '^\[' "$BATS_TEST_TMPDIR/screen" && break
-	done
+	tmux_wait "$BATS_TEST_TMPDIR/screen" '^\['
 	sleep 1.2
 	tmux_screen >"$BATS_TEST_TMPDIR/screen"
 	tmux_end
@@ -416,11 +417,7 @@ tmux_end() {
 	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
 	local i t="$BATS_TEST_TMPDIR"
 	tmux_run 40 8 "'$BIN/precord' -a -e raw_syscalls:sys_enter 2>/dev/null | '$BIN/pcount' -i 1 --by comm,pid,syscall"
-	for i in $(seq 40); do
-		sleep 0.25
-		tmux_screen >"$t/small"
-		grep -q '^\[' "$t/small" && break
-	done
+	tmux_wait "$t/small" '^\['
 	sleep 1.2
 	tmux_screen >"$t/small"
 	tmux -L "$TMUX_S" resize-window -t "$TMUX_S" -x 100 -y 20
