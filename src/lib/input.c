@@ -21,12 +21,14 @@
 
 #include "input.h"
 #include "io.h"
+#include "readahead.h"
 #include "session.h"
 #include "signals.h"
 #include "xalloc.h"
 
 #define BUF_INITIAL (256u << 10)
 #define PIPE_WANT (1 << 20)
+#define READAHEAD_SIZE (1u << 20)
 #define ZBUF_SIZE (512u << 10)
 #define ZOUT_MIN (128u << 10) /* free room kept for each decompression step */
 
@@ -76,6 +78,7 @@ struct ps_input {
 	void (*wait_hook)(void *);
 	void *wait_arg;
 	int idle_ms;
+	struct ps_readahead *ra; /* a pipe or socket read by a thread of its own, or NULL */
 };
 
 static int fail(struct ps_input *in, struct ps_error *err, int code, uint64_t off, const char *fmt,
@@ -150,6 +153,24 @@ static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 			want = (size_t)(in->limit - have_to);
 		if (in->format == PS_FORMAT_FILE) {
 			n = ps_pread_full(in->fd, in->buf + in->end, want, (off_t)have_to);
+			if (n == 0)
+				in->at_eof = true;
+		} else if (in->ra) {
+			n = ps_readahead__take(in->ra, in->buf + in->end, want);
+			if (n < 0 && errno == EAGAIN) {
+				/* only before waiting does the hook run (flush) and the idle
+				 * timeout apply */
+				int w;
+
+				if (in->wait_hook)
+					in->wait_hook(in->wait_arg);
+				w = ps_readahead__wait(in->ra, in->idle_ms > 0 ? in->idle_ms : -1);
+				if (w == 0)
+					return PS_INPUT_IDLE;
+				if (w < 0 && errno == EINTR && ps_stop)
+					return 0;
+				continue;
+			}
 			if (n == 0)
 				in->at_eof = true;
 		} else {
@@ -708,9 +729,14 @@ static int open_common(struct ps_input *in, struct ps_error *err)
 	{
 		struct stat st;
 
-		if (fstat(in->fd, &st) == 0 && S_ISFIFO(st.st_mode) &&
-		    fcntl(in->fd, F_GETPIPE_SZ) < PIPE_WANT)
+		bool fifo = fstat(in->fd, &st) == 0 && S_ISFIFO(st.st_mode);
+
+		if (fifo && fcntl(in->fd, F_GETPIPE_SZ) < PIPE_WANT)
 			(void)fcntl(in->fd, F_SETPIPE_SZ, PIPE_WANT);
+		/* the copy out of the kernel done by a thread, on another CPU than the work on
+		 * the bytes read before; without a thread, the reads are done here */
+		if (fifo || (fstat(in->fd, &st) == 0 && S_ISSOCK(st.st_mode)))
+			in->ra = ps_readahead__new(in->fd, READAHEAD_SIZE);
 	}
 	in->cap = BUF_INITIAL;
 	in->buf = malloc(in->cap);
@@ -807,6 +833,7 @@ void ps_input__close(struct ps_input *in)
 {
 	if (!in)
 		return;
+	ps_readahead__delete(in->ra);
 	if (in->own_fd)
 		close(in->fd);
 	if (in->zd)
