@@ -48,3 +48,31 @@ record16() {
 	[ "$st" -eq 0 ]
 	cmp_or_show "$BATS_TEST_TMPDIR/out" <(head -c 16 "$DATA/rawsys-dd.pipe")
 }
+
+@test "contract: a stream on a pipe (read ahead by a thread) gives what the same stream in a file gives, to every program" {
+	local t="$BATS_TEST_TMPDIR" f prog
+	# thirty copies wrap the 1 MiB read-ahead ring a few times
+	"$BIN/pcat" $(for i in $(seq 30); do echo "$DATA/rawsys-dd.pipe"; done) >"$t/long.pipe"
+	for f in $(good_pipes) "$t/long.pipe"; do
+		for prog in "pcat" "pfilter comm=dd" "pfilter -v pid=1" "pcount --by comm,cpu" \
+			"ptojson" "ptojson --all" "pheader --dump"; do
+			$BIN/$prog <"$f" >"$t/file.out" 2>"$t/file.err" || true
+			cat "$f" | $BIN/$prog >"$t/pipe.out" 2>"$t/pipe.err" || true
+			cmp_or_show "$t/file.out" "$t/pipe.out"
+			cmp_or_show "$t/file.err" "$t/pipe.err"
+		done
+	done
+	[ "$(stat -c %s "$t/long.pipe")" -gt 2097152 ]
+}
+
+@test "contract: a damaged stream on a pipe gives every record before the damage, then the error at its offset" {
+	local t="$BATS_TEST_TMPDIR" f
+	need_fixtures
+	for f in "$FIXTURES"/BAD-*.pipe; do
+		run -1 --separate-stderr bash -c "'$BIN/pcat' < '$f' > '$t/file.out'"
+		local want="$stderr"
+		run -1 --separate-stderr bash -c "cat '$f' | '$BIN/pcat' > '$t/pipe.out'"
+		[ "$stderr" = "$want" ]
+		cmp_or_show "$t/file.out" "$t/pipe.out"
+	done
+}

@@ -29,6 +29,9 @@
 #define BUF_INITIAL (256u << 10)
 #define PIPE_WANT (1 << 20)
 #define READAHEAD_SIZE (1u << 20)
+/* read in place: the window grows this much at a time, for needs up to the max */
+#define IN_PLACE_STEP (256u << 10)
+#define IN_PLACE_MAX (READAHEAD_SIZE / 2)
 #define ZBUF_SIZE (512u << 10)
 #define ZOUT_MIN (128u << 10) /* free room kept for each decompression step */
 
@@ -79,6 +82,11 @@ struct ps_input {
 	void *wait_arg;
 	int idle_ms;
 	struct ps_readahead *ra; /* a pipe or socket read by a thread of its own, or NULL */
+	unsigned char *ring;     /* its ring mapped twice, when records are read in place */
+	size_t ring_cap;
+	bool in_place;       /* buf is the ring: buf[start] is stream byte pos */
+	unsigned char *heap; /* the buffer of our own, buf when not in place */
+	size_t heap_cap;
 };
 
 static int fail(struct ps_input *in, struct ps_error *err, int code, uint64_t off, const char *fmt,
@@ -120,8 +128,114 @@ static const char *type_name(uint32_t type, char *tmp, size_t len)
  * input (or the data section) ends first, PS_INPUT_IDLE on an idle timeout, -1 on a read
  * error.
  */
+/* Before waiting for the read-ahead thread: the hook (a flush), then the idle timeout.
+ * 1 to look again, 0 when stopped, PS_INPUT_IDLE. */
+static int await(struct ps_input *in)
+{
+	int w;
+
+	if (in->wait_hook)
+		in->wait_hook(in->wait_arg);
+	w = ps_readahead__wait(in->ra, in->idle_ms > 0 ? in->idle_ms : -1);
+	if (w == 0)
+		return PS_INPUT_IDLE;
+	if (w < 0 && errno == EINTR && ps_stop)
+		return 0;
+	return 1;
+}
+
+/* fill() in the read-ahead ring: the window grows over the bytes the thread has read,
+ * IN_PLACE_STEP at a time so that the thread keeps room to read into. */
+static int fill_in_place(struct ps_input *in, size_t need, struct ps_error *err)
+{
+	for (;;) {
+		size_t have = in->end - in->start, grow;
+		ssize_t n;
+		int r;
+
+		if (have >= need)
+			return 1;
+		if (in->at_eof)
+			return 0;
+		/* the same bytes a ring's length lower: buf[start] stays in the first mapping */
+		if (in->start >= in->ring_cap) {
+			in->start -= in->ring_cap;
+			in->end -= in->ring_cap;
+		}
+		n = ps_readahead__advance(in->ra, in->pos, in->pos + have);
+		if (n > 0) {
+			grow = need - have > IN_PLACE_STEP ? need - have : IN_PLACE_STEP;
+			if ((size_t)n < grow)
+				grow = (size_t)n;
+			in->end += grow;
+			continue;
+		}
+		if (n == 0) {
+			in->at_eof = true;
+			return 0;
+		}
+		if (errno != EAGAIN)
+			return fail(in, err, PS_ESYS, PS_NO_OFFSET, "read error");
+		r = await(in);
+		if (r != 1)
+			return r;
+	}
+}
+
+/*
+ * Read in place when the ring allows it and the need is small; a larger need (a big
+ * TRACING_DATA) takes the window into the buffer of our own and copies from the ring,
+ * only what it needs, so that the window empties at the end of that record and the reading
+ * goes back in place.  0 to go on in place, 1 to go on in our buffer, -1 out of memory.
+ */
+static int choose_place(struct ps_input *in, size_t need, struct ps_error *err)
+{
+	size_t have = in->end - in->start;
+
+	if (!in->ring)
+		return 1;
+	if (!in->in_place) {
+		if (have || need > IN_PLACE_MAX)
+			return 1;
+		in->buf = in->ring;
+		in->cap = 2 * in->ring_cap;
+		in->start = in->end = (size_t)(in->pos % in->ring_cap);
+		in->in_place = true;
+		return 0;
+	}
+	if (need <= IN_PLACE_MAX)
+		return 0;
+	if (in->heap_cap < need) {
+		size_t ncap = in->heap_cap;
+		unsigned char *nb;
+
+		while (ncap < need)
+			ncap *= 2;
+		nb = realloc(in->heap, ncap);
+		if (!nb)
+			return fail(in, err, PS_ENOMEM, in->pos, "out of memory");
+		in->heap = nb;
+		in->heap_cap = ncap;
+	}
+	memcpy(in->heap, in->buf + in->start, have);
+	/* the window is ours now: the ring may read over it */
+	(void)ps_readahead__advance(in->ra, in->pos + have, in->pos + have);
+	in->buf = in->heap;
+	in->cap = in->heap_cap;
+	in->start = 0;
+	in->end = have;
+	in->in_place = false;
+	return 1;
+}
+
 static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 {
+	if (in->ring) {
+		int r = choose_place(in, need, err);
+
+		if (r <= 0)
+			return r < 0 ? -1 : fill_in_place(in, need, err);
+	}
 	while (in->end - in->start < need) {
 		uint64_t have_to = in->pos + (in->end - in->start);
 		size_t want;
@@ -144,8 +258,8 @@ static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 				nb = realloc(in->buf, ncap);
 				if (!nb)
 					return fail(in, err, PS_ENOMEM, in->pos, "out of memory");
-				in->buf = nb;
-				in->cap = ncap;
+				in->buf = in->heap = nb;
+				in->cap = in->heap_cap = ncap;
 			}
 		}
 		want = in->cap - in->end;
@@ -156,19 +270,17 @@ static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 			if (n == 0)
 				in->at_eof = true;
 		} else if (in->ra) {
+			/* from a ring read in place otherwise: no more than this record */
+			if (in->ring && want > need - (in->end - in->start))
+				want = need - (in->end - in->start);
 			n = ps_readahead__take(in->ra, in->buf + in->end, want);
 			if (n < 0 && errno == EAGAIN) {
 				/* only before waiting does the hook run (flush) and the idle
 				 * timeout apply */
-				int w;
+				int r = await(in);
 
-				if (in->wait_hook)
-					in->wait_hook(in->wait_arg);
-				w = ps_readahead__wait(in->ra, in->idle_ms > 0 ? in->idle_ms : -1);
-				if (w == 0)
-					return PS_INPUT_IDLE;
-				if (w < 0 && errno == EINTR && ps_stop)
-					return 0;
+				if (r != 1)
+					return r;
 				continue;
 			}
 			if (n == 0)
@@ -737,9 +849,11 @@ static int open_common(struct ps_input *in, struct ps_error *err)
 		 * the bytes read before; without a thread, the reads are done here */
 		if (fifo || (fstat(in->fd, &st) == 0 && S_ISSOCK(st.st_mode)))
 			in->ra = ps_readahead__new(in->fd, READAHEAD_SIZE);
+		if (in->ra)
+			in->ring = ps_readahead__map(in->ra, &in->ring_cap);
 	}
-	in->cap = BUF_INITIAL;
-	in->buf = malloc(in->cap);
+	in->cap = in->heap_cap = BUF_INITIAL;
+	in->buf = in->heap = malloc(in->cap);
 	if (!in->buf)
 		return fail(in, err, PS_ENOMEM, PS_NO_OFFSET, "out of memory");
 	in->limit = UINT64_MAX;
@@ -842,7 +956,7 @@ void ps_input__close(struct ps_input *in)
 	free(in->zbuf);
 	free(in->synth.buf);
 	free(in->synth.offsets);
-	free(in->buf);
+	free(in->heap);
 	free(in->name);
 	free(in);
 }
@@ -997,7 +1111,7 @@ static int skip_payload(struct ps_input *in, struct ps_error *err)
 			in->skip = 0;
 			break;
 		}
-		in->start = in->end = 0;
+		in->start = in->end; /* empty: in a ring, start stays where the stream is */
 		r = ensure(in, 1, err);
 		if (r < 0)
 			return -1;

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "readahead.h"
@@ -30,7 +32,9 @@ struct ps_readahead {
 	pthread_cond_t room; /* the producer's wake-up */
 	unsigned char *ring;
 	size_t cap;
-	uint64_t head, tail; /* bytes taken, bytes read; tail - head <= cap */
+	bool mirrored;       /* ring[cap, 2 cap) is ring[0, cap) again */
+	uint64_t head, tail; /* bytes given back, bytes read; tail - head <= cap */
+	uint64_t seen;       /* bytes the consumer knows of: what a wait waits beyond */
 	bool eof;
 	int error;            /* errno of the read that failed, or 0 */
 	bool stop;            /* ps_readahead__delete() */
@@ -69,7 +73,7 @@ static void *producer(void *arg)
 		}
 		off = (size_t)(ra->tail % ra->cap);
 		len = ra->cap - (size_t)(ra->tail - ra->head);
-		if (len > ra->cap - off)
+		if (!ra->mirrored && len > ra->cap - off)
 			len = ra->cap - off;
 		pthread_mutex_unlock(&ra->mu);
 
@@ -98,6 +102,39 @@ static void *producer(void *arg)
 	return NULL;
 }
 
+/* The ring mapped twice, back to back, or NULL where the system refuses. */
+static unsigned char *map_mirrored(size_t cap)
+{
+	unsigned char *base;
+	int mfd;
+
+	if (cap % (size_t)sysconf(_SC_PAGESIZE))
+		return NULL;
+	mfd = memfd_create("pstream-readahead", MFD_CLOEXEC);
+	if (mfd < 0)
+		return NULL;
+	base = ftruncate(mfd, (off_t)cap) == 0 ?
+	               mmap(NULL, 2 * cap, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
+	               MAP_FAILED;
+	if (base != MAP_FAILED && (mmap(base, cap, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+	                                mfd, 0) == MAP_FAILED ||
+	                           mmap(base + cap, cap, PROT_READ | PROT_WRITE,
+	                                MAP_SHARED | MAP_FIXED, mfd, 0) == MAP_FAILED)) {
+		munmap(base, 2 * cap);
+		base = MAP_FAILED;
+	}
+	close(mfd);
+	return base == MAP_FAILED ? NULL : base;
+}
+
+static void ring_free(struct ps_readahead *ra)
+{
+	if (ra->mirrored)
+		munmap(ra->ring, 2 * ra->cap);
+	else
+		free(ra->ring);
+}
+
 struct ps_readahead *ps_readahead__new(int fd, size_t cap)
 {
 	struct ps_readahead *ra;
@@ -113,7 +150,10 @@ struct ps_readahead *ps_readahead__new(int fd, size_t cap)
 		return NULL;
 	ra->fd = fd;
 	ra->cap = cap;
-	ra->ring = malloc(cap);
+	ra->ring = map_mirrored(cap);
+	ra->mirrored = ra->ring != NULL;
+	if (!ra->ring)
+		ra->ring = malloc(cap);
 	ra->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (!ra->ring || ra->evfd < 0)
 		goto fail;
@@ -138,7 +178,8 @@ fail:
 	e = errno;
 	if (ra->evfd >= 0)
 		close(ra->evfd);
-	free(ra->ring);
+	if (ra->ring)
+		ring_free(ra);
 	free(ra);
 	errno = e;
 	return NULL;
@@ -157,7 +198,7 @@ void ps_readahead__delete(struct ps_readahead *ra)
 	pthread_cond_destroy(&ra->room);
 	pthread_mutex_destroy(&ra->mu);
 	close(ra->evfd);
-	free(ra->ring);
+	ring_free(ra);
 	free(ra);
 }
 
@@ -169,6 +210,7 @@ ssize_t ps_readahead__take(struct ps_readahead *ra, void *buf, size_t len)
 
 	pthread_mutex_lock(&ra->mu);
 	head = ra->head;
+	ra->seen = head;
 	avail = ra->tail - head;
 	if (!avail) {
 		int e = ra->error;
@@ -191,12 +233,49 @@ ssize_t ps_readahead__take(struct ps_readahead *ra, void *buf, size_t len)
 
 	pthread_mutex_lock(&ra->mu);
 	ra->head = head + n;
+	ra->seen = ra->head;
 	wake = ra->producer_asleep;
 	ra->producer_asleep = false;
 	if (wake)
 		pthread_cond_signal(&ra->room);
 	pthread_mutex_unlock(&ra->mu);
 	return (ssize_t)n;
+}
+
+unsigned char *ps_readahead__map(const struct ps_readahead *ra, size_t *cap)
+{
+	*cap = ra->cap;
+	return ra->mirrored ? ra->ring : NULL;
+}
+
+ssize_t ps_readahead__advance(struct ps_readahead *ra, uint64_t done, uint64_t have)
+{
+	uint64_t tail;
+	bool wake;
+	int e;
+
+	pthread_mutex_lock(&ra->mu);
+	if (done > ra->head && done <= ra->tail)
+		ra->head = done;
+	ra->seen = have;
+	tail = ra->tail;
+	e = ra->error;
+	wake = ra->producer_asleep && ra->tail - ra->head < ra->cap;
+	if (wake) {
+		ra->producer_asleep = false;
+		pthread_cond_signal(&ra->room);
+	}
+	if (tail > have) {
+		pthread_mutex_unlock(&ra->mu);
+		return tail - have > SSIZE_MAX ? SSIZE_MAX : (ssize_t)(tail - have);
+	}
+	if (ra->eof) {
+		pthread_mutex_unlock(&ra->mu);
+		return 0;
+	}
+	pthread_mutex_unlock(&ra->mu);
+	errno = e ? e : EAGAIN;
+	return -1;
 }
 
 int ps_readahead__wait(struct ps_readahead *ra, int timeout_ms)
@@ -206,7 +285,7 @@ int ps_readahead__wait(struct ps_readahead *ra, int timeout_ms)
 	int n;
 
 	pthread_mutex_lock(&ra->mu);
-	if (ra->tail != ra->head || ra->eof || ra->error) {
+	if (ra->tail > ra->seen || ra->eof || ra->error) {
 		pthread_mutex_unlock(&ra->mu);
 		return 1;
 	}

@@ -12,6 +12,7 @@
 #define PS_READAHEAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct ps_readahead;
@@ -30,14 +31,35 @@ struct ps_readahead *ps_readahead__new(int fd, size_t cap);
 void ps_readahead__delete(struct ps_readahead *ra);
 
 /**
- * ps_readahead__take() - copy out up to @len bytes read so far, without waiting.
+ * ps_readahead__take() - copy out up to @len bytes read so far, without waiting, and give
+ * them back to the ring.
  * Return: bytes copied; 0 at the end of the input; -1 with errno EAGAIN when nothing is
  * there yet, or with the errno of the read that failed.
  */
 ssize_t ps_readahead__take(struct ps_readahead *ra, void *buf, size_t len);
 
 /**
- * ps_readahead__wait() - wait until ps_readahead__take() has something to say.
+ * ps_readahead__map() - the ring, mapped twice back to back, for reading in place.
+ * @cap: set to the ring's size
+ * Return: the ring, where byte i of the stream (counted from the start of the reader) is at
+ * (i % cap) and again at (i % cap) + cap; NULL when the ring could not be mapped so (then
+ * only ps_readahead__take() reads it).
+ */
+unsigned char *ps_readahead__map(const struct ps_readahead *ra, size_t *cap);
+
+/**
+ * ps_readahead__advance() - read in place: give back the bytes before stream offset @done
+ * (they may then be read over) and tell how many bytes after offset @have are there.
+ * The bytes from @done on stay put until a later call gives them back.  A consumer may
+ * switch to ps_readahead__take(), which copies out from the first byte not given back.
+ * Return: bytes after @have (at least 1); 0 at the end of the input; -1 with errno EAGAIN
+ * when none is there yet, or with the errno of the read that failed.
+ */
+ssize_t ps_readahead__advance(struct ps_readahead *ra, uint64_t done, uint64_t have);
+
+/**
+ * ps_readahead__wait() - wait until the last ps_readahead__take() or __advance() would
+ * have something more to say: bytes past what it saw, the end, or an error.
  * @timeout_ms: -1 to wait for ever
  * Return: 1 ready, 0 timed out, -1 with errno set (EINTR when a signal came).
  */

@@ -97,25 +97,47 @@ static bool regs(struct walker *w, uint64_t mask, uint64_t *abi, const unsigned 
 static int walk(struct walker *w, const struct ps_attr *a, struct ps_sample *o)
 {
 	uint64_t st = a->sample_type;
+	const unsigned char *p = w->p;
+	bool swap = w->swap;
 
-	if ((st & PERF_SAMPLE_IDENTIFIER) && !u64(w, &o->identifier))
+	/* the fixed words first, checked against the record at once */
+	if (!take(w, 8 * (size_t)a->sample_head_words, NULL))
 		return -1;
-	if ((st & PERF_SAMPLE_IP) && !u64(w, &o->ip))
-		return -1;
-	if ((st & PERF_SAMPLE_TID) && !u32pair(w, &o->pid, &o->tid))
-		return -1;
-	if ((st & PERF_SAMPLE_TIME) && !u64(w, &o->time))
-		return -1;
-	if ((st & PERF_SAMPLE_ADDR) && !u64(w, &o->addr))
-		return -1;
-	if ((st & PERF_SAMPLE_ID) && !u64(w, &o->id))
-		return -1;
-	if ((st & PERF_SAMPLE_STREAM_ID) && !u64(w, &o->stream_id))
-		return -1;
-	if ((st & PERF_SAMPLE_CPU) && !u32pair(w, &o->cpu, NULL))
-		return -1;
-	if ((st & PERF_SAMPLE_PERIOD) && !u64(w, &o->period))
-		return -1;
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		o->identifier = ps_get64(p, swap);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IP) {
+		o->ip = ps_get64(p, swap);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TID) {
+		o->pid = ps_get32(p, swap);
+		o->tid = ps_get32(p + 4, swap);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		o->time = ps_get64(p, swap);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ADDR) {
+		o->addr = ps_get64(p, swap);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		o->id = ps_get64(p, swap);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		o->stream_id = ps_get64(p, swap);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		o->cpu = ps_get32(p, swap);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_PERIOD)
+		o->period = ps_get64(p, swap);
 	if (st & PERF_SAMPLE_READ) {
 		uint64_t nr = 1;
 		size_t n;

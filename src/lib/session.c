@@ -402,6 +402,11 @@ static void attr_positions(struct ps_attr *a)
 		a->trailer_time_back = 1u + !!(st & PERF_SAMPLE_ID) +
 		                       !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
 		                       !!(st & PERF_SAMPLE_IDENTIFIER);
+	a->sample_head_words = 0u + !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
+	                       !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+	                       !!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
+	                       !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
+	                       !!(st & PERF_SAMPLE_PERIOD);
 	a->trailer_words = 0;
 	if (a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL)
 		a->trailer_words = 0u + !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +

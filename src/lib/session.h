@@ -77,6 +77,7 @@ struct ps_attr {
 	 * length (0 without sample_id_all) */
 	uint32_t sample_id_pos, sample_time_pos;
 	uint32_t trailer_id_back, trailer_time_back, trailer_words;
+	uint32_t sample_head_words; /* the fixed u64 words a SAMPLE starts with, up to PERIOD */
 };
 
 /**

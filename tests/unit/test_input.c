@@ -1910,6 +1910,65 @@ static void test_fixtures(void)
 	}
 }
 
+/*
+ * A pipe is read ahead into a ring and its records read where they lie: records of every
+ * size wrap the ring many times, and payloads larger than half the ring (read from our own
+ * buffer, then in place again) sit between them; every record comes out whole, at its
+ * offset, whatever the pieces the writer wrote.
+ */
+static void test_ring(bool swap)
+{
+	static const size_t bigs[] = { 700u << 10, 3u << 20, 520u << 10 };
+	struct buf b = { .swap = swap };
+	size_t off[MAXREC], len[MAXREC], i, n = 0, chunk;
+	unsigned char body[65000];
+	struct run r;
+
+	for (i = 0; i < sizeof(body); i++)
+		body[i] = (unsigned char)(i * 7 + 3);
+	pipe_header(&b);
+	for (i = 0; n < 300; i++) {
+		size_t sz = (i * 7919) % 64000 + 1;
+
+		if (i % 97 == 50 && i / 97 < 3) {
+			/* AUXTRACE: u64 payload size, offset, reference, idx, tid, cpu */
+			size_t at = rec_begin(&b, PS_RECORD_AUXTRACE, 0), k;
+			unsigned char *pl;
+
+			put64(&b, bigs[i / 97]);
+			grow(&b, 32);
+			rec_end(&b, at);
+			pl = grow(&b, bigs[i / 97]);
+			for (k = 0; k < bigs[i / 97]; k++)
+				pl[k] = (unsigned char)(k ^ (k >> 8) ^ i);
+			off[n] = at;
+			len[n++] = 48 + bigs[i / 97];
+			continue;
+		}
+		off[n] = rec_raw(&b, 30, body + (i % 500), sz);
+		len[n++] = 8 + sz;
+	}
+	for (chunk = 4093; chunk <= 1u << 20; chunk *= 16) {
+		run_buf(&b, VIA_PIPE, chunk, 0, &r);
+		CHECK_EQ_U64(r.last, 0);
+		CHECK_EQ_U64(r.n, n);
+		for (i = 0; i < n && i < (size_t)r.n; i++) {
+			CHECK_EQ_U64(r.r[i].off, off[i]);
+			CHECK(same_bytes(&r, (int)i, &b, off[i], len[i]));
+		}
+		run_free(&r);
+	}
+	/* cut inside the last big payload: everything before it, then truncation there */
+	b.len = off[244] + 1000;
+	run_buf(&b, VIA_PIPE, 65536, 0, &r);
+	CHECK_EQ_U64(r.last, -1);
+	CHECK_EQ_U64(r.err.code, PS_ETRUNC);
+	CHECK_EQ_U64(r.err.offset, off[244]);
+	CHECK_EQ_U64(r.n, 244);
+	run_free(&r);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	int swap;
@@ -1930,6 +1989,7 @@ int main(void)
 		test_perf_data_bad(swap);
 		test_session(swap);
 		test_time_one_attr(swap);
+		test_ring(swap);
 	}
 	test_null_err();
 	test_tracing_printk();
