@@ -105,7 +105,9 @@ static void *producer(void *arg)
 /* The ring mapped twice, back to back, or NULL where the system refuses. */
 static unsigned char *map_mirrored(size_t cap)
 {
-	unsigned char *base;
+	const int prot = PROT_READ | PROT_WRITE, flags = MAP_SHARED | MAP_FIXED;
+	unsigned char *base = NULL;
+	void *m;
 	int mfd;
 
 	if (cap % (size_t)sysconf(_SC_PAGESIZE))
@@ -113,18 +115,21 @@ static unsigned char *map_mirrored(size_t cap)
 	mfd = memfd_create("pstream-readahead", MFD_CLOEXEC);
 	if (mfd < 0)
 		return NULL;
-	base = ftruncate(mfd, (off_t)cap) == 0 ?
-	               mmap(NULL, 2 * cap, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) :
-	               MAP_FAILED;
-	if (base != MAP_FAILED && (mmap(base, cap, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-	                                mfd, 0) == MAP_FAILED ||
-	                           mmap(base + cap, cap, PROT_READ | PROT_WRITE,
-	                                MAP_SHARED | MAP_FIXED, mfd, 0) == MAP_FAILED)) {
+	if (ftruncate(mfd, (off_t)cap) < 0)
+		goto out;
+	/* room for both first, then the file over each half */
+	m = mmap(NULL, 2 * cap, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		goto out;
+	base = m;
+	if (mmap(base, cap, prot, flags, mfd, 0) == MAP_FAILED ||
+	    mmap(base + cap, cap, prot, flags, mfd, 0) == MAP_FAILED) {
 		munmap(base, 2 * cap);
-		base = MAP_FAILED;
+		base = NULL;
 	}
+out:
 	close(mfd);
-	return base == MAP_FAILED ? NULL : base;
+	return base;
 }
 
 static void ring_free(struct ps_readahead *ra)

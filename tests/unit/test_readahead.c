@@ -89,6 +89,56 @@ static void test_bytes_in_order(size_t ring, size_t take, size_t total)
 	free(buf);
 }
 
+/* Read in place: the ring is one contiguous run from any point; bytes given back are read
+ * over, the ones kept stay put until given back. */
+static void test_in_place(void)
+{
+	struct writer w = { .total = 3u << 20 };
+	struct ps_readahead *ra;
+	const unsigned char *ring;
+	uint64_t done = 0, have = 0;
+	size_t cap, bad = 0, step = 1;
+	pthread_t th;
+	int p[2];
+
+	CHECK(pipe(p) == 0);
+	w.fd = p[1];
+	ra = ps_readahead__new(p[0], 64u << 10);
+	CHECK(ra != NULL);
+	ring = ps_readahead__map(ra, &cap);
+	CHECK(ring != NULL && cap == 64u << 10);
+	if (!ring)
+		return;
+	pthread_create(&th, NULL, write_pattern, &w);
+	for (;;) {
+		ssize_t n = ps_readahead__advance(ra, done, have);
+		uint64_t i;
+
+		if (n < 0 && errno == EAGAIN) {
+			CHECK(ps_readahead__wait(ra, -1) == 1);
+			continue;
+		}
+		if (n <= 0) {
+			CHECK(n == 0);
+			break;
+		}
+		/* everything from done to the end of what is there, in one run */
+		have += (uint64_t)n;
+		CHECK(have - done <= cap);
+		for (i = done; i < have; i++)
+			bad += ring[i % cap] != byte_at(i) ||
+			       ring[done % cap + (i - done)] != byte_at(i);
+		/* keep a tail of odd length, as a record cut by the read would be */
+		step = (step * 5 + 7) % 9000;
+		done = have - (have - done < step ? have - done : step);
+	}
+	CHECK_EQ_U64(have, w.total);
+	CHECK_EQ_U64(bad, 0);
+	pthread_join(th, NULL);
+	ps_readahead__delete(ra);
+	close(p[0]);
+}
+
 static long ms_since(const struct timespec *t0)
 {
 	struct timespec t;
@@ -210,6 +260,7 @@ int main(void)
 	test_bytes_in_order(1u << 20, 256u << 10, 5u << 20);
 	test_bytes_in_order(4096, 1000, 1u << 20); /* the ring wraps inside most takes */
 	test_bytes_in_order(65536, 1, 100000);
+	test_in_place();
 	test_wait();
 	test_signal();
 	test_error();
