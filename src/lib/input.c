@@ -182,6 +182,24 @@ static int fill_in_place(struct ps_input *in, size_t need, struct ps_error *err)
 	}
 }
 
+/* Our own buffer made room for at least @need bytes (its contents kept); -1 out of memory. */
+static int grow_heap(struct ps_input *in, size_t need, struct ps_error *err)
+{
+	size_t ncap = in->heap_cap;
+	unsigned char *nb;
+
+	if (ncap >= need)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	nb = realloc(in->heap, ncap);
+	if (!nb)
+		return fail(in, err, PS_ENOMEM, in->pos, "out of memory");
+	in->heap = nb;
+	in->heap_cap = ncap;
+	return 0;
+}
+
 /*
  * Read in place when the ring allows it and the need is small; a larger need (a big
  * TRACING_DATA) takes the window into the buffer of our own and copies from the ring,
@@ -205,18 +223,8 @@ static int choose_place(struct ps_input *in, size_t need, struct ps_error *err)
 	}
 	if (need <= IN_PLACE_MAX)
 		return 0;
-	if (in->heap_cap < need) {
-		size_t ncap = in->heap_cap;
-		unsigned char *nb;
-
-		while (ncap < need)
-			ncap *= 2;
-		nb = realloc(in->heap, ncap);
-		if (!nb)
-			return fail(in, err, PS_ENOMEM, in->pos, "out of memory");
-		in->heap = nb;
-		in->heap_cap = ncap;
-	}
+	if (grow_heap(in, need, err) < 0)
+		return -1;
 	memcpy(in->heap, in->buf + in->start, have);
 	/* the window is ours now: the ring may read over it */
 	(void)ps_readahead__advance(in->ra, in->pos + have, in->pos + have);
@@ -250,16 +258,10 @@ static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 				in->start = 0;
 			}
 			if (need > in->cap) {
-				size_t ncap = in->cap;
-				unsigned char *nb;
-
-				while (ncap < need)
-					ncap *= 2;
-				nb = realloc(in->buf, ncap);
-				if (!nb)
-					return fail(in, err, PS_ENOMEM, in->pos, "out of memory");
-				in->buf = in->heap = nb;
-				in->cap = in->heap_cap = ncap;
+				if (grow_heap(in, need, err) < 0)
+					return -1;
+				in->buf = in->heap;
+				in->cap = in->heap_cap;
 			}
 		}
 		want = in->cap - in->end;

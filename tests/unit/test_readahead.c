@@ -48,21 +48,19 @@ static void *write_pattern(void *arg)
 	return NULL;
 }
 
-/* Everything written comes out, in order, through a ring smaller than the stream. */
-static void test_bytes_in_order(size_t ring, size_t take, size_t total)
+/* Read @fd (written by write_pattern() from another thread) through a ring of @ring bytes,
+ * @take bytes at a time; every byte must come out, in order, then the end. */
+static void drain_pattern(int fd, struct writer *w, size_t ring, size_t take)
 {
-	struct writer w = { .total = total };
-	struct ps_readahead *ra;
+	struct ps_readahead *ra = ps_readahead__new(fd, ring);
 	unsigned char *buf = malloc(take);
 	size_t got = 0, bad = 0, i;
 	pthread_t th;
-	int p[2];
 
-	CHECK(buf && pipe(p) == 0);
-	w.fd = p[1];
-	ra = ps_readahead__new(p[0], ring);
-	CHECK(ra != NULL);
-	pthread_create(&th, NULL, write_pattern, &w);
+	CHECK(ra != NULL && buf != NULL);
+	if (!ra || !buf)
+		return;
+	pthread_create(&th, NULL, write_pattern, w);
 	for (;;) {
 		ssize_t n = ps_readahead__take(ra, buf, take);
 
@@ -78,15 +76,26 @@ static void test_bytes_in_order(size_t ring, size_t take, size_t total)
 			bad += buf[i] != byte_at(got + i);
 		got += (size_t)n;
 	}
-	CHECK_EQ_U64(got, total);
+	CHECK_EQ_U64(got, w->total);
 	CHECK_EQ_U64(bad, 0);
 	/* the end stays the end */
 	CHECK(ps_readahead__take(ra, buf, take) == 0);
 	CHECK(ps_readahead__wait(ra, 0) == 1);
 	pthread_join(th, NULL);
 	ps_readahead__delete(ra);
-	close(p[0]);
 	free(buf);
+}
+
+/* Everything written comes out, in order, through a ring smaller than the stream. */
+static void test_bytes_in_order(size_t ring, size_t take, size_t total)
+{
+	struct writer w = { .total = total };
+	int p[2];
+
+	CHECK(pipe(p) == 0);
+	w.fd = p[1];
+	drain_pattern(p[0], &w, ring, take);
+	close(p[0]);
 }
 
 /* Read in place: the ring is one contiguous run from any point; bytes given back are read
@@ -225,32 +234,11 @@ static void test_error(void)
 static void test_socket(void)
 {
 	struct writer w = { .total = 300000 };
-	struct ps_readahead *ra;
-	unsigned char buf[4096];
-	size_t got = 0, bad = 0, i;
-	pthread_t th;
 	int sv[2];
 
 	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
 	w.fd = sv[1];
-	ra = ps_readahead__new(sv[0], 8192);
-	CHECK(ra != NULL);
-	pthread_create(&th, NULL, write_pattern, &w);
-	for (;;) {
-		ssize_t n = ps_readahead__take(ra, buf, sizeof(buf));
-
-		if (n < 0 && errno == EAGAIN && ps_readahead__wait(ra, -1) == 1)
-			continue;
-		if (n <= 0)
-			break;
-		for (i = 0; i < (size_t)n; i++)
-			bad += buf[i] != byte_at(got + i);
-		got += (size_t)n;
-	}
-	CHECK_EQ_U64(got, w.total);
-	CHECK_EQ_U64(bad, 0);
-	pthread_join(th, NULL);
-	ps_readahead__delete(ra);
+	drain_pattern(sv[0], &w, 8192, 4096);
 	close(sv[0]);
 }
 
