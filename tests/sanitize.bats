@@ -31,6 +31,21 @@ inputs() {
 	done
 }
 
+@test "sanitize: every program on every pipe fixture read from a pipe (the read-ahead thread)" {
+	local f t="$BATS_TEST_TMPDIR"
+	# a join of thirty copies wraps the 1 MiB ring a few times
+	"$BIN/pcat" $(for i in $(seq 30); do echo "$DATA/rawsys-dd.pipe"; done) >"$t/long.pipe"
+	for f in $(good_pipes) "$t/long.pipe" $([ -d "$FIXTURES" ] && ls "$FIXTURES"/BAD-*.pipe); do
+		clean_run bash -c "cat '$f' | '$SAN/pcat' -"
+		clean_run bash -c "cat '$f' | '$SAN/ptojson' --all"
+		clean_run bash -c "cat '$f' | '$SAN/pcount' --by comm,cpu"
+		clean_run bash -c "cat '$f' | '$SAN/pfilter' 'comm = dd or pid > 10'"
+		clean_run bash -c "cat '$f' | '$SAN/pheader' --all"
+		# the reader leaves before the input ends: the thread is stopped in read(2)
+		clean_run bash -c "cat '$f' | '$SAN/pheader'"
+	done
+}
+
 @test "sanitize: damaged copies of a fixture, cut at every 997th byte" {
 	local f="$DATA/rawsys-dd.pipe" size n
 	size=$(stat -c %s "$f")
