@@ -309,11 +309,21 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
  * blob is parsed once in a child first; when the child does not exit normally, the blob
  * is refused like one that cannot be parsed.  Returns false only when the child died.
  */
+/* the largest blob remembered as one that survived */
+#define SURVIVOR_MAX ((size_t)4 << 20)
+
 static bool survives(const unsigned char *blob, size_t len)
 {
+	/* the last blob that survived, byte for byte: the pieces of one recording that pcat
+	 * joins carry the same one, and a fork each cost more than the rest of their reading */
+	static unsigned char *last;
+	static size_t last_len;
 	pid_t pid;
 	int st;
+	bool ok;
 
+	if (last && len == last_len && memcmp(blob, last, len) == 0)
+		return true;
 	pid = fork();
 	if (pid < 0)
 		return true; /* cannot tell: parse it here as before */
@@ -338,7 +348,17 @@ static bool survives(const unsigned char *blob, size_t len)
 		if (errno != EINTR)
 			return true;
 	}
-	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+	if (ok && len <= SURVIVOR_MAX) {
+		unsigned char *copy = realloc(last, len ? len : 1);
+
+		if (copy) {
+			memcpy(copy, blob, len);
+			last = copy;
+			last_len = len;
+		}
+	}
+	return ok;
 }
 
 struct tep_handle *ps_tracing__parse(const unsigned char *blob, size_t len,

@@ -282,6 +282,11 @@ large=$(rss_kb "true | '$BIN/pcat' --merge $(tr '\n' ' ' <"$work/sm/4.list")")
 row "pcat --merge of 4 inputs peak RSS, 10x inputs / 1x" "$(x "$large" "$small") ($small KiB)" "~1x"
 rm -rf "$work/sm"
 
+# ---- pcat joining many small pieces (psplit -n's, say): per-input cost against cat ----
+many=$(for ((i = 0; i < 1000; i++)); do printf "'%s' " "$src"; done)
+read -r tb t < <(pair "cat $many | cat" "'$BIN/pcat' $many | cat")
+row "pcat joining 1000 pieces of $(stat -c %s "$src") bytes vs cat | cat of them" "$(x "$tb" "$t")"
+
 # ---- more stages (psplit, pcat --merge, symbols...): add blocks above this line ----
 
 finish() {
