@@ -69,7 +69,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, i, nstdin;
 
 	memset(o, 0, sizeof(*o));
 	while ((c = getopt_long(argc, argv, "Vfhmo:q", longopts, NULL)) != -1) {
@@ -99,6 +99,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->ninputs = argc - optind;
 	o->inputs = argv + optind;
+	for (i = 0, nstdin = 0; i < o->ninputs; i++)
+		nstdin += strcmp(o->inputs[i], "-") == 0;
+	if (nstdin > 1)
+		ps_usage_error("standard input (-) is named %d times: it can be read only once",
+		               nstdin);
 	if (o->data && (!o->output || strcmp(o->output, "-") == 0))
 		ps_usage_error("--data writes a perf.data file, whose header is rewritten at the "
 		               "end: it needs -o FILE, not a pipe");

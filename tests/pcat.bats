@@ -86,6 +86,15 @@ setup() {
 	cmp -n "$(stat -c %s "$DATA/rawsys-dd.pipe")" "$DATA/rawsys-dd.pipe" "$BATS_TEST_TMPDIR/out"
 }
 
+@test "pcat: standard input named twice is a usage error, before anything is read" {
+	run -2 --separate-stderr bash -c "cat '$DATA/rawsys-dd.pipe' | '$BIN/pcat' - '$DATA/rawsys-dd.pipe' - > '$BATS_TEST_TMPDIR/out'"
+	[ "${stderr_lines[0]}" = "pcat: standard input (-) is named 2 times: it can be read only once" ]
+	[ ! -s "$BATS_TEST_TMPDIR/out" ]
+	run -2 --separate-stderr bash -c "'$BIN/pcat' --merge - - < '$DATA/rawsys-dd.pipe' > /dev/null"
+	# once is fine, among files
+	run -0 bash -c "cat '$DATA/rawsys-dd.pipe' | '$BIN/pcat' '$DATA/rawsys-dd.pipe' - | '$BIN/pcount' -j | jq -e '.total == 1792'"
+}
+
 @test "pcat: a missing file is an error naming it" {
 	run -1 --separate-stderr "$BIN/pcat" "$BATS_TEST_TMPDIR/nonexistent"
 	[[ "$stderr" == "pcat: $BATS_TEST_TMPDIR/nonexistent: cannot open: No such file or directory" ]]
