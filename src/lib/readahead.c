@@ -40,6 +40,7 @@ struct ps_readahead {
 	bool stop;            /* ps_readahead__delete() */
 	bool producer_asleep; /* waits for room */
 	bool consumer_asleep; /* waits in ps_readahead__wait() */
+	struct pollfd *pfd;   /* the producer's, on a non-blocking descriptor */
 };
 
 static void wake_consumer(struct ps_readahead *ra)
@@ -79,6 +80,14 @@ static void *producer(void *arg)
 
 		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
 		n = read(ra->fd, ra->ring + off, len);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			/* a descriptor left non-blocking by whoever gave it: wait here (the
+			 * pollfd is not on this stack, which a cancel would leave behind) */
+			ra->pfd->fd = ra->fd;
+			ra->pfd->events = POLLIN;
+			(void)poll(ra->pfd, 1, -1);
+			errno = EINTR;
+		}
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -160,7 +169,8 @@ struct ps_readahead *ps_readahead__new(int fd, size_t cap)
 	if (!ra->ring)
 		ra->ring = malloc(cap);
 	ra->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (!ra->ring || ra->evfd < 0)
+	ra->pfd = malloc(sizeof(*ra->pfd));
+	if (!ra->ring || ra->evfd < 0 || !ra->pfd)
 		goto fail;
 	if ((e = pthread_mutex_init(&ra->mu, NULL)) != 0)
 		goto fail_errno;
@@ -185,6 +195,7 @@ fail:
 		close(ra->evfd);
 	if (ra->ring)
 		ring_free(ra);
+	free(ra->pfd);
 	free(ra);
 	errno = e;
 	return NULL;
@@ -204,6 +215,7 @@ void ps_readahead__delete(struct ps_readahead *ra)
 	pthread_mutex_destroy(&ra->mu);
 	close(ra->evfd);
 	ring_free(ra);
+	free(ra->pfd);
 	free(ra);
 }
 

@@ -230,6 +230,19 @@ static void test_error(void)
 	close(fd);
 }
 
+/* A pipe left non-blocking by whoever gave it reads the same way: no EAGAIN comes out. */
+static void test_nonblocking(void)
+{
+	struct writer w = { .total = 2u << 20 };
+	int p[2];
+
+	CHECK(pipe(p) == 0);
+	CHECK(fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK) == 0);
+	w.fd = p[1];
+	drain_pattern(p[0], &w, 65536, 4096);
+	close(p[0]);
+}
+
 /* A socket, as nc gives one, reads the same way. */
 static void test_socket(void)
 {
@@ -253,6 +266,7 @@ int main(void)
 	test_signal();
 	test_error();
 	test_socket();
+	test_nonblocking();
 	CHECK(ps_readahead__new(0, 0) == NULL && errno == EINVAL);
 	return UNIT_DONE("readahead");
 }
