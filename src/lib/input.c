@@ -123,11 +123,6 @@ static const char *type_name(uint32_t type, char *tmp, size_t len)
 	return tmp;
 }
 
-/*
- * Make at least @need bytes available from buf[start].  Returns 1 when they are, 0 when the
- * input (or the data section) ends first, PS_INPUT_IDLE on an idle timeout, -1 on a read
- * error.
- */
 /* Before waiting for the read-ahead thread: the hook (a flush), then the idle timeout.
  * 1 to look again, 0 when stopped, PS_INPUT_IDLE. */
 static int await(struct ps_input *in)
@@ -236,6 +231,11 @@ static int choose_place(struct ps_input *in, size_t need, struct ps_error *err)
 	return 1;
 }
 
+/*
+ * Make at least @need bytes available from buf[start].  Returns 1 when they are, 0 when the
+ * input (or the data section) ends first, PS_INPUT_IDLE on an idle timeout, -1 on a read
+ * error.
+ */
 static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 {
 	if (in->ring) {
