@@ -76,30 +76,62 @@ static const uint64_t pow10[20] = {
 	10000000000000000000ull,
 };
 
-size_t ps_json__fmt_u64(char *d, uint64_t v)
+/* @v (below 10^8) as exactly eight digits at @d, leading zeros included */
+static inline void fmt8(char *d, uint32_t v)
 {
-	/*
-	 * The number of digits: log10 from log2 (1233/4096 ~ log10(2)), then one compare;
-	 * v | 1 makes 0 one digit and changes no other count (10^t - 1 is odd).
-	 */
-	unsigned int t = ((unsigned int)(64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+	uint32_t hi = v / 10000, lo = v % 10000;
+
+	memcpy(d, digits2 + 2 * (hi / 100), 2);
+	memcpy(d + 2, digits2 + 2 * (hi % 100), 2);
+	memcpy(d + 4, digits2 + 2 * (lo / 100), 2);
+	memcpy(d + 6, digits2 + 2 * (lo % 100), 2);
+}
+
+/* @v (below 10^8) without leading zeros; returns the digits written */
+static inline size_t fmt_small(char *d, uint32_t v)
+{
+	/* the number of digits: log10 from log2 (1233/4096 ~ log10(2)), then one compare;
+	 * v | 1 makes 0 one digit and changes no other count (10^t - 1 is odd) */
+	unsigned int t = ((unsigned int)(32 - __builtin_clz(v | 1)) * 1233) >> 12;
 	size_t n = t + ((v | 1) >= pow10[t]);
 	char *p = d + n;
 
 	while (v >= 100) {
-		unsigned int r = (unsigned int)(v % 100);
+		uint32_t r = v % 100;
 
 		v /= 100;
 		p -= 2;
 		memcpy(p, digits2 + 2 * r, 2);
 	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digits2 + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
+	if (v >= 10)
+		memcpy(p - 2, digits2 + 2 * v, 2);
+	else
+		p[-1] = (char)('0' + v);
 	return n;
+}
+
+/*
+ * In 32-bit pieces of eight digits: two 64-bit divisions at most, and the pieces' digits
+ * worked out independently of each other, where one chain of 64-bit divisions by 100 made
+ * each pair wait for the one before.
+ */
+size_t ps_json__fmt_u64(char *d, uint64_t v)
+{
+	uint64_t hi;
+	size_t n;
+
+	if (v < 100000000)
+		return fmt_small(d, (uint32_t)v);
+	hi = v / 100000000;
+	if (hi < 100000000) {
+		n = fmt_small(d, (uint32_t)hi);
+	} else {
+		n = fmt_small(d, (uint32_t)(hi / 100000000));
+		fmt8(d + n, (uint32_t)(hi % 100000000));
+		n += 8;
+	}
+	fmt8(d + n, (uint32_t)(v % 100000000));
+	return n + 8;
 }
 
 void ps_json__u64(struct ps_json_buf *b, uint64_t v)
