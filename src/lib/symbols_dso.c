@@ -164,9 +164,15 @@ static void fix_ends(struct ps_symtab *t, bool kallsyms)
 
 void ps_symtab__finish(struct ps_symtab *t, bool kallsyms)
 {
+	size_t i;
+
 	if (!t->nr)
 		return;
-	qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
+	/* kallsyms comes in address order already: a look instead of a sort, then */
+	for (i = 1; i < t->nr && cmp_sym(&t->syms[i - 1], &t->syms[i]) < 0; i++)
+		;
+	if (i < t->nr)
+		qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
 	/* perf gives unsized symbols their ends before it drops aliases */
 	fix_ends(t, kallsyms);
 	drop_duplicates(t);
@@ -659,6 +665,30 @@ static uint8_t kallsyms_bind(char type)
 	return isupper((unsigned char)type) ? STB_GLOBAL : STB_LOCAL;
 }
 
+/* The address a kallsyms line starts with: up to 16 hex digits, as the kernel prints them,
+ * read here; anything else (a sign, spaces, more digits) as strtoull() reads it. */
+static uint64_t hex_addr(const char *p, char **end)
+{
+	uint64_t v = 0;
+	int i;
+
+	for (i = 0; i < 17; i++) {
+		unsigned int c = (unsigned char)p[i], d;
+
+		if (c - '0' < 10)
+			d = c - '0';
+		else if ((c | 0x20) - 'a' < 6)
+			d = (c | 0x20) - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	if (i == 0 || i > 16)
+		return strtoull(p, end, 16);
+	*end = (char *)p + i;
+	return v;
+}
+
 int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text)
 {
 	uint64_t text = 0, delta;
@@ -674,7 +704,7 @@ int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text
 		uint64_t addr;
 		size_t n;
 
-		addr = strtoull(p, &end, 16);
+		addr = hex_addr(p, &end);
 		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
 		type = end[1];

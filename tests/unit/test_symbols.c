@@ -148,9 +148,11 @@ static void test_spaces(void)
 	fd = mkstemp(kfile);
 	CHECK(fd >= 0);
 	fp = fdopen(fd, "w");
+	/* out of address order (sorted when read) and an address in capitals */
 	fprintf(fp, "ffffffff81000000 T _text\nffffffff81000100 T do_work\n"
-	            "ffffffff81000100 t __do_work_alias\nffffffff81000200 r rodata_thing\n"
-	            "ffffffff81000300 T next_fn\nffffffffc0000000 t mod_fn\t[mymod]\n");
+	            "ffffffff81000100 t __do_work_alias\nFFFFFFFF81000400 T upper_fn\n"
+	            "ffffffff81000300 T next_fn\nffffffff81000200 r rodata_thing\n"
+	            "ffffffffc0000000 t mod_fn\t[mymod]\n");
 	fclose(fp);
 	o.kallsyms = kfile;
 	st = ps_symbols__new(s, &o, &err);
@@ -177,6 +179,11 @@ static void test_spaces(void)
 	/* r is not a symbol perf keeps: do_work reaches next_fn */
 	ps_symbols__find(st, pid, PERF_RECORD_MISC_KERNEL, 0xffffffff81200250, &sym);
 	CHECK_EQ_U64(sym.off, 0x150);
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_KERNEL, 0xffffffff81200310, &sym);
+	CHECK(streq(sym.name, "next_fn"));
+	CHECK_EQ_U64(sym.off, 0x10);
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_KERNEL, 0xffffffff81200404, &sym);
+	CHECK(streq(sym.name, "upper_fn"));
 	ps_symbols__find(st, pid, PERF_RECORD_MISC_KERNEL, 0xffffffffc0000004, &sym);
 	CHECK(streq(sym.name, "mod_fn"));
 	CHECK(streq(sym.dso, "[mymod]"));
