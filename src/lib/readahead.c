@@ -7,11 +7,16 @@
  * and copies outside it.  The producer sleeps on a condition variable when the ring is
  * full; the consumer sleeps in poll(2) on an eventfd, so that a signal or a timeout ends
  * its wait as it would end a wait on the pipe itself.  The thread is cancelled only while
- * it sits in read(2), the one place where it holds nothing.
+ * it sits in read(2) (or in poll(2), on a descriptor left non-blocking), where it holds
+ * nothing.
+ *
+ * Where the system allows, the ring is mapped twice, back to back (a memfd), so that any
+ * cap bytes from any point of the first mapping are one contiguous run: the consumer can
+ * then parse records where they lie (ps_readahead__advance()) instead of copying them out.
  */
 #include <errno.h>
-#include <poll.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
