@@ -214,7 +214,7 @@ void ps_readahead__delete(struct ps_readahead *ra)
 	ra->stop = true;
 	pthread_cond_signal(&ra->room);
 	pthread_mutex_unlock(&ra->mu);
-	pthread_cancel(ra->thread); /* acts only in read(2) */
+	pthread_cancel(ra->thread); /* acts only in read(2) or poll(2) */
 	pthread_join(ra->thread, NULL);
 	pthread_cond_destroy(&ra->room);
 	pthread_mutex_destroy(&ra->mu);
