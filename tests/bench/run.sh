@@ -6,7 +6,7 @@
 # fields and against perf data convert --to-json, peak memory on a stream and on one ten
 # times longer, the latency of precord | pfilter | ptojson, precord against perf record
 # under the same syscall storm.  Each figure is the median of BENCH_RUNS runs (3); a ratio
-# to the pipe limit is the ratio of the medians of BENCH_PAIR_RUNS runs (7) of the stage and
+# to the pipe limit is the ratio of the medians of BENCH_PAIR_RUNS runs (15) of the stage and
 # of `cat | cat` taken in turn, so that a change of load on the machine hits both.  The
 # table is printed and written to tests/bench/results.md with the machine's description.
 #
@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BIN=$PWD/bin
 RUNS=${BENCH_RUNS:-3}
-PAIR_RUNS=${BENCH_PAIR_RUNS:-7}
+PAIR_RUNS=${BENCH_PAIR_RUNS:-15}
 COPIES=${BENCH_COPIES:-1000}
 RESULTS=${BENCH_RESULTS:-tests/bench/results.md}
 work=$(mktemp -d)
