@@ -28,7 +28,8 @@
 #include "lib/xalloc.h"
 
 static const char usage_text[] =
-        "usage: pheader [-adjq] [--stats] [--schema [clickhouse | sql]] [--table name] [file]\n";
+        "usage: pheader [-adjq] [--stats] [--schema [clickhouse | sql]] [--table name] "
+        "[--symbolic] [file]\n";
 
 /* BUILD_ID records kept for the report; later ones are only counted */
 #define MAX_BUILD_IDS 100000
@@ -36,6 +37,7 @@ static const char usage_text[] =
 #define OPT_STATS 256
 #define OPT_SCHEMA 257
 #define OPT_TABLE 258
+#define OPT_SYMBOLIC 259
 
 struct opts {
 	const char *input; /* the operand; "-" is standard input */
@@ -44,6 +46,7 @@ struct opts {
 	bool stats;        /* --stats: only the record counts (implies -a) */
 	int schema;        /* --schema: 1 + enum ps_schema_dialect, 0 without */
 	const char *table; /* --table NAME */
+	bool symbolic;     /* --symbolic: the NAME_sym columns of ptojson --symbolic */
 	bool quiet;        /* -q: no progress line */
 };
 
@@ -71,6 +74,8 @@ static const char help_text[] =
         "                 print the table the samples load into (ClickHouse CREATE TABLE,\n"
         "                 or a plain SQL column list, the default)\n"
         "      --table NAME  the table name for --schema clickhouse (default pstream)\n"
+        "      --symbolic    with --schema: a text column for each NAME_sym key that\n"
+        "                    ptojson --symbolic writes\n"
         "  -h, --help     show this help\n"
         "  -V, --version  show the version\n";
 
@@ -89,6 +94,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "schema", optional_argument, NULL, OPT_SCHEMA },
 		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "symbolic", no_argument, NULL, OPT_SYMBOLIC },
 		{ "table", required_argument, NULL, OPT_TABLE },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -129,6 +135,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			else
 				ps_usage_error("--schema: '%s' is not clickhouse or sql", optarg);
 			break;
+		case OPT_SYMBOLIC:
+			o->symbolic = true;
+			break;
 		case OPT_TABLE:
 			if (!ps_schema__valid_table(optarg))
 				ps_usage_error("--table: '%s' is not NAME or DATABASE.NAME",
@@ -143,6 +152,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		ps_usage_error("only one input at a time");
 	if (o->table && o->schema != 1 + PS_SCHEMA_CLICKHOUSE)
 		ps_usage_error("--table goes with --schema clickhouse");
+	if (o->symbolic && !o->schema)
+		ps_usage_error("--symbolic goes with --schema");
 	if (o->schema && (o->all || o->json))
 		ps_usage_error("--schema reads the header only: no --all, --json or --stats");
 	o->input = optind < argc ? argv[optind] : "-";
@@ -736,7 +747,8 @@ static int print_schema(struct ps_input *in, const struct opts *o, struct state 
 
 	if (!err->code) {
 		text = ps_schema__text(ps_input__session(in),
-		                       (enum ps_schema_dialect)(o->schema - 1), o->table, &serr);
+		                       (enum ps_schema_dialect)(o->schema - 1), o->table,
+		                       o->symbolic ? PS_SCHEMA_SYMBOLIC : 0, &serr);
 		if (!text)
 			*err = serr;
 		else

@@ -772,7 +772,7 @@ static int header_done(struct ctx *c, struct ps_error *err)
 			snprintf(full, sizeof(full), "%s.%s", c->o->database, c->o->table);
 			t = full;
 		}
-		c->l->schema = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t, err);
+		c->l->schema = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t, 0, err);
 		if (!c->l->schema)
 			return -1;
 	}

@@ -111,6 +111,28 @@ fixtures() {
 	[[ "$output" != *CREATE* ]]
 }
 
+@test "pheader --schema --symbolic: ptojson --symbolic's rows load, the _sym texts in their own columns" {
+	local f="$DATA/sched-switch-wakeup-a.pipe"
+	run -0 "$BIN/pheader" --schema clickhouse --symbolic "$f"
+	[[ "$output" == *'`fields.prev_state` Int64,'*'`fields.prev_state_sym` String,'* ]]
+	# without --symbolic there is no such column
+	run -0 "$BIN/pheader" --schema clickhouse "$f"
+	[[ "$output" != *_sym* ]]
+	run -0 "$BIN/pheader" --schema --symbolic "$f"
+	[[ "$output" == *'"fields.prev_state_sym" VARCHAR'* ]]
+	"$BIN/pheader" --schema clickhouse --symbolic --table "$DB.sym" "$f" | ch_in -n
+	"$BIN/ptojson" --symbolic "$f" |
+		ch_in --input_format_import_nested_json=1 -q "INSERT INTO $DB.sym FORMAT JSONEachRow"
+	# every text as ptojson wrote it, in time order, and none lost
+	diff <("$BIN/ptojson" --symbolic "$f" |
+		jq -r 'select(.event == "sched:sched_switch") | "\(.time) \(.fields.prev_state) \(.fields.prev_state_sym)"' | sort) \
+		<(ch -q "SELECT time, \`fields.prev_state\`, \`fields.prev_state_sym\` FROM $DB.sym
+		         WHERE event = 'sched:sched_switch' ORDER BY time FORMAT TSV" | tr '\t' ' ' | sort)
+	[ "$(ch -q "SELECT countIf(\`fields.prev_state_sym\` != '') FROM $DB.sym")" -gt 0 ]
+	run -2 --separate-stderr "$BIN/pheader" --symbolic "$f"
+	[[ "$stderr" == "pheader: --symbolic goes with --schema"* ]]
+}
+
 @test "pheader --schema: bad engine or table name is a usage error" {
 	run -2 --separate-stderr "$BIN/pheader" --schema=postgres "$DATA/rawsys-dd.pipe"
 	[[ "$stderr" == "pheader: --schema: 'postgres' is not clickhouse or sql"* ]]

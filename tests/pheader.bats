@@ -33,7 +33,7 @@ perf_record_counts() {
 
 @test "pheader: --help prints the usage on stdout and exits 0" {
 	run -0 --separate-stderr "$BIN/pheader" --help
-	[ "${lines[0]}" = "usage: pheader [-adjq] [--stats] [--schema [clickhouse | sql]] [--table name] [file]" ]
+	[ "${lines[0]}" = "usage: pheader [-adjq] [--stats] [--schema [clickhouse | sql]] [--table name] [--symbolic] [file]" ]
 	[ -z "$stderr" ]
 }
 
@@ -47,6 +47,22 @@ perf_record_counts() {
 	[[ "$stderr" == *"usage: pheader"* ]]
 	run -2 --separate-stderr "$BIN/pheader" "$DATA/rawsys-dd.pipe" "$DATA/rawsys-dd.pipe"
 	[[ "$stderr" == "pheader: "* ]]
+}
+
+@test "pheader: --schema --symbolic adds a text column for each key ptojson --symbolic adds" {
+	local f="$DATA/sched-switch-wakeup-a.pipe" g keys cols some=
+	# every fixture: the _sym keys ptojson --symbolic writes are the _sym columns
+	for g in $(good_pipes); do
+		keys=$("$BIN/ptojson" --symbolic "$g" | jq -r '.fields // {} | keys[] | select(endswith("_sym"))' | sort -u)
+		cols=$("$BIN/pheader" --schema --symbolic "$g" | sed -n 's/^ *"fields\.\([a-z_]*_sym\)" VARCHAR,*$/\1/p' | sort -u)
+		[ "$keys" = "$cols" ] || { echo "$g: keys '$keys', columns '$cols'"; return 1; }
+		some+=$keys
+	done
+	[ -n "$some" ]
+	run -0 "$BIN/pheader" --schema "$f"
+	[[ "$output" != *_sym* ]]
+	run -2 --separate-stderr "$BIN/pheader" --symbolic "$f"
+	[[ "$stderr" == "pheader: --symbolic goes with --schema"* ]]
 }
 
 @test "pheader: every event perf script shows is named in the dump" {

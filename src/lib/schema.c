@@ -16,6 +16,7 @@
 
 #include "schema.h"
 #include "session.h"
+#include "symbolic.h"
 
 #define MAX_COLUMNS 4096
 
@@ -196,8 +197,27 @@ static void add_field(struct cols *c, const struct tep_format_field *f, const ch
 	}
 }
 
-static void collect(const struct ps_session *s, struct cols *c, uint64_t *st_all, bool *tp_any,
-                    bool *raw_other)
+/* The "fields.NAME_sym" text column ptojson --symbolic writes after field @f, if any. */
+static void add_symbolic(struct cols *c, const struct tep_event *ev,
+                         const struct tep_format_field *f, const char *event)
+{
+	char name[300];
+	char *key;
+
+	if (!ps_symbolic__json_field(ev, f))
+		return;
+	key = ps_symbolic__key(f->name);
+	if (!key) {
+		c->failed = true;
+		return;
+	}
+	if (snprintf(name, sizeof(name), "fields.%s", key) < (int)sizeof(name))
+		add(c, name, K_TEXT, false, 0, event);
+	free(key);
+}
+
+static void collect(const struct ps_session *s, struct cols *c, bool symbolic, uint64_t *st_all,
+                    bool *tp_any, bool *raw_other)
 {
 	struct ps_attr *a;
 	size_t i;
@@ -213,8 +233,11 @@ static void collect(const struct ps_session *s, struct cols *c, uint64_t *st_all
 			continue;
 		}
 		*tp_any = true;
-		for (struct tep_format_field *f = a->tp->format.fields; f; f = f->next)
+		for (struct tep_format_field *f = a->tp->format.fields; f; f = f->next) {
 			add_field(c, f, a->name);
+			if (symbolic)
+				add_symbolic(c, a->tp, f, a->name);
+		}
 	}
 }
 
@@ -309,7 +332,7 @@ bool ps_schema__valid_table(const char *table)
 }
 
 char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, const char *table,
-                      struct ps_error *err)
+                      unsigned int flags, struct ps_error *err)
 {
 	struct cols tp = { 0 }, base = { 0 };
 	struct text t = { 0 };
@@ -325,7 +348,7 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
 		              table);
 		return NULL;
 	}
-	collect(s, &tp, &st, &tp_any, &raw_other);
+	collect(s, &tp, flags & PS_SCHEMA_SYMBOLIC, &st, &tp_any, &raw_other);
 
 	/* the keys ptojson writes for a sample, in its order; nested objects are left out but
 	 * for the callchain */

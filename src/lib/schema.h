@@ -21,12 +21,17 @@ enum ps_schema_dialect {
 	PS_SCHEMA_CLICKHOUSE, /* CREATE TABLE ... ENGINE = MergeTree ORDER BY (host, event, time) */
 };
 
+/* ps_schema__text() flags */
+/* a "fields.NAME_sym" text column next to each field ptojson --symbolic names */
+#define PS_SCHEMA_SYMBOLIC 0x1
+
 /**
  * ps_schema__text() - the table of @s's samples as text.
  * @s: the session, once its header records are read (attrs, TRACING_DATA)
  * @d: the dialect
  * @table: the table name for PS_SCHEMA_CLICKHOUSE, "NAME" or "DATABASE.NAME", each part
  *         letters, digits and '_'; NULL means "pstream"
+ * @flags: PS_SCHEMA_*
  * @err: why not, when NULL is returned
  *
  * The ClickHouse statement is CREATE TABLE IF NOT EXISTS and has a "batch" column (the
@@ -38,7 +43,7 @@ enum ps_schema_dialect {
  * or NULL with @err set (bad table name, out of memory).
  */
 char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, const char *table,
-                      struct ps_error *err);
+                      unsigned int flags, struct ps_error *err);
 
 /**
  * ps_schema__valid_table() - @table is a name ps_schema__text() takes.

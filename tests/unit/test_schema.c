@@ -76,7 +76,7 @@ int main(void)
 		return UNIT_DONE("schema");
 	CHECK(add_events(s) == 0);
 
-	ch = ps_schema__text(s, PS_SCHEMA_CLICKHOUSE, "db.ev", &err);
+	ch = ps_schema__text(s, PS_SCHEMA_CLICKHOUSE, "db.ev", 0, &err);
 	CHECK(ch != NULL);
 	CHECK(has(ch, "CREATE TABLE IF NOT EXISTS `db`.`ev`\n(\n    `host` String,\n"));
 	CHECK(has(ch, "    `time` UInt64,\n"));
@@ -104,7 +104,7 @@ int main(void)
 	CHECK(!has(ch, "common_"));
 	free(ch);
 
-	sql = ps_schema__text(s, PS_SCHEMA_SQL, NULL, &err);
+	sql = ps_schema__text(s, PS_SCHEMA_SQL, NULL, 0, &err);
 	CHECK(sql != NULL);
 	CHECK(has(sql, "    \"host\" VARCHAR,\n"));
 	CHECK(has(sql, "    \"fields.big\" NUMERIC(20),\n"));
@@ -113,7 +113,7 @@ int main(void)
 	CHECK(!has(sql, "CREATE"));
 	free(sql);
 
-	CHECK(ps_schema__text(s, PS_SCHEMA_CLICKHOUSE, "a;b", &err) == NULL);
+	CHECK(ps_schema__text(s, PS_SCHEMA_CLICKHOUSE, "a;b", 0, &err) == NULL);
 	CHECK(err.code == PS_EUSAGE);
 	CHECK(ps_schema__valid_table("pstream"));
 	CHECK(ps_schema__valid_table("db_1.t_2"));
