@@ -83,9 +83,8 @@ struct ps_input {
 	int idle_ms;
 	struct ps_readahead *ra; /* a pipe or socket read by a thread of its own, or NULL */
 	unsigned char *ring;     /* its ring mapped twice, when records are read in place */
-	size_t ring_cap;
-	bool in_place;       /* buf is the ring: buf[start] is stream byte pos */
-	unsigned char *heap; /* the buffer of our own, buf when not in place */
+	size_t ring_cap;         /* in place when buf is ring: buf[start] is stream byte pos */
+	unsigned char *heap;     /* the buffer of our own, buf when not in place */
 	size_t heap_cap;
 };
 
@@ -207,13 +206,12 @@ static int choose_place(struct ps_input *in, size_t need, struct ps_error *err)
 
 	if (!in->ring)
 		return 1;
-	if (!in->in_place) {
+	if (in->buf != in->ring) {
 		if (have || need > IN_PLACE_MAX)
 			return 1;
 		in->buf = in->ring;
 		in->cap = 2 * in->ring_cap;
 		in->start = in->end = (size_t)(in->pos % in->ring_cap);
-		in->in_place = true;
 		return 0;
 	}
 	if (need <= IN_PLACE_MAX)
@@ -227,7 +225,6 @@ static int choose_place(struct ps_input *in, size_t need, struct ps_error *err)
 	in->cap = in->heap_cap;
 	in->start = 0;
 	in->end = have;
-	in->in_place = false;
 	return 1;
 }
 
@@ -842,14 +839,14 @@ static int open_common(struct ps_input *in, struct ps_error *err)
 	 * wake each other sixteen times less often; where refused, the pipe stays as it is */
 	{
 		struct stat st;
-
-		bool fifo = fstat(in->fd, &st) == 0 && S_ISFIFO(st.st_mode);
+		bool known = fstat(in->fd, &st) == 0;
+		bool fifo = known && S_ISFIFO(st.st_mode);
 
 		if (fifo && fcntl(in->fd, F_GETPIPE_SZ) < PIPE_WANT)
 			(void)fcntl(in->fd, F_SETPIPE_SZ, PIPE_WANT);
 		/* the copy out of the kernel done by a thread, on another CPU than the work on
 		 * the bytes read before; without a thread, the reads are done here */
-		if (fifo || (fstat(in->fd, &st) == 0 && S_ISSOCK(st.st_mode)))
+		if (fifo || (known && S_ISSOCK(st.st_mode)))
 			in->ra = ps_readahead__new(in->fd, READAHEAD_SIZE);
 		if (in->ra)
 			in->ring = ps_readahead__map(in->ra, &in->ring_cap);

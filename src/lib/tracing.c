@@ -302,6 +302,9 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
 	return true;
 }
 
+/* the largest blob remembered as one that survived */
+#define SURVIVOR_MAX ((size_t)4 << 20)
+
 /*
  * libtraceevent's format parser dies on some hostile formats: SIGFPE when it folds a
  * constant division by 0 ("__print_flags(REC->x & (1 / 0), ...)"), a NULL dereference
@@ -309,9 +312,6 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
  * blob is parsed once in a child first; when the child does not exit normally, the blob
  * is refused like one that cannot be parsed.  Returns false only when the child died.
  */
-/* the largest blob remembered as one that survived */
-#define SURVIVOR_MAX ((size_t)4 << 20)
-
 static bool survives(const unsigned char *blob, size_t len)
 {
 	/* the last blob that survived, byte for byte: the pieces of one recording that pcat
