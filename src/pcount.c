@@ -541,7 +541,7 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 	size_t width[PS_KEY_MAX], n = t->nrows, i, shown, pos;
 	struct row **rows = sorted_rows(t, o->nsums > 0);
 	unsigned int trows = 0, tcols = 0, footer = 0;
-	char buf[256], line[4096];
+	char buf[PS_KEY_TEXT_MAX], show[PS_KEY_SHOWN_MAX], line[4096];
 	int kk, j;
 
 	if (!rows)
@@ -559,8 +559,9 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 	for (kk = 0; kk < nkeys; kk++) {
 		width[kk] = strlen(ps_key__name(o->keys, (size_t)kk));
 		for (i = 0; i < shown; i++) {
-			size_t w =
-			        strlen(ps_key__column(rows[i]->key, (size_t)kk, buf, sizeof(buf)));
+			size_t w = strlen(ps_key__shown(
+			        ps_key__column(rows[i]->key, (size_t)kk, buf, sizeof(buf)), show,
+			        sizeof(show)));
 
 			if (w > width[kk])
 				width[kk] = w;
@@ -598,7 +599,9 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 		for (kk = 0; kk < nkeys; kk++)
 			lineadd(line, sizeof(line), &pos, "  %-*s",
 			        kk + 1 < nkeys ? (int)width[kk] : 0,
-			        ps_key__column(rows[i]->key, (size_t)kk, buf, sizeof(buf)));
+			        ps_key__shown(
+			                ps_key__column(rows[i]->key, (size_t)kk, buf, sizeof(buf)),
+			                show, sizeof(show)));
 		put_line(tcols, line);
 	}
 	if (t->other) {
@@ -636,7 +639,7 @@ static int print_json(struct ctx *c, const struct table *t, uint64_t k, bool fin
 	size_t n = t->nrows, i, shown = o->top && o->top < n ? o->top : n;
 	json_t *doc = json_object(), *arr = json_array(), *keys = json_array();
 	int nkeys = (int)ps_key__nr(o->keys);
-	char buf[256];
+	char buf[PS_KEY_TEXT_MAX];
 	int kk, r, j;
 
 	if (!rows || !doc || !arr || !keys) {
@@ -930,7 +933,7 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 	const struct opts *o = c->o;
 	struct ps_sample smp;
 	struct table *t = c->whole;
-	char key[1024];
+	char key[PS_KEY_TEXT_MAX];
 	int64_t sum[MAX_SUMS] = { 0 };
 	bool any = false, late = false;
 	uint64_t k = 0;

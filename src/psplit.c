@@ -320,7 +320,7 @@ static int split_sample_slow(struct run *r, const struct ps_record *rec,
 	const struct opts *o = r->o;
 	struct ps_piece_info pi;
 	uint64_t num = 0;
-	char key[PS_KEY_MAX * PS_KEY_VALUE_MAX];
+	char key[PS_KEY_TEXT_MAX];
 	struct memo *slot = NULL;
 	uint64_t ac = 0, pt = 0;
 	size_t idx;
@@ -513,14 +513,20 @@ static void report(const struct run *r)
 			pi.name = name;
 		}
 		if (r->o->verbose && r->o->mode == MODE_KEY) {
-			char shown[PS_KEY_MAX * PS_KEY_VALUE_MAX], *c;
+			char shown[PS_KEY_MAX * PS_KEY_SHOWN_MAX], v[PS_KEY_TEXT_MAX];
+			size_t k, pos = 0;
 
-			snprintf(shown, sizeof(shown), "%s", pi.key);
-			for (c = shown; *c; c++)
-				if (*c == PS_KEY_SEP)
-					*c = ',';
-				else if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					*c = '?';
+			/* each value as pcount shows it, so no name can pass for another */
+			shown[0] = 0;
+			for (k = 0;
+			     pi.key[0] && k < ps_key__nr(r->o->by) && pos + 1 < sizeof(shown);
+			     k++) {
+				if (k)
+					shown[pos++] = ',';
+				ps_key__shown(ps_key__column(pi.key, k, v, sizeof(v)), shown + pos,
+				              sizeof(shown) - pos);
+				pos += strlen(shown + pos);
+			}
 			fprintf(stderr, "psplit: %s: %llu samples, %llu bytes, key %s\n", pi.name,
 			        (unsigned long long)pi.samples, (unsigned long long)pi.bytes,
 			        shown);

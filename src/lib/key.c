@@ -586,7 +586,6 @@ int ps_key__text(struct ps_key *ks, const struct ps_session *s, const struct ps_
 		const struct key *k = &ks->keys[i];
 		char buf[PS_KEY_VALUE_MAX];
 		const char *v = NULL;
-		size_t n;
 
 		if ((smp->type & k->kind->need) != k->kind->need)
 			return -1;
@@ -594,13 +593,21 @@ int ps_key__text(struct ps_key *ks, const struct ps_session *s, const struct ps_
 			return -1;
 		if (!v)
 			v = buf;
-		n = strlen(v);
-		if (pos + n + 2 > len)
-			return -1;
-		if (i)
+		if (i) {
+			if (pos + 2 > len)
+				return -1;
 			key[pos++] = PS_KEY_SEP;
-		memcpy(key + pos, v, n);
-		pos += n;
+		}
+		/* the bytes that give the text its structure are data when in a value */
+		for (; *v; v++) {
+			bool esc = *v == PS_KEY_SEP || *v == PS_KEY_ESC;
+
+			if (pos + 2 + esc > len)
+				return -1;
+			if (esc)
+				key[pos++] = PS_KEY_ESC;
+			key[pos++] = *v;
+		}
 	}
 	key[pos] = 0;
 	return (int)pos;
@@ -608,21 +615,96 @@ int ps_key__text(struct ps_key *ks, const struct ps_session *s, const struct ps_
 
 const char *ps_key__column(const char *key, size_t idx, char *buf, size_t len)
 {
-	const char *p = key, *end;
-	size_t i;
+	const char *p = key;
+	size_t i = 0, o = 0;
 
-	for (i = 0; i < idx && p; i++) {
-		p = strchr(p, PS_KEY_SEP);
-		if (p)
-			p++;
-	}
-	if (!p) {
-		if (len)
-			buf[0] = 0;
+	if (!len)
 		return buf;
+	/* skip @idx values, then copy one with its escapes undone */
+	for (; *p && i < idx; p++) {
+		if (*p == PS_KEY_ESC && p[1])
+			p++;
+		else if (*p == PS_KEY_SEP)
+			i++;
 	}
-	end = strchr(p, PS_KEY_SEP);
-	snprintf(buf, len, "%.*s", (int)(end ? (size_t)(end - p) : strlen(p)), p);
+	if (i == idx)
+		for (; *p && *p != PS_KEY_SEP; p++) {
+			if (*p == PS_KEY_ESC && p[1])
+				p++;
+			if (o + 1 < len)
+				buf[o++] = *p;
+		}
+	buf[o] = 0;
+	return buf;
+}
+
+/* The length of the valid UTF-8 sequence at @s (1 to 4), or 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong forms, UTF-16 surrogates, past U+10FFFF */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+const char *ps_key__shown(const char *value, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)value;
+	size_t o = 0;
+
+	if (!len)
+		return buf;
+	while (*p) {
+		size_t n = utf8_len(p), i;
+		char esc[4];
+		size_t elen = 0;
+
+		if (n > 1 && !(p[0] == 0xc2 && p[1] < 0xa0)) { /* not a C1 control */
+			if (o + n >= len)
+				break;
+			for (i = 0; i < n; i++)
+				buf[o++] = (char)p[i];
+			p += n;
+			continue;
+		}
+		if (*p == '\\' || *p == '\n' || *p == '\t' || *p == '\r') {
+			esc[0] = '\\';
+			esc[1] = *p == '\n' ? 'n' : *p == '\t' ? 't' : *p == '\r' ? 'r' : '\\';
+			elen = 2;
+		} else if (*p < 0x20 || *p >= 0x7f) {
+			esc[0] = '\\';
+			esc[1] = 'x';
+			esc[2] = hex[*p >> 4];
+			esc[3] = hex[*p & 15];
+			elen = 4;
+		} else {
+			esc[0] = (char)*p;
+			elen = 1;
+		}
+		if (o + elen >= len)
+			break;
+		memcpy(buf + o, esc, elen);
+		o += elen;
+		p++;
+	}
+	buf[o] = 0;
 	return buf;
 }
 

@@ -6,8 +6,10 @@
  * A key list is a comma-separated list of keys.  Each key is a property of a sample
  * (event, comm, pid, tid, cpu, syscall, errno, sym, dso), a tracepoint field (FIELD, or
  * system:event.FIELD for one event's), or a numeric field cut into buckets (FIELD/SIZE).
- * A sample's key text is its keys' values joined by PS_KEY_SEP; a sample that lacks one
- * of the keys has none.  Names are checked against a stream once its header records are
+ * A sample's key text is its keys' values joined by PS_KEY_SEP, a PS_KEY_SEP or PS_KEY_ESC
+ * inside a value preceded by PS_KEY_ESC: two samples have the same text exactly when their
+ * values are the same, whatever bytes a name from the stream holds (a comm may hold any
+ * byte but NUL).  A sample that lacks one of the keys has none.  Names are checked against a stream once its header records are
  * in (ps_key__check), so a misspelt key is an error with the names that exist.
  */
 #ifndef PS_KEY_H
@@ -25,7 +27,12 @@ struct ps_symbols;
 
 #define PS_KEY_MAX 8         /* keys in one list */
 #define PS_KEY_SEP '\x1f'    /* between the values of a key text */
+#define PS_KEY_ESC '\x1e'    /* before a PS_KEY_SEP or PS_KEY_ESC that is part of a value */
 #define PS_KEY_VALUE_MAX 256 /* bytes of one value, with its NUL */
+/* room for any key text: every byte of every value escaped, the separators, the NUL */
+#define PS_KEY_TEXT_MAX (PS_KEY_MAX * 2 * PS_KEY_VALUE_MAX)
+/* room for any value as ps_key__shown() writes it (4 bytes for each byte), with its NUL */
+#define PS_KEY_SHOWN_MAX (4 * PS_KEY_VALUE_MAX)
 
 /* A parsed key list; opaque. */
 struct ps_key;
@@ -72,11 +79,13 @@ const char *ps_key__name(const struct ps_key *k, size_t i);
 int ps_key__check(struct ps_key *k, const struct ps_session *s, struct ps_error *err);
 
 /**
- * ps_key__text() - the key text of a sample: its keys' values joined by PS_KEY_SEP.
+ * ps_key__text() - the key text of a sample: its keys' values joined by PS_KEY_SEP (a
+ * PS_KEY_SEP or PS_KEY_ESC inside a value escaped by a PS_KEY_ESC before it).
  * @k: the key list (caches what it learns of @s: use one list with one stream)
  * @s: the session @smp was parsed with
  * @smp: the sample
- * @buf, @len: where the text goes, NUL-terminated
+ * @buf, @len: where the text goes, NUL-terminated (PS_KEY_TEXT_MAX holds every text
+ *             whose values are shorter than PS_KEY_VALUE_MAX)
  *
  * Values: event name; thread name (":PID" when unknown); pid, tid, cpu in decimal; the
  * syscall's name (number when unnamed; an exit has none when the stream records the
@@ -112,12 +121,26 @@ bool ps_key__needs_symbols(const struct ps_key *k);
 void ps_key__set_symbols(struct ps_key *k, struct ps_symbols *st);
 
 /**
- * ps_key__column() - value @idx of a key text made by ps_key__text().
+ * ps_key__column() - value @idx of a key text made by ps_key__text(), as it was (its
+ * escapes undone): the true value, for JSON and for comparing.
  * @text: the key text
- * @buf, @len: where the value goes (cut to fit), NUL-terminated
+ * @buf, @len: where the value goes (cut to fit), NUL-terminated; PS_KEY_VALUE_MAX suffices
  * Return: @buf ("" when @text has fewer values).
  */
 const char *ps_key__column(const char *text, size_t idx, char *buf, size_t len);
+
+/**
+ * ps_key__shown() - a value as a table prints it, on one line and unmistakable: a
+ * backslash as \\, newline, tab and carriage return as \n, \t, \r, other control
+ * bytes (below 0x20, 0x7f, and the C1 controls U+0080 to U+009F) and bytes that are not
+ * part of valid UTF-8 as \xNN; everything else as it is.  pfilter's quoted strings
+ * take the same escapes.
+ * @value: the value (ps_key__column())
+ * @buf, @len: where the text goes (cut at a whole escape to fit), NUL-terminated;
+ *             PS_KEY_SHOWN_MAX suffices for any value
+ * Return: @buf.
+ */
+const char *ps_key__shown(const char *value, char *buf, size_t len);
 
 /**
  * ps_key__suggest() - the name of @names nearest to @name for a "did you mean", or NULL.

@@ -137,7 +137,10 @@ static uint64_t fnv(const char *s)
 	return h;
 }
 
-/* The key as a file name part: safe bytes kept, others as %XX, so different keys differ. */
+/*
+ * The key as a file name part: safe bytes kept, others as %XX, so different keys differ;
+ * the values of several keys joined by ','.
+ */
 static void safe_key(const char *key, char *out, size_t size)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -156,8 +159,10 @@ static void safe_key(const char *key, char *out, size_t size)
 			out[o++] = ',';
 			continue;
 		}
+		if (c == (unsigned char)PS_KEY_ESC && k[1]) /* a SEP or ESC inside a value */
+			c = (unsigned char)*++k;
 		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		     c == '_' || c == '-' || c == '+' || c == '=' || (c == '.' && k != key);
+		     c == '_' || c == '+' || c == '=' || c == '-' || (c == '.' && o != 0);
 		if (ok) {
 			out[o++] = (char)c;
 		} else {

@@ -247,6 +247,69 @@ static void test_text(void)
 	ps_key__delete(sys_errno);
 }
 
+/*
+ * Key texts of hostile values: a value holding PS_KEY_SEP or PS_KEY_ESC stays one value,
+ * comes back as it was, and is shown on one line (the key texts are built here the way
+ * ps_key__text() builds them: values escaped, then joined).
+ */
+static void join(char *out, size_t len, const char *const *v, size_t n)
+{
+	size_t o = 0, i;
+
+	for (i = 0; i < n; i++) {
+		const char *p;
+
+		if (i)
+			out[o++] = PS_KEY_SEP;
+		for (p = v[i]; *p && o + 3 < len; p++) {
+			if (*p == PS_KEY_SEP || *p == PS_KEY_ESC)
+				out[o++] = PS_KEY_ESC;
+			out[o++] = *p;
+		}
+	}
+	out[o] = 0;
+}
+
+static void test_hostile_values(void)
+{
+	static const char *const a[] = { "sshd\0371", "2408" }; /* octal: 0x1f, then '1' */
+	static const char *const b[] = { "p", "a\037b" };
+	static const char *const c[] = { "p\037a", "b" };
+	static const char *const d[] = { "x\x1e", "\x1e\x1f\x1e" };
+	char ta[64], tb[64], tc[64], td[64], col[64], show[PS_KEY_SHOWN_MAX];
+
+	join(ta, sizeof(ta), a, 2);
+	join(tb, sizeof(tb), b, 2);
+	join(tc, sizeof(tc), c, 2);
+	join(td, sizeof(td), d, 2);
+	/* two different keys are two texts */
+	CHECK(strcmp(tb, tc) != 0);
+	/* each value as it was, never split at a separator inside it */
+	CHECK(strcmp(ps_key__column(ta, 0, col, sizeof(col)), a[0]) == 0);
+	CHECK(strcmp(ps_key__column(ta, 1, col, sizeof(col)), "2408") == 0);
+	CHECK(strcmp(ps_key__column(ta, 2, col, sizeof(col)), "") == 0);
+	CHECK(strcmp(ps_key__column(tb, 1, col, sizeof(col)), b[1]) == 0);
+	CHECK(strcmp(ps_key__column(tc, 0, col, sizeof(col)), c[0]) == 0);
+	CHECK(strcmp(ps_key__column(td, 0, col, sizeof(col)), d[0]) == 0);
+	CHECK(strcmp(ps_key__column(td, 1, col, sizeof(col)), d[1]) == 0);
+	/* cut to fit, never past the buffer */
+	CHECK(strcmp(ps_key__column(td, 1, col, 2), "\x1e") == 0);
+	/* shown: one line, unmistakable, valid UTF-8 kept */
+	CHECK(strcmp(ps_key__shown(a[0], show, sizeof(show)), "sshd\\x1f1") == 0);
+	CHECK(strcmp(ps_key__shown("\n  99999  sshd", show, sizeof(show)), "\\n  99999  sshd") ==
+	      0);
+	CHECK(strcmp(ps_key__shown("a\t9\r\\b\x7f", show, sizeof(show)), "a\\t9\\r\\\\b\\x7f") ==
+	      0);
+	CHECK(strcmp(ps_key__shown("caf\xc3\xa9 \xe2\x98\x83", show, sizeof(show)),
+	             "caf\xc3\xa9 \xe2\x98\x83") == 0);
+	/* C1 controls, stray and overlong bytes, a cut sequence */
+	CHECK(strcmp(ps_key__shown("\302\2331;2H\xff\xc0\xaf\xe2\x98", show, sizeof(show)),
+	             "\\xc2\\x9b1;2H\\xff\\xc0\\xaf\\xe2\\x98") == 0);
+	/* cut at a whole escape */
+	CHECK(strcmp(ps_key__shown("ab\n", show, 4), "ab") == 0);
+	CHECK(strcmp(ps_key__shown("ab\n", show, 5), "ab\\n") == 0);
+}
+
 static void test_sums(void)
 {
 	struct ps_error err = { 0 };
@@ -395,6 +458,7 @@ int main(void)
 	test_suggest();
 	test_check();
 	test_text();
+	test_hostile_values();
 	test_sums();
 	test_symbolic();
 	test_duration();
