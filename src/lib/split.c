@@ -139,7 +139,8 @@ static uint64_t fnv(const char *s)
 
 /*
  * The key as a file name part: safe bytes kept, others as %XX, so different keys differ;
- * the values of several keys joined by ','.
+ * the values of several keys joined by ','.  A leading '-' is encoded too, so that no
+ * piece name can be taken for an option (pcat --merge *.pipe), nor a leading '.' hide it.
  */
 static void safe_key(const char *key, char *out, size_t size)
 {
@@ -162,7 +163,7 @@ static void safe_key(const char *key, char *out, size_t size)
 		if (c == (unsigned char)PS_KEY_ESC && k[1]) /* a SEP or ESC inside a value */
 			c = (unsigned char)*++k;
 		ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		     c == '_' || c == '+' || c == '=' || c == '-' || (c == '.' && o != 0);
+		     c == '_' || c == '+' || c == '=' || ((c == '.' || c == '-') && o != 0);
 		if (ok) {
 			out[o++] = (char)c;
 		} else {
