@@ -349,7 +349,10 @@ int ps_flame__add_folded(struct ps_flame *f, const char *line, size_t len, struc
 	if (!len)
 		return 0;
 	end = line + len;
-	for (sp = end; sp > line && sp[-1] != ' ' && sp[-1] != '\t'; sp--)
+	/* the count follows a space: a tab or a newline is part of no folded line's
+	 * structure (pcount --folded writes them inside names as \x09 and \x0a), so a name
+	 * that holds them cannot pass for a count */
+	for (sp = end; sp > line && sp[-1] != ' '; sp--)
 		;
 	if (sp == end || sp == line)
 		return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
@@ -364,7 +367,7 @@ int ps_flame__add_folded(struct ps_flame *f, const char *line, size_t len, struc
 			                     "sample count too large");
 		count = count * 10 + (uint64_t)(*p - '0');
 	}
-	while (sp > line && (sp[-1] == ' ' || sp[-1] == '\t'))
+	while (sp > line && sp[-1] == ' ')
 		sp--;
 	if (sp == line)
 		return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET, "empty stack");

@@ -65,7 +65,9 @@ int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *le
 
 /**
  * ps_flame__add_folded() - add one folded line, "root;outer;...;inner COUNT".
- * @line: the line without its newline; a final '\r' is ignored
+ * @line: the line without its newline; a final '\r' is ignored.  The count follows the
+ *        last space: a tab is no separator, so a name holding a tab and digits is an
+ *        error, never a count (pcount --folded writes control bytes as \xNN)
  * @err: PS_ECORRUPT (detail says what is wrong with the line), PS_ECAP, PS_ENOMEM;
  *       the caller adds the input name and line number
  * Return: 0 or -1.  An empty line is accepted and adds nothing.

@@ -774,15 +774,21 @@ size_t ps_symbols__frames(struct ps_symbols *st, const struct ps_sample *smp, st
 	return n;
 }
 
-static int fb_put(struct ps_fold_buf *fb, const char *s, char from, char to)
+/*
+ * Append @s to the folded line: with @name, as a frame name (';' as ':', a control byte
+ * as \xNN, so no name can end the line, add a count or split a frame; and with @comm,
+ * a space as '_'); else as it is.
+ */
+static int fb_put(struct ps_fold_buf *fb, const char *s, bool name, bool comm)
 {
+	static const char hex[] = "0123456789abcdef";
 	size_t n = strlen(s);
 
-	if (fb->len + n + 2 > fb->cap) {
+	if (fb->len + 4 * n + 2 > fb->cap) {
 		size_t ncap = fb->cap ? fb->cap : 256;
 		char *nb;
 
-		while (ncap < fb->len + n + 2)
+		while (ncap < fb->len + 4 * n + 2)
 			ncap *= 2;
 		nb = realloc(fb->buf, ncap);
 		if (!nb)
@@ -790,8 +796,22 @@ static int fb_put(struct ps_fold_buf *fb, const char *s, char from, char to)
 		fb->buf = nb;
 		fb->cap = ncap;
 	}
-	for (size_t i = 0; i < n; i++)
-		fb->buf[fb->len++] = s[i] == from ? to : s[i];
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (name && (c < 0x20 || c == 0x7f)) {
+			fb->buf[fb->len++] = '\\';
+			fb->buf[fb->len++] = 'x';
+			fb->buf[fb->len++] = hex[c >> 4];
+			fb->buf[fb->len++] = hex[c & 15];
+			continue;
+		}
+		if (name && c == ';')
+			c = ':';
+		else if (comm && c == ' ')
+			c = '_';
+		fb->buf[fb->len++] = (char)c;
+	}
 	fb->buf[fb->len] = 0;
 	return 0;
 }
@@ -803,7 +823,7 @@ int ps_symbols__fold(struct ps_symbols *st, const struct ps_sample *smp, uint16_
 	size_t n, i;
 
 	fb->len = 0;
-	if (fb_put(fb, comm ? comm : "[unknown]", ' ', '_') < 0)
+	if (fb_put(fb, comm ? comm : "[unknown]", true, true) < 0)
 		goto nomem;
 	if (smp->type & PERF_SAMPLE_CALLCHAIN) {
 		n = ps_symbols__frames(st, smp, frames, ARRAY_SIZE(frames));
@@ -813,7 +833,7 @@ int ps_symbols__fold(struct ps_symbols *st, const struct ps_sample *smp, uint16_
 	for (i = n; i-- > 0;) {
 		const char *name = frames[i].sym.name ? frames[i].sym.name : "[unknown]";
 
-		if (fb_put(fb, ";", 0, 0) < 0 || fb_put(fb, name, ';', ':') < 0)
+		if (fb_put(fb, ";", false, false) < 0 || fb_put(fb, name, true, false) < 0)
 			goto nomem;
 	}
 	return 0;

@@ -144,8 +144,10 @@ struct ps_fold_buf {
 /**
  * ps_symbols__fold() - a sample as one folded stack, the line perf's stackcollapse script
  * writes without its count: "comm;outermost;...;innermost".  Spaces in @comm become '_',
- * ';' in function names ':', unknown functions "[unknown]"; a sample whose event has no
- * callchain gets its own function as its only frame.
+ * ';' in @comm and in function names ':', control bytes (below 0x20, 0x7f) in either
+ * "\xNN" (so a name cannot end the line, add a count or split a frame), unknown functions
+ * "[unknown]"; a sample whose event has no callchain gets its own function as its only
+ * frame.
  * @comm: the thread's name (NULL: "[unknown]")
  * @misc: the SAMPLE record's header misc
  * @fb: receives the line, NUL-terminated, in @fb->buf (@fb->len bytes before the NUL)

@@ -68,8 +68,10 @@ static void test_tree(void)
 
 static void test_errors(void)
 {
-	static const char *const bad[] = { "a;b", "a;b x",  "a;b 1x",
-		                           "  7", "a;b -1", "a;b 99999999999999999999" };
+	/* a count after a tab is no count: a name may hold "\t9999999" */
+	static const char *const bad[] = { "a;b",     "a;b x",  "a;b 1x",
+		                           "  7",     "a;b -1", "a;b 99999999999999999999",
+		                           "a\t9999", "a;b\t7" };
 	struct ps_error err = { 0 };
 	struct ps_flame *f = ps_flame__new(0, &err);
 	size_t i;
@@ -81,6 +83,10 @@ static void test_errors(void)
 		CHECK(err.detail[0] != 0);
 	}
 	CHECK_EQ_U64(ps_flame__total(f), 0);
+	/* the escaped names pcount --folded writes are names like any other */
+	CHECK(add(f, "a\\x099999999\\x0ab;f\\x0a  9 3", &err) == 0);
+	CHECK_EQ_U64(ps_flame__total(f), 3);
+	CHECK(count_of(f, "a\\x099999999\\x0ab;f\\x0a  9") == 3);
 	ps_flame__delete(f);
 }
 
