@@ -3,7 +3,9 @@
 # Hostile input: the streams an audit used to stall, blind or bloat the programs, each made
 # at test time by tests/tools/phostile (nothing big is committed).  Every program reads each
 # one under a time limit and a memory limit: no crash, no hang, peak RSS under the largest
-# record plus a small constant, and a clear message where the input is wrong.
+# record plus a small constant, and a clear message where the input is wrong.  Hostile
+# names come from real perf recordings (a process that renames itself, an ELF symbol
+# patched at test time), where perf is the judge of the counts.
 
 bats_require_minimum_version 1.5.0
 
@@ -244,4 +246,170 @@ stalled_reader() {
 	bounded 120 $(((256 + 64) * 1024)) "$T/aux" pcat
 	cmp_or_show "$T/aux" "$T/out"
 	rm -f "$T/aux" "$T/out"
+}
+
+# ---- names from the stream are data: a thread names itself with any bytes (prctl) ----
+
+# The thread names of named_stream, in the order the process takes them; it writes i + 1
+# bytes to /dev/null (one write each) after taking the name of index i.
+HOSTILE_NAMES=('sshd\x1f1' 'sshd' '--output=x' '\n  99999  sshd' 'a\t9999999\nb'
+	'p' 'a\x1fb' 'p\x1fa' 'b')
+
+# named_stream: $N, a recording by perf of a python3 that renames itself to each of
+# HOSTILE_NAMES (task:task_rename, and its writes as raw_syscalls:sys_enter), made once
+# per file; $NPID its pid as perf script prints it.
+named_stream() {
+	need_perf
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+	N="$BATS_FILE_TMPDIR/named.pipe"
+	if [ ! -s "$N" ]; then
+		cat >"$BATS_FILE_TMPDIR/rename.py" <<'EOF_PY'
+import ctypes, os, sys
+libc = ctypes.CDLL(None)
+fd = os.open("/dev/null", os.O_WRONLY)
+for i, name in enumerate(sys.argv[1:]):
+    libc.prctl(15, name.encode().decode("unicode_escape").encode("latin-1"), 0, 0, 0)
+    for _ in range(i + 1):
+        os.write(fd, b"x")
+EOF_PY
+		perf record -q -o - -e task:task_rename -e raw_syscalls:sys_enter --filter 'id == 1' \
+			-- /usr/bin/python3 -S "$BATS_FILE_TMPDIR/rename.py" "${HOSTILE_NAMES[@]}" \
+			>"$N.tmp" 2>"$N.err" || skip "perf record failed here: $(tail -n 1 "$N.err")"
+		mv "$N.tmp" "$N"
+	fi
+	NPID=$(perf_script_pipe "$N" -F pid 2>/dev/null | tr -d ' ' | sort -u)
+	[ "$(printf '%s\n' "$NPID" | wc -l)" -eq 1 ]
+}
+
+# the names as JSON strings, for jq
+names_json() {
+	python3 -c 'import json, sys
+print(json.dumps([n.encode().decode("unicode_escape") for n in sys.argv[1:]]))' "${HOSTILE_NAMES[@]}"
+}
+
+@test "hostile: a thread named with 0x1f or a newline is one comm in pcount --by comm,pid: no fake pid, no row of its own" {
+	named_stream
+	local writes
+	writes=$(perf_script_pipe "$N" -F event 2>/dev/null | grep -c 'raw_syscalls:sys_enter')
+	[ "$writes" -eq 45 ] # 1 + 2 + ... + 9, as perf script counts them
+	run -0 --separate-stderr "$BIN/pcount" --by comm,pid -w 'event = "raw_syscalls:sys_enter"' "$N"
+	# a title and one line per name: a newline in a name makes no line of its own
+	[ "${#lines[@]}" -eq 10 ] || { printf '%s\n' "${lines[@]}"; return 1; }
+	# every row has the real pid, and each name is shown escaped, with its own count
+	printf '%s\n' "${lines[@]:1}" | awk -v pid="$NPID" '$NF != pid { bad = 1 } END { exit bad }'
+	printf '%s\n' "${lines[@]}" | tr -s ' ' >"$T/rows"
+	grep -qx " 1 sshd\\\\x1f1 $NPID" "$T/rows"
+	grep -qx " 2 sshd $NPID" "$T/rows"
+	grep -qx " 4 \\\\n 99999 sshd $NPID" "$T/rows"
+	grep -qx " 5 a\\\\t9999999\\\\nb $NPID" "$T/rows"
+	[ "$(printf '%s\n' "${lines[@]:1}" | awk '{ n += $1 } END { print n }')" -eq "$writes" ]
+}
+
+@test "hostile: pcount --json gives a hostile comm's true value, JSON-escaped" {
+	named_stream
+	run -0 --separate-stderr "$BIN/pcount" -j --by comm,pid -w 'event = "raw_syscalls:sys_enter"' "$N"
+	# row i is the name taken i-th: i + 1 writes
+	echo "$output" | jq -e --argjson names "$(names_json)" --arg pid "$NPID" '
+		(.rows | length) == 9 and .total == 45 and
+		([.rows[] | select(.pid != $pid)] | length) == 0 and
+		([range(9) as $i | .rows[] | select(.comm == $names[$i] and .count == $i + 1)]
+		 | length) == 9'
+}
+
+@test "hostile: two different keys holding 0x1f are two rows in pcount and two pieces in psplit" {
+	named_stream
+	# the renames p -> a\x1fb and p\x1fa -> b once gave the same key text
+	run -0 --separate-stderr "$BIN/pcount" -j --by oldcomm,newcomm -w 'oldcomm = "p" or oldcomm = "p\x1fa"' "$N"
+	echo "$output" | jq -e '.total == 2 and (.rows | length) == 2 and
+		([.rows[] | select(.oldcomm == "p" and .newcomm == "a\u001fb")] | length) == 1 and
+		([.rows[] | select(.oldcomm == "p\u001fa" and .newcomm == "b")] | length) == 1'
+	mkdir "$T/p"
+	run -0 --separate-stderr "$BIN/psplit" --by oldcomm,newcomm -w 'oldcomm = "p" or oldcomm = "p\x1fa"' -d "$T/p" -o '%k.pipe' "$N"
+	[ "$(find "$T/p" -name '*.pipe' | wc -l)" -eq 2 ]
+	[ -f "$T/p/p,a%1Fb.pipe" ] && [ -f "$T/p/p%1Fa,b.pipe" ]
+}
+
+@test "hostile: psplit --by comm gives every name its own piece, none starting with '-'; pcat --merge *.pipe reads them all" {
+	named_stream
+	mkdir "$T/p"
+	run -0 --separate-stderr "$BIN/psplit" --by comm -d "$T/p" -o '%k.pipe' "$N"
+	# one piece per distinct comm that pcount counts
+	[ "$(find "$T/p" -name '*.pipe' | wc -l)" -eq "$("$BIN/pcount" -j --by comm "$N" | jq '.rows | length')" ]
+	[ -z "$(find "$T/p" -name '-*')" ]
+	[ -f "$T/p/%2D-output=x.pipe" ] && [ -f "$T/p/sshd%1F1.pipe" ] && [ -f "$T/p/sshd.pipe" ]
+	# the glob passes no option to pcat, and the pieces hold every sample
+	(cd "$T/p" && "$BIN/pcat" --merge *.pipe) >"$T/merged"
+	[ ! -e "$T/p/x" ]
+	[ "$(perf_script_pipe "$T/merged" -F event 2>/dev/null | wc -l)" -eq \
+		"$(perf_script_pipe "$N" -F event 2>/dev/null | wc -l)" ]
+}
+
+@test "hostile: pcount --folded | pflame --folded keeps the sample count perf script gives, whatever the comms" {
+	named_stream
+	local samples
+	samples=$(perf_script_pipe "$N" -F event 2>/dev/null | wc -l)
+	run -0 --separate-stderr "$BIN/pcount" --folded "$N"
+	# one line per stack, each 'STACK COUNT', the names escaped
+	[ "$(echo "$output" | awk '{ n += $NF } END { print n }')" -eq "$samples" ]
+	echo "$output" | grep -q '^a\\x099999999\\x0ab;[^ ]* 5$'
+	"$BIN/pcount" --folded "$N" | "$BIN/pflame" --folded -o "$T/g.svg"
+	grep -q "<title>all ($samples samples, 100.00%)</title>" "$T/g.svg"
+}
+
+# sym_stream: $S, a perf recording with call graphs of a program whose hot function's ELF
+# symbol holds a tab, a newline and a ';' (the name patched into its symbol table)
+sym_stream() {
+	need_perf
+	command -v cc >/dev/null || skip "no C compiler"
+	S="$BATS_FILE_TMPDIR/sym.pipe"
+	[ -s "$S" ] && return 0
+	cat >"$BATS_FILE_TMPDIR/sym.c" <<'EOF_C'
+volatile unsigned long sink;
+__attribute__((noinline)) void spin(void) __asm__("evilT9999999NSS99999SSsshdCx");
+__attribute__((noinline)) void spin(void)
+{
+	for (unsigned long i = 0; i < 100000000UL; i++)
+		sink += i;
+}
+int main(void)
+{
+	spin();
+	return 0;
+}
+EOF_C
+	cc -O1 -o "$BATS_FILE_TMPDIR/sym" "$BATS_FILE_TMPDIR/sym.c"
+	python3 -c 'import sys
+p = sys.argv[1]; b = open(p, "rb").read(); old = b"evilT9999999NSS99999SSsshdCx"
+assert b.count(old) == 1
+open(p, "wb").write(b.replace(old, b"evil\t9999999\n  99999  sshd;x"))' "$BATS_FILE_TMPDIR/sym"
+	perf record -q -g -e cpu-clock -o - -- "$BATS_FILE_TMPDIR/sym" >"$S.tmp" 2>"$S.err" ||
+		skip "perf record failed here: $(tail -n 1 "$S.err")"
+	mv "$S.tmp" "$S"
+}
+
+@test "hostile: an ELF symbol with a tab and a newline neither adds samples to pflame --folded nor a row to ptop" {
+	sym_stream
+	local samples
+	samples=$(perf_script_pipe "$S" -F event 2>/dev/null | grep -c 'cpu-clock')
+	"$BIN/pcount" --folded "$S" >"$T/folded"
+	grep -q 'evil\\x099999999\\x0a  99999  sshd:x' "$T/folded"
+	[ "$(awk '{ n += $NF } END { print n }' "$T/folded")" -eq "$samples" ]
+	"$BIN/pflame" --folded -o "$T/g.svg" "$T/folded"
+	grep -q "<title>all ($samples samples, 100.00%)</title>" "$T/g.svg"
+	# ptop's table: one line per symbol, the hot one escaped
+	run -0 --separate-stderr "$BIN/ptop" --report <"$S"
+	[[ "$output" == *' evil\t9999999\n  99999  sshd;x'* ]]
+	! echo "$output" | grep -q '^ *99999  sshd'
+	[ "$(echo "$output" | grep -c '^ *[0-9]')" -eq "$("$BIN/pcount" -j --by sym "$S" | jq '.rows | length')" ]
+}
+
+@test "hostile: syscall-counts-by-pid --report prints one row per process and syscall, whatever the process is named" {
+	named_stream
+	local rows
+	rows=$("$BIN/pcount" -j --by comm,pid,syscall -w 'event = "raw_syscalls:sys_enter"' "$N" | jq '.rows | length')
+	[ "$rows" -eq 9 ]
+	run -0 --separate-stderr "$BIN/syscall-counts-by-pid" --report <"$N"
+	[ "${#lines[@]}" -eq $((rows + 1)) ] || { printf '%s\n' "${lines[@]}"; return 1; }
+	! printf '%s\n' "${lines[@]}" | grep -q '^ *99999'
+	printf '%s\n' "${lines[@]:1}" | awk -v pid="$NPID" '$(NF - 1) != pid { bad = 1 } END { exit bad }'
 }
