@@ -339,7 +339,8 @@ void ps_dso__note(struct ps_dso *d, const char *path, const char *why)
 
 /*
  * Lines of a text file, read in chunks: at most @max bytes in all, a line longer than
- * @max_line skipped whole, and the reading ends when a stop is asked (ps_stop).
+ * @max_line skipped whole, and the reading ends when a stop is asked (ps_stop: then
+ * @stopped is set, and what was read is not the whole file).
  */
 #define LINES_BUF (64u << 10)
 
@@ -348,7 +349,7 @@ struct lines {
 	char *buf;
 	size_t start, end, max_line;
 	uint64_t total, max;
-	bool eof, skipping;
+	bool eof, skipping, stopped;
 };
 
 static int lines__open(struct lines *l, const char *path, size_t max_line, const char **why)
@@ -396,6 +397,7 @@ static char *lines__next(struct lines *l, size_t *len)
 			*len = n;
 			return line;
 		}
+		l->stopped = !l->eof && ps_stop;
 		if (l->eof || ps_stop || l->total >= l->max)
 			return NULL;
 		if (l->end - l->start > l->max_line) {
@@ -718,10 +720,10 @@ static void load_begin(struct ps_dso *d, const struct ps_dso_paths *p)
 	d->tab.full = false;
 }
 
-/* Every loader ends here: a table that did not fit, or a read a stop cut, is not kept. */
+/* Every loader ends here: a table that did not fit is not kept. */
 static void load_end(struct ps_dso *d)
 {
-	if (d->tab.full || ps_stop)
+	if (d->tab.full)
 		ps_symtab__free(&d->tab);
 }
 
@@ -773,7 +775,7 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 	    read_symtab(d, fallback.elf, SHT_DYNSYM) < 0)
 		ps_symtab__free(&d->tab);
 	elf_file__close(&fallback);
-	if (d->tab.full || ps_stop) {
+	if (d->tab.full) {
 		load_end(d);
 		return;
 	}
@@ -864,7 +866,9 @@ void ps_dso__load_jit(struct ps_dso *d, const struct ps_dso_paths *p)
 			break;
 	}
 	lines__close(&l);
-	if (!d->tab.full && !ps_stop)
+	if (l.stopped)
+		ps_symtab__free(&d->tab); /* not the whole map */
+	else if (!d->tab.full)
 		ps_symtab__finish(&d->tab, false);
 	load_end(d);
 }
@@ -937,7 +941,7 @@ int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text
 			break;
 	}
 	lines__close(&l);
-	if (t->full || ps_stop) {
+	if (t->full || l.stopped) {
 		ps_symtab__free(t);
 		return 0;
 	}
