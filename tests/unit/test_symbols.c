@@ -322,6 +322,9 @@ static void test_refused(void)
 	snprintf(jfifo, sizeof(jfifo), "/tmp/perf-test-%u-fifo.map", pid);
 	snprintf(jzero, sizeof(jzero), "/tmp/perf-test-%u-zero.map", pid);
 	snprintf(jlong, sizeof(jlong), "/tmp/perf-test-%u-long.map", pid);
+	/* what a run killed on the way left (the pid may come again) */
+	unlink(jfifo);
+	unlink(jzero);
 	CHECK(mkfifo(fifo, 0600) == 0);
 	CHECK(mkfifo(jfifo, 0600) == 0);
 	CHECK(symlink("/dev/zero", zero) == 0);
