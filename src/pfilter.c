@@ -467,6 +467,8 @@ static int drain_order(struct run *r)
 	if (ps_order__take_overflow_notice(r->ord))
 		ps_msg("more than %u MiB of records held for time order: released early",
 		       PS_ORDER_DEFAULT_CAP >> 20);
+	for (const char *n; r->syms && (n = ps_symbols__take_notice(r->syms));)
+		ps_msg("%s", n); /* a file refused, a table not kept: once each */
 	return ret;
 }
 

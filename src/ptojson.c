@@ -352,6 +352,8 @@ static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
 		if (emit(c, &rec, err) < 0)
 			return -1;
 	}
+	for (const char *n; c->syms && (n = ps_symbols__take_notice(c->syms));)
+		ps_msg("%s", n); /* a file refused, a table not kept: once each */
 	return 0;
 }
 

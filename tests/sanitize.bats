@@ -46,6 +46,24 @@ inputs() {
 	done
 }
 
+@test "sanitize: symbols on every fixture: objects found, missing (empty tables) and refused" {
+	local f t="$BATS_TEST_TMPDIR"
+	[ -x "$TOOLS/phostile" ] || { echo "tests/tools/phostile not built: run make tools"; return 1; }
+	mkdir "$t/empty"
+	mkfifo "$t/fifo"
+	# objects that do not exist, and one that is a FIFO
+	"$TOOLS/phostile" mmap2 4194999 /nonexistent/lib.so >"$t/missing.pipe"
+	"$TOOLS/phostile" mmap2 4194999 "$t/fifo" >"$t/fifo.pipe"
+	for f in $(inputs) "$t/missing.pipe" "$t/fifo.pipe"; do
+		clean_run "$SAN/ptojson" "$f"
+		clean_run "$SAN/pcount" --by sym,dso "$f"
+		clean_run "$SAN/pcount" --folded "$f"
+		# under an empty root every object is missing
+		clean_run "$SAN/ptojson" --symfs "$t/empty" "$f"
+		clean_run "$SAN/pflame" --symfs "$t/empty" -o "$t/out.svg" "$f"
+	done
+}
+
 @test "sanitize: damaged copies of a fixture, cut at every 997th byte" {
 	local f="$DATA/rawsys-dd.pipe" size n
 	size=$(stat -c %s "$f")

@@ -330,3 +330,142 @@ PY
 		>"$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
 	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/out.json" 99.5 98
 }
+
+# rename_object IN OUT OLD NEW: IN with every MMAP/MMAP2 record naming OLD naming NEW instead
+# (the record resized to fit); prints the pid of each record changed
+rename_object() {
+	python3 - "$@" <<'PY'
+import struct, sys
+src, dst, old, new = sys.argv[1:5]
+data = open(src, "rb").read()
+out, pos, hits = bytearray(data[:16]), 16, 0
+while pos + 8 <= len(data):
+    typ, misc, size = struct.unpack_from("<IHH", data, pos)
+    rec = data[pos:pos + size]
+    if typ in (1, 10):  # MMAP, MMAP2: the name, NUL-padded to 8 bytes, then the sample_id
+        fo = 8 + (64 if typ == 10 else 32)
+        end = rec.index(b"\0", fo)
+        if rec[fo:end] == old.encode():
+            name = new.encode() + b"\0"
+            name += b"\0" * (-len(name) % 8)
+            body = rec[8:fo] + name + rec[fo + (end - fo + 8) // 8 * 8:]
+            rec = struct.pack("<IHH", typ, misc, 8 + len(body)) + body
+            print(struct.unpack_from("<I", rec, 8)[0])
+            hits += 1
+    out += rec
+    pos += size
+open(dst, "wb").write(out)
+sys.exit(0 if hits else 1)
+PY
+}
+
+# a pid no process can have (pid_max is at most 2^22) whose JIT map does not exist; the
+# teardown removes what a test makes there
+free_jit_pid() {
+	local p=$((4194304 + $$ % 100000))
+	while [ -e "/tmp/perf-$p.map" ] || [ -L "/tmp/perf-$p.map" ]; do
+		p=$((p + 1))
+	done
+	echo "$p"
+}
+
+teardown() {
+	[ -z "${JITMAP:-}" ] || rm -f "$JITMAP"
+}
+
+@test "symbols: an object that is a FIFO or a device is refused at once, its frames unnamed, said once" {
+	local t="$BATS_TEST_TMPDIR" obj libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+	"$BIN/pcat" "$DATA/cpuclock-g-sh.data" >"$t/sh.pipe"
+	mkfifo "$t/fifo"
+	ln -s /dev/zero "$t/zero.so"
+	for obj in "$t/fifo" "$t/zero.so"; do
+		rename_object "$t/sh.pipe" "$t/x.pipe" "$libc" "$obj" >/dev/null
+		# nobody writes to the FIFO: a reader that opened it would wait here for ever
+		run -0 --separate-stderr timeout -k 5 20 "$BIN/ptojson" "$t/x.pipe"
+		[ "$stderr" = "ptojson: $obj: not a regular file, not read" ]
+		run -0 jq -r --arg o "$obj" '.callchain[] | select(.dso == $o) | has("sym")' <<<"$output"
+		[[ "$output" == *false* && "$output" != *true* ]]
+		run -0 --separate-stderr timeout -k 5 20 "$BIN/pcount" -j --by sym,dso "$t/x.pipe"
+		[ "$stderr" = "pcount: $obj: not a regular file, not read" ]
+		[ "$(jq -r --arg o "$obj" '[.rows[] | select(.dso == $o) | .sym] | unique | join(",")' \
+			<<<"$output")" = "[unknown]" ]
+		run -0 --separate-stderr timeout -k 5 20 "$BIN/pflame" -o "$t/x.svg" "$t/x.pipe"
+		[ "$stderr" = "pflame: $obj: not a regular file, not read" ]
+		grep -q '<svg' "$t/x.svg"
+		run -0 timeout -k 5 20 "$BIN/ptop" --report 1 <"$t/x.pipe"
+	done
+	# --kallsyms names a file too
+	run -2 --separate-stderr timeout -k 5 20 "$BIN/ptojson" --kallsyms /dev/zero "$t/sh.pipe"
+	[ "$stderr" = "ptojson: /dev/zero: cannot read --kallsyms: not a regular file, not read" ]
+	run -2 --separate-stderr timeout -k 5 20 "$BIN/pflame" --kallsyms "$t/fifo" "$t/sh.pipe"
+	[ "$stderr" = "pflame: $t/fifo: cannot read --kallsyms: not a regular file, not read" ]
+	# "/dev/zero" itself is anonymous memory, named from a JIT map as perf names it
+	rename_object "$t/sh.pipe" "$t/x.pipe" "$libc" /dev/zero >/dev/null
+	run -0 --separate-stderr timeout -k 5 20 "$BIN/ptojson" "$t/x.pipe"
+	[[ "$output" == *'"dso":"/tmp/perf-'*'.map"'* ]]
+}
+
+@test "symbols: a JIT map /tmp/perf-PID.map that is a FIFO or /dev/zero is refused at once" {
+	local t="$BATS_TEST_TMPDIR" pid
+	pid=$(free_jit_pid)
+	JITMAP=/tmp/perf-$pid.map
+	"$TOOLS/phostile" mmap2 "$pid" //anon >"$t/jit.pipe"
+	# a regular map names the frames, as perf script names them
+	printf '7f0000001000 100 jit_one\n7f0000001100 100 jit_two\n' >"$JITMAP"
+	run -0 timeout -k 5 20 "$BIN/pcount" -j --by sym "$t/jit.pipe"
+	[ "$(jq -r '.rows[0].sym' <<<"$output")" = jit_one ]
+	if command -v perf >/dev/null; then
+		[ "$(perf script -i - -F sym <"$t/jit.pipe" 2>/dev/null | grep -c jit_two)" = 4 ]
+	fi
+	# a FIFO nobody writes to, and an endless file: refused, the frames unnamed
+	for kind in fifo zero; do
+		rm -f "$JITMAP"
+		if [ "$kind" = fifo ]; then mkfifo "$JITMAP"; else ln -s /dev/zero "$JITMAP"; fi
+		run -0 --separate-stderr timeout -k 5 20 "$BIN/ptojson" "$t/jit.pipe"
+		[ "$stderr" = "ptojson: $JITMAP: not a regular file, not read" ]
+		[ "$(jq -r '.callchain[] | has("sym")' <<<"$output" | sort -u)" = false ]
+		[ "$(jq -r '.callchain[].dso' <<<"$output" | sort -u)" = "$JITMAP" ]
+		run -0 --separate-stderr timeout -k 5 20 "$BIN/pcount" -j --by sym "$t/jit.pipe"
+		[ "$(jq -r '.rows[0].sym' <<<"$output")" = "[unknown]" ]
+		[ "$stderr" = "pcount: $JITMAP: not a regular file, not read" ]
+		run -0 --separate-stderr timeout -k 5 20 "$BIN/pflame" -o "$t/x.svg" "$t/jit.pipe"
+		[ "$stderr" = "pflame: $JITMAP: not a regular file, not read" ]
+		run -0 --separate-stderr timeout -k 5 20 "$BIN/pfilter" -c -i "$t/jit.pipe" 'sym = jit_one'
+		[ "$output" = 0 ]
+	done
+}
+
+@test "symbols: one SIGTERM ends pflame reading a live stream that names a FIFO as an object" {
+	local t="$BATS_TEST_TMPDIR" pid st=0 i
+	"$BIN/pcat" "$DATA/cpuclock-g-sh.data" >"$t/sh.pipe"
+	mkfifo "$t/fifo" "$t/in"
+	rename_object "$t/sh.pipe" "$t/x.pipe" /usr/lib/x86_64-linux-gnu/libc.so.6 "$t/fifo" >/dev/null
+	"$BIN/pflame" -o "$t/out.svg" "$t/in" 2>"$t/err" &
+	pid=$!
+	# the stream arrives and its writer stays: pflame waits for more
+	exec 7>"$t/in"
+	cat "$t/x.pipe" >&7
+	# the notice shows the object was looked at (and not waited for)
+	for i in $(seq 200); do
+		grep -q 'not a regular file' "$t/err" && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	for i in $(seq 200); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL "$pid"
+		exec 7>&-
+		wait "$pid" || true
+		echo "one SIGTERM did not end pflame"
+		return 1
+	fi
+	exec 7>&-
+	wait "$pid" || st=$?
+	cat "$t/err"
+	[ "$st" = 0 ]
+	[ "$(cat "$t/err")" = "pflame: $t/fifo: not a regular file, not read" ]
+	grep -q '<svg' "$t/out.svg"
+}

@@ -5,15 +5,19 @@
  * read by symbols_dso.c.
  */
 #include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 
 #include "abi.h"
 #include "compat.h"
 #include "session.h"
+#include "signals.h"
 #include "symbols.h"
 #include "symbols_int.h"
 #include "xalloc.h"
@@ -26,6 +30,9 @@
 #define MAX_DSOS 16384 /* objects known at once */
 #define MAX_BIDS 65536 /* build-ids the stream gave */
 #define MAX_SYM_BYTES (256u << 20)
+#define MAX_READS 3      /* reads of one object's table in a row that served few lookups */
+#define READ_WORTH 65536 /* lookups that make a read worth it: the count starts again */
+#define MAX_NOTICES 32   /* notices waiting to be taken */
 
 #define KERNEL_NAME "[kernel.kallsyms]"
 #define MISC_BUILD_ID_SIZE (1u << 15)
@@ -62,8 +69,13 @@ struct ps_symbols {
 	size_t nr_dsos;
 	struct bid *bids[BID_BUCKETS];
 	size_t nr_bids;
-	size_t sym_bytes;
+	size_t sym_bytes, sym_max;
 	uint64_t clock; /* use counter for eviction */
+	uint64_t reads; /* tables read, for tests */
+	/* what a program says once (ps_symbols__take_notice()): a ring of strings */
+	char *notices[MAX_NOTICES];
+	size_t notice_head, nr_notices;
+	char *notice_taken;
 	/* the kernel */
 	bool kernel_mapped;
 	uint64_t kernel_start, kernel_text;
@@ -83,6 +95,46 @@ static uint32_t hash_str(const char *s)
 	return h;
 }
 
+/* ---- notices ---- */
+
+/* Queue a notice (taken over; NULL is ignored); past MAX_NOTICES waiting, it is dropped. */
+static void notice__push(struct ps_symbols *st, char *text)
+{
+	if (!text)
+		return;
+	if (st->nr_notices == MAX_NOTICES) {
+		free(text);
+		return;
+	}
+	st->notices[(st->notice_head + st->nr_notices++) % MAX_NOTICES] = text;
+}
+
+static void notice__printf(struct ps_symbols *st, const char *fmt, ...) PS_PRINTF(2, 3);
+
+static void notice__printf(struct ps_symbols *st, const char *fmt, ...)
+{
+	char *text = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	notice__push(st, text);
+}
+
+const char *ps_symbols__take_notice(struct ps_symbols *st)
+{
+	free(st->notice_taken);
+	st->notice_taken = NULL;
+	if (!st->nr_notices)
+		return NULL;
+	st->notice_taken = st->notices[st->notice_head];
+	st->notice_head = (st->notice_head + 1) % MAX_NOTICES;
+	st->nr_notices--;
+	return st->notice_taken;
+}
+
 /* ---- objects ---- */
 
 static void dso__unload(struct ps_symbols *st, struct ps_dso *d)
@@ -98,6 +150,7 @@ static void dso__unload(struct ps_symbols *st, struct ps_dso *d)
 static void dso__free(struct ps_symbols *st, struct ps_dso *d)
 {
 	dso__unload(st, d);
+	free(d->note);
 	free(d->name);
 	free(d);
 }
@@ -207,16 +260,19 @@ static void dso__put(struct ps_dso *d)
 		d->refs--;
 }
 
-/* Unload the least recently used tables until the cache is under its cap. */
-static void dsos__trim(struct ps_symbols *st)
+/*
+ * Unload the least recently used tables, never @keep's (the object in use), until the
+ * cache is under its cap.
+ */
+static void dsos__trim(struct ps_symbols *st, const struct ps_dso *keep)
 {
-	while (st->sym_bytes > MAX_SYM_BYTES) {
+	while (st->sym_bytes > st->sym_max) {
 		struct ps_dso *victim = NULL, *d;
 		size_t b;
 
 		for (b = 0; b < DSO_BUCKETS; b++)
 			for (d = st->dsos[b]; d; d = d->next)
-				if (d->loaded && ps_symtab__bytes(&d->tab) &&
+				if (d != keep && d->loaded && ps_symtab__bytes(&d->tab) &&
 				    (!victim || d->last_use < victim->last_use))
 					victim = d;
 		if (!victim)
@@ -225,23 +281,58 @@ static void dsos__trim(struct ps_symbols *st)
 	}
 }
 
+/*
+ * Read @d's table.  What does not fit is not kept, and an object whose table was dropped
+ * for room MAX_READS times in a row with fewer than READ_WORTH lookups each time is not
+ * read again (two tables that do not fit together would otherwise be read in turn for
+ * every sample): said once.
+ */
 static void dso__load(struct ps_symbols *st, struct ps_dso *d)
 {
+	if (d->lookups >= READ_WORTH)
+		d->reads = 0;
+	d->lookups = 0;
+	if (d->reads >= MAX_READS && d->kind != PS_DSO_NONE) {
+		d->loaded = true;
+		d->noticed = true;
+		notice__printf(
+		        st,
+		        "%s: symbol table read %u times, dropped each time soon after to keep the cache under %zu MiB: not read again, its functions are unnamed",
+		        d->name, d->reads, st->sym_max >> 20);
+		return;
+	}
 	switch (d->kind) {
 	case PS_DSO_ELF:
 		ps_dso__load_elf(d, &st->paths);
 		break;
 	case PS_DSO_VDSO:
-		ps_dso__load_vdso(d);
+		ps_dso__load_vdso(d, &st->paths);
 		break;
 	case PS_DSO_JIT:
-		ps_dso__load_jit(d);
+		ps_dso__load_jit(d, &st->paths);
 		break;
 	default:
 		d->loaded = true;
-		break;
+		return;
 	}
+	d->reads++;
+	st->reads++;
+	/* one notice per object: a table that did not fit, else a file refused */
+	if (!d->noticed && d->tab.full) {
+		notice__printf(
+		        st,
+		        "%s: symbol table bigger than %zu MiB: not kept, its functions are unnamed",
+		        d->name, st->paths.table_limit >> 20);
+		d->noticed = true;
+	} else if (!d->noticed && d->note) {
+		notice__push(st, d->note);
+		d->note = NULL;
+		d->noticed = true;
+	}
+	free(d->note);
+	d->note = NULL;
 	st->sym_bytes += ps_symtab__bytes(&d->tab);
+	dsos__trim(st, d);
 }
 
 /* ---- processes ---- */
@@ -567,7 +658,6 @@ void ps_symbols__process(struct ps_symbols *st, const struct ps_record *rec)
 	default:
 		break;
 	}
-	dsos__trim(st);
 }
 
 /* ---- the kernel ---- */
@@ -575,13 +665,21 @@ void ps_symbols__process(struct ps_symbols *st, const struct ps_record *rec)
 static size_t running_kernel_build_id(unsigned char *bid)
 {
 	unsigned char buf[4096];
-	size_t n, off = 0;
-	FILE *fp = fopen("/sys/kernel/notes", "re");
+	size_t n = 0, off = 0;
+	const char *why;
+	int fd = ps_sym_open("/sys/kernel/notes", PS_SYM_TEXT_MAX, &why);
+	ssize_t got;
 
-	if (!fp)
+	if (fd < 0)
 		return 0;
-	n = fread(buf, 1, sizeof(buf), fp);
-	fclose(fp);
+	while (n < sizeof(buf) && (got = read(fd, buf + n, sizeof(buf) - n)) != 0) {
+		if (got < 0 && errno == EINTR && !ps_stop)
+			continue;
+		if (got < 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
 	while (off + 12 <= n) {
 		uint32_t namesz, descsz, type;
 		size_t name_off = off + 12, desc_off;
@@ -604,6 +702,22 @@ static size_t running_kernel_build_id(unsigned char *bid)
 	return 0;
 }
 
+/* Read the kernel's table from the kallsyms file at @path; what is wrong with it said once. */
+static int kernel__read(struct ps_symbols *st, const char *path)
+{
+	const char *why = NULL;
+	int r = ps_kallsyms__read(path, &st->ktab, st->kernel_text, &why);
+
+	if (why)
+		notice__printf(st, "%s: %s", path, why);
+	else if (st->ktab.full)
+		notice__printf(
+		        st,
+		        "%s: kernel symbol table bigger than %zu MiB: not kept, its functions are unnamed",
+		        path, st->paths.table_limit >> 20);
+	return r;
+}
+
 static void kernel__load(struct ps_symbols *st)
 {
 	char path[4096], hex[2 * PS_BUILD_ID_MAX + 1];
@@ -613,13 +727,13 @@ static void kernel__load(struct ps_symbols *st)
 
 	st->kernel_loaded = true;
 	if (st->kallsyms) {
-		ps_kallsyms__read(st->kallsyms, &st->ktab, st->kernel_text);
+		kernel__read(st, st->kallsyms);
 		goto out;
 	}
 	if (st->has_kernel_bid) {
 		ps_build_id_hex(st->kernel_bid, st->kernel_bid_len, hex);
 		snprintf(path, sizeof(path), "%s/" KERNEL_NAME "/%s/kallsyms", st->debug_dir, hex);
-		if (ps_kallsyms__read(path, &st->ktab, st->kernel_text) == 0)
+		if (kernel__read(st, path) == 0)
 			goto out;
 		n = running_kernel_build_id(bid);
 		running = n == st->kernel_bid_len && memcmp(bid, st->kernel_bid, n) == 0;
@@ -634,9 +748,11 @@ static void kernel__load(struct ps_symbols *st)
 	/* under --symfs, the root's own copy, as perf looks for it */
 	snprintf(path, sizeof(path), "%s/proc/kallsyms", st->symfs);
 	if (running)
-		ps_kallsyms__read(path, &st->ktab, st->kernel_text);
+		kernel__read(st, path);
 out:
+	st->reads++;
 	st->sym_bytes += ps_symtab__bytes(&st->ktab);
+	dsos__trim(st, NULL);
 }
 
 static void kernel__find(struct ps_symbols *st, uint64_t addr, struct ps_symbol *out)
@@ -704,6 +820,7 @@ void ps_symbols__find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode,
 	d->last_use = st->clock;
 	if (!d->loaded)
 		dso__load(st, d);
+	d->lookups++;
 	va = to_vaddr(d, m, addr);
 	s = ps_symtab__find(&d->tab, va);
 	if (s) {
@@ -863,20 +980,30 @@ struct ps_symbols *ps_symbols__new(const struct ps_session *s, const struct ps_s
 	while (st->symfs[0] && st->symfs[strlen(st->symfs) - 1] == '/')
 		st->symfs[strlen(st->symfs) - 1] = 0;
 	if (o && o->kallsyms) {
-		FILE *fp = fopen(o->kallsyms, "re");
+		const char *why;
+		int fd = ps_sym_open(o->kallsyms, PS_SYM_TEXT_MAX, &why);
 
-		if (!fp) {
-			ps_error__sys(err, PS_EUSAGE, o->kallsyms, "cannot read --kallsyms");
+		if (fd < 0) {
+			if (why)
+				ps_error__set(err, PS_EUSAGE, o->kallsyms, PS_NO_OFFSET,
+				              "cannot read --kallsyms: %s", why);
+			else
+				ps_error__sys(err, PS_EUSAGE, o->kallsyms,
+				              "cannot read --kallsyms");
 			ps_symbols__delete(st);
 			return NULL;
 		}
-		fclose(fp);
+		close(fd);
 		st->kallsyms = strdup(o->kallsyms);
 		if (!st->kallsyms)
 			goto nomem;
 	}
 	st->paths.symfs = st->symfs;
 	st->paths.debug_dir = st->debug_dir;
+	st->sym_max = o && o->cache_max ? o->cache_max : MAX_SYM_BYTES;
+	/* one table may take the whole cache, no more */
+	st->paths.table_limit = st->sym_max;
+	st->ktab.limit = st->sym_max;
 	return st;
 nomem:
 	ps_symbols__delete(st);
@@ -909,6 +1036,8 @@ void ps_symbols__delete(struct ps_symbols *st)
 			free(x);
 		}
 	ps_symtab__free(&st->ktab);
+	while (ps_symbols__take_notice(st))
+		;
 	free(st->symfs);
 	free(st->debug_dir);
 	free(st->kallsyms);
@@ -924,4 +1053,9 @@ void ps_symbols__stats(const struct ps_symbols *st, size_t *nr_objects, size_t *
 		*sym_bytes = st->sym_bytes;
 	if (nr_processes)
 		*nr_processes = st->nr_procs;
+}
+
+uint64_t ps_symbols__reads(const struct ps_symbols *st)
+{
+	return st->reads;
 }

@@ -25,8 +25,21 @@
  * (a sized symbol before an unsized one, any before a weak one, global before local,
  * fewer leading underscores, the longer name); an address past the end of every sized
  * symbol has no name.  Nothing here is an error for the stream: what cannot be found or read is unknown.
+ *
+ * Every file is named by the stream or the file system, so none is trusted: each is opened
+ * without blocking and without side effects (O_PATH first, then O_RDONLY | O_NONBLOCK |
+ * O_NOCTTY; symbolic links followed), and read only when it is a regular file (a FIFO,
+ * /dev/zero or any device is refused, said once per object: ps_symbols__take_notice());
+ * what is read is bounded (1 GiB of a text file, 8 GiB for an ELF file, a JIT map's lines
+ * 4 KiB, kallsyms' 1 KiB), and every long read ends when a stop is asked (ps_stop,
+ * signals.h).
+ *
  * Every table is bounded: processes, maps per process, objects, and the bytes of the
- * sorted symbol tables (each object is read once and kept while the cache has room).
+ * sorted symbol tables (256 MiB by default).  Each object is read once and kept while the
+ * cache has room; past it, the least recently used tables are dropped, never the one in
+ * use.  A table bigger than the whole cache is not kept, and a table dropped three times is
+ * not read again (so two that do not fit together are not read in turn for every sample):
+ * their functions are unnamed, and a notice says so.
  */
 #ifndef PS_SYMBOLS_H
 #define PS_SYMBOLS_H
@@ -50,11 +63,14 @@ struct ps_symbols;
  * @symfs: a root directory objects are looked for under (perf --symfs), or NULL
  * @kallsyms: a kallsyms file taken on the traced machine, used without any check, or NULL
  * @debug_dir: perf's build-id cache; NULL means $HOME/.debug
+ * @cache_max: the bytes all symbol tables may take together (one table no more); 0 means
+ *             256 MiB
  */
 struct ps_symbols_opts {
 	const char *symfs;
 	const char *kallsyms;
 	const char *debug_dir;
+	size_t cache_max;
 };
 
 /**
@@ -162,5 +178,20 @@ int ps_symbols__fold(struct ps_symbols *st, const struct ps_sample *smp, uint16_
  */
 void ps_symbols__stats(const struct ps_symbols *st, size_t *nr_objects, size_t *sym_bytes,
                        size_t *nr_processes);
+
+/**
+ * ps_symbols__reads() - how many symbol tables (objects, JIT maps, the kernel's) have been
+ * read so far, for tests: an object read again and again shows here.
+ */
+uint64_t ps_symbols__reads(const struct ps_symbols *st);
+
+/**
+ * ps_symbols__take_notice() - the next sentence worth saying once about the files read
+ * ("PATH: not a regular file, not read", a table not kept and why), for a main to print;
+ * each object says at most one.  Ask after the lookups of a sample, until NULL.
+ * Return: the sentence, owned by @st and valid until the next call, or NULL when there is
+ * nothing (more) to say.
+ */
+const char *ps_symbols__take_notice(struct ps_symbols *st);
 
 #endif

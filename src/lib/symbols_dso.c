@@ -19,6 +19,7 @@
 
 #include <demangle.h>
 
+#include "signals.h"
 #include "symbols_int.h"
 #include "xalloc.h"
 
@@ -26,18 +27,23 @@
 #define MAX_SYMS (8u << 20)
 #define MAX_STRS (256u << 20)
 #define MAX_JIT_LINE 4096
+#define MAX_KALLSYMS_LINE 1024
 
 int ps_symtab__add(struct ps_symtab *t, uint64_t start, uint64_t end, const char *name, size_t len,
                    uint8_t bind, const char *mod)
 {
 	size_t mlen = mod ? strlen(mod) + 1 : 0, need = len + 1 + mlen;
 
+	/* what the table holds with this symbol, against its limit (its arrays are shrunk
+	 * to fit when it is finished) */
+	if (t->limit && (t->nr + 1) * sizeof(*t->syms) + t->strs_len + need > t->limit)
+		goto full;
 	if (t->nr == t->cap) {
 		size_t ncap = t->cap ? t->cap * 2 : 256;
 		struct ps_sym *n;
 
 		if (ncap > MAX_SYMS)
-			return -1;
+			goto full;
 		n = ps_realloc_array(t->syms, ncap, sizeof(*n));
 		if (!n)
 			return -1;
@@ -51,7 +57,7 @@ int ps_symtab__add(struct ps_symtab *t, uint64_t start, uint64_t end, const char
 		while (ncap < t->strs_len + need)
 			ncap *= 2;
 		if (ncap > MAX_STRS)
-			return -1;
+			goto full;
 		n = realloc(t->strs, ncap);
 		if (!n)
 			return -1;
@@ -70,6 +76,9 @@ int ps_symtab__add(struct ps_symtab *t, uint64_t start, uint64_t end, const char
 	t->strs_len += need;
 	t->nr++;
 	return 0;
+full:
+	t->full = true;
+	return -1;
 }
 
 const char *ps_symtab__name(const struct ps_symtab *t, const struct ps_sym *s, const char **mod)
@@ -162,6 +171,31 @@ static void fix_ends(struct ps_symtab *t, bool kallsyms)
 	}
 }
 
+/* Give back what the arrays hold past their use: the table's bytes are what it keeps. */
+static void shrink(struct ps_symtab *t)
+{
+	if (!t->nr) {
+		ps_symtab__free(t);
+		return;
+	}
+	if (t->nr < t->cap) {
+		struct ps_sym *n = ps_realloc_array(t->syms, t->nr, sizeof(*n));
+
+		if (n) {
+			t->syms = n;
+			t->cap = t->nr;
+		}
+	}
+	if (t->strs_len < t->strs_cap) {
+		char *n = realloc(t->strs, t->strs_len);
+
+		if (n) {
+			t->strs = n;
+			t->strs_cap = t->strs_len;
+		}
+	}
+}
+
 void ps_symtab__finish(struct ps_symtab *t, bool kallsyms)
 {
 	size_t i;
@@ -176,19 +210,15 @@ void ps_symtab__finish(struct ps_symtab *t, bool kallsyms)
 	/* perf gives unsized symbols their ends before it drops aliases */
 	fix_ends(t, kallsyms);
 	drop_duplicates(t);
-	if (t->nr < t->cap) {
-		struct ps_sym *n = ps_realloc_array(t->syms, t->nr, sizeof(*n));
-
-		if (n) {
-			t->syms = n;
-			t->cap = t->nr;
-		}
-	}
+	shrink(t);
 }
 
 void ps_symtab__sort(struct ps_symtab *t)
 {
-	qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
+	/* qsort()'s array may not be NULL, even empty */
+	if (t->nr > 1)
+		qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
+	shrink(t);
 }
 
 const struct ps_sym *ps_symtab__find(const struct ps_symtab *t, uint64_t addr)
@@ -221,9 +251,14 @@ const struct ps_sym *ps_symtab__find(const struct ps_symtab *t, uint64_t addr)
 
 void ps_symtab__free(struct ps_symtab *t)
 {
+	size_t limit = t->limit;
+	bool full = t->full;
+
 	free(t->syms);
 	free(t->strs);
 	memset(t, 0, sizeof(*t));
+	t->limit = limit;
+	t->full = full;
 }
 
 size_t ps_symtab__bytes(const struct ps_symtab *t)
@@ -241,6 +276,150 @@ void ps_build_id_hex(const unsigned char *bid, size_t len, char *out)
 		out[2 * i + 1] = hex[bid[i] & 15];
 	}
 	out[2 * len] = 0;
+}
+
+/* ---- files ---- */
+
+int ps_sym_open(const char *path, uint64_t max, const char **why)
+{
+	struct stat st, again;
+	char self[64];
+	int pfd, fd;
+
+	*why = NULL;
+	/* O_PATH opens nothing: no FIFO waits for a writer, no device's open runs */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) < 0) {
+		close(pfd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(pfd);
+		*why = S_ISDIR(st.st_mode) ? NULL : "not a regular file, not read";
+		return -1;
+	}
+	/* the same file, whatever happens to the name meanwhile (without /proc, the name
+	 * again, checked to be the same file below) */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &again) < 0 || !S_ISREG(again.st_mode) || again.st_dev != st.st_dev ||
+	    again.st_ino != st.st_ino) {
+		close(fd);
+		*why = "not a regular file, not read";
+		return -1;
+	}
+	if ((uint64_t)again.st_size > max) {
+		close(fd);
+		*why = max == PS_SYM_ELF_MAX  ? "bigger than 8 GiB, not read" :
+		       max == PS_SYM_TEXT_MAX ? "bigger than 1 GiB, not read" :
+		                                "too big, not read";
+		return -1;
+	}
+	return fd;
+}
+
+void ps_dso__note(struct ps_dso *d, const char *path, const char *why)
+{
+	size_t n;
+
+	if (d->noticed || d->note || !why)
+		return;
+	n = strlen(path) + strlen(why) + 3;
+	d->note = malloc(n);
+	if (d->note)
+		snprintf(d->note, n, "%s: %s", path, why);
+}
+
+/*
+ * Lines of a text file, read in chunks: at most @max bytes in all, a line longer than
+ * @max_line skipped whole, and the reading ends when a stop is asked (ps_stop: then
+ * @stopped is set, and what was read is not the whole file).
+ */
+#define LINES_BUF (64u << 10)
+
+struct lines {
+	int fd;
+	char *buf;
+	size_t start, end, max_line;
+	uint64_t total, max;
+	bool eof, skipping, stopped;
+};
+
+static int lines__open(struct lines *l, const char *path, size_t max_line, const char **why)
+{
+	memset(l, 0, sizeof(*l));
+	l->max_line = max_line;
+	l->max = PS_SYM_TEXT_MAX;
+	l->fd = ps_sym_open(path, l->max, why);
+	if (l->fd < 0)
+		return -1;
+	l->buf = malloc(LINES_BUF + 1);
+	if (!l->buf) {
+		close(l->fd);
+		return -1;
+	}
+	return 0;
+}
+
+static void lines__close(struct lines *l)
+{
+	free(l->buf);
+	close(l->fd);
+}
+
+/* The next line, NUL-terminated in place (its newline gone), or NULL at the end. */
+static char *lines__next(struct lines *l, size_t *len)
+{
+	for (;;) {
+		char *nl = memchr(l->buf + l->start, '\n', l->end - l->start), *line;
+		size_t n;
+		ssize_t got;
+
+		if (nl || (l->eof && l->start < l->end)) {
+			line = l->buf + l->start;
+			n = nl ? (size_t)(nl - line) : l->end - l->start;
+			l->start += n + (nl != NULL);
+			if (l->skipping) {
+				/* the end of a line too long to keep */
+				l->skipping = false;
+				continue;
+			}
+			if (n > l->max_line)
+				continue;
+			line[n] = 0;
+			*len = n;
+			return line;
+		}
+		l->stopped = !l->eof && ps_stop;
+		if (l->eof || ps_stop || l->total >= l->max)
+			return NULL;
+		if (l->end - l->start > l->max_line) {
+			l->skipping = true;
+			l->start = l->end = 0;
+		}
+		memmove(l->buf, l->buf + l->start, l->end - l->start);
+		l->end -= l->start;
+		l->start = 0;
+		n = LINES_BUF - l->end;
+		if (n > l->max - l->total)
+			n = (size_t)(l->max - l->total);
+		got = read(l->fd, l->buf + l->end, n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			l->eof = true;
+			continue;
+		}
+		l->end += (size_t)got;
+		l->total += (uint64_t)got;
+	}
 }
 
 /* ---- ELF ---- */
@@ -301,19 +480,22 @@ static void elf_file__close(struct elf_file *f)
 	f->fd = -1;
 }
 
-/* Open an ELF file; with @bid_len, only when its build-id is @bid.  0 or -1. */
-static int elf_file__open(struct elf_file *f, const char *path, const unsigned char *bid,
-                          size_t bid_len)
+/*
+ * Open an ELF file for @d (a refusal noted there); with @bid_len, only when its build-id
+ * is @bid.  0 or -1.
+ */
+static int elf_file__open(struct elf_file *f, struct ps_dso *d, const char *path,
+                          const unsigned char *bid, size_t bid_len)
 {
 	unsigned char got[PS_BUILD_ID_MAX];
-	struct stat st;
+	const char *why;
 
 	f->elf = NULL;
-	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (f->fd < 0)
+	f->fd = ps_sym_open(path, PS_SYM_ELF_MAX, &why);
+	if (f->fd < 0) {
+		ps_dso__note(d, path, why);
 		return -1;
-	if (fstat(f->fd, &st) < 0 || !S_ISREG(st.st_mode))
-		goto fail;
+	}
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF)
 		goto fail;
@@ -329,12 +511,13 @@ fail:
 	return -1;
 }
 
-size_t ps_elf_file_build_id(const char *path, unsigned char *bid)
+/* The build-id of the ELF file at @path; its length, or 0. */
+static size_t elf_path_build_id(struct ps_dso *d, const char *path, unsigned char *bid)
 {
 	struct elf_file f;
 	size_t n;
 
-	if (elf_version(EV_CURRENT) == EV_NONE || elf_file__open(&f, path, NULL, 0) < 0)
+	if (elf_file__open(&f, d, path, NULL, 0) < 0)
 		return 0;
 	n = elf_build_id(f.elf, bid);
 	elf_file__close(&f);
@@ -456,6 +639,9 @@ static void synth_plt(struct ps_dso *d, Elf *elf)
 		const char *name;
 		GElf_Sym s;
 
+		if (i % 4096 == 0 && ps_stop)
+			return;
+
 		if (rela) {
 			GElf_Rela r;
 
@@ -501,6 +687,8 @@ static int read_symtab(struct ps_dso *d, Elf *elf, Elf64_Word type)
 			GElf_Sym s;
 			const char *name;
 
+			if (i % 4096 == 0 && ps_stop)
+				return -1;
 			if (!gelf_getsym(data, (int)i, &s) || !want_sym(elf, shstrndx, &s))
 				continue;
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
@@ -524,6 +712,21 @@ static void join(char *out, size_t len, const char *a, const char *b, const char
 	snprintf(out, len, "%s%s%s", a, b, c ? c : "");
 }
 
+/* Every loader starts here: the table's limit, and no failure yet. */
+static void load_begin(struct ps_dso *d, const struct ps_dso_paths *p)
+{
+	d->loaded = true;
+	d->tab.limit = p->table_limit;
+	d->tab.full = false;
+}
+
+/* Every loader ends here: a table that did not fit is not kept. */
+static void load_end(struct ps_dso *d)
+{
+	if (d->tab.full)
+		ps_symtab__free(&d->tab);
+}
+
 void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 {
 	char path[4096], hex[2 * PS_BUILD_ID_MAX + 1], cand[3][4096];
@@ -532,7 +735,7 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 	size_t bid_len = 0, i;
 	bool done = false;
 
-	d->loaded = true;
+	load_begin(d, p);
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return;
 	join(path, sizeof(path), p->symfs, d->name, NULL);
@@ -540,7 +743,7 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 		memcpy(bid, d->build_id, d->build_id_len);
 		bid_len = d->build_id_len;
 	} else {
-		bid_len = ps_elf_file_build_id(path, bid);
+		bid_len = elf_path_build_id(d, path, bid);
 	}
 	/* perf's order: its build-id cache, the distribution's debug files, the path */
 	i = 0;
@@ -552,8 +755,8 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 		         p->symfs, hex, hex + 2);
 	}
 	snprintf(cand[i++], sizeof(cand[0]), "%s", path);
-	for (size_t k = 0; k < i && !done; k++) {
-		if (elf_file__open(&f, cand[k], bid, bid_len) < 0)
+	for (size_t k = 0; k < i && !done && !d->tab.full && !ps_stop; k++) {
+		if (elf_file__open(&f, d, cand[k], bid, bid_len) < 0)
 			continue;
 		if (elf_has_section(f.elf, SHT_SYMTAB)) {
 			if (read_symtab(d, f.elf, SHT_SYMTAB) == 0)
@@ -568,15 +771,20 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 		else
 			elf_file__close(&f);
 	}
-	if (!done && fallback.elf && read_symtab(d, fallback.elf, SHT_DYNSYM) < 0)
+	if (!done && fallback.elf && !d->tab.full && !ps_stop &&
+	    read_symtab(d, fallback.elf, SHT_DYNSYM) < 0)
 		ps_symtab__free(&d->tab);
 	elf_file__close(&fallback);
+	if (d->tab.full) {
+		load_end(d);
+		return;
+	}
 	ps_symtab__finish(&d->tab, false);
 	/* the object itself: its program headers (a debug file's file offsets are not the
 	 * object's) and its PLT */
 	for (size_t k = 0; k < i && !d->nr_loads; k++) {
 		if (strstr(cand[k], "/usr/lib/debug/") ||
-		    elf_file__open(&f, cand[k], bid, bid_len) < 0)
+		    elf_file__open(&f, d, cand[k], bid, bid_len) < 0)
 			continue;
 		read_loads(d, f.elf);
 		if (d->tab.nr)
@@ -584,9 +792,10 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 		elf_file__close(&f);
 	}
 	ps_symtab__sort(&d->tab);
+	load_end(d);
 }
 
-void ps_dso__load_vdso(struct ps_dso *d)
+void ps_dso__load_vdso(struct ps_dso *d, const struct ps_dso_paths *p)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
 	char line[512];
@@ -594,7 +803,7 @@ void ps_dso__load_vdso(struct ps_dso *d)
 	FILE *fp;
 	Elf *elf;
 
-	d->loaded = true;
+	load_begin(d, p);
 	if (!base || elf_version(EV_CURRENT) == EV_NONE)
 		return;
 	/* the mapping's size, so that libelf reads nothing past it */
@@ -622,38 +831,46 @@ void ps_dso__load_vdso(struct ps_dso *d)
 	}
 	elf_end(elf);
 	ps_symtab__finish(&d->tab, false);
+	load_end(d);
 }
 
-void ps_dso__load_jit(struct ps_dso *d)
+void ps_dso__load_jit(struct ps_dso *d, const struct ps_dso_paths *p)
 {
-	char line[MAX_JIT_LINE];
-	FILE *fp;
+	const char *why;
+	struct lines l;
+	size_t len;
+	char *line;
 
-	d->loaded = true;
-	fp = fopen(d->name, "re");
-	if (!fp)
+	load_begin(d, p);
+	if (lines__open(&l, d->name, MAX_JIT_LINE, &why) < 0) {
+		ps_dso__note(d, d->name, why);
 		return;
-	while (fgets(line, sizeof(line), fp)) {
-		char *p = line, *end;
+	}
+	while ((line = lines__next(&l, &len)) != NULL) {
+		char *q = line, *end;
 		uint64_t start, size;
 		size_t n;
 
-		start = strtoull(p, &end, 16);
-		if (end == p || *end != ' ')
+		start = strtoull(q, &end, 16);
+		if (end == q || *end != ' ')
 			continue;
-		p = end + 1;
-		size = strtoull(p, &end, 16);
-		if (end == p || *end != ' ')
+		q = end + 1;
+		size = strtoull(q, &end, 16);
+		if (end == q || *end != ' ')
 			continue;
-		p = end + 1;
-		n = strcspn(p, "\n");
+		q = end + 1;
+		n = strlen(q);
 		if (!n)
 			continue;
-		if (ps_symtab__add(&d->tab, start, start + size, p, n, STB_GLOBAL, NULL) < 0)
+		if (ps_symtab__add(&d->tab, start, start + size, q, n, STB_GLOBAL, NULL) < 0)
 			break;
 	}
-	fclose(fp);
-	ps_symtab__finish(&d->tab, false);
+	lines__close(&l);
+	if (l.stopped)
+		ps_symtab__free(&d->tab); /* not the whole map */
+	else if (!d->tab.full)
+		ps_symtab__finish(&d->tab, false);
+	load_end(d);
 }
 
 /* ---- kallsyms ---- */
@@ -689,17 +906,17 @@ static uint64_t hex_addr(const char *p, char **end)
 	return v;
 }
 
-int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text)
+int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text, const char **why)
 {
 	uint64_t text = 0, delta;
-	char line[1024];
-	FILE *fp;
-	size_t i;
+	struct lines l;
+	size_t i, len;
+	char *line;
 
-	fp = fopen(path, "re");
-	if (!fp)
+	t->full = false;
+	if (lines__open(&l, path, MAX_KALLSYMS_LINE, why) < 0)
 		return -1;
-	while (fgets(line, sizeof(line), fp)) {
+	while ((line = lines__next(&l, &len)) != NULL) {
 		char *p = line, *end, *name, *mod = NULL, type, up;
 		uint64_t addr;
 		size_t n;
@@ -709,11 +926,9 @@ int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text
 			continue;
 		type = end[1];
 		name = end + 3;
-		n = strcspn(name, "\t\n");
-		if (name[n] == '\t') {
+		n = strcspn(name, "\t");
+		if (name[n] == '\t')
 			mod = name + n + 1;
-			mod[strcspn(mod, "\n")] = 0;
-		}
 		if (!text && !mod && ((n == 5 && memcmp(name, "_text", 5) == 0)))
 			text = addr;
 		up = (char)toupper((unsigned char)type);
@@ -725,7 +940,11 @@ int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text
 		                   mod && *mod ? mod : NULL) < 0)
 			break;
 	}
-	fclose(fp);
+	lines__close(&l);
+	if (t->full || l.stopped) {
+		ps_symtab__free(t);
+		return 0;
+	}
 	delta = reloc_text && text ? reloc_text - text : 0;
 	for (i = 0; delta && i < t->nr; i++)
 		if (!t->syms[i].is_mod) {

@@ -28,11 +28,17 @@ struct ps_sym {
 	bool is_mod;   /* a kernel module's: its "[module]" follows the name's NUL */
 };
 
+/*
+ * @limit: the bytes the table may take (0: only the absolute caps); @full: an add failed
+ * because of it or of the caps, so the table is not whole.  ps_symtab__free() keeps both.
+ */
 struct ps_symtab {
 	struct ps_sym *syms;
 	size_t nr, cap;
 	char *strs;
 	size_t strs_len, strs_cap;
+	size_t limit;
+	bool full;
 };
 
 /* a PT_LOAD program header: file offsets [off, off + size) are at vaddr */
@@ -44,10 +50,14 @@ struct ps_dso {
 	char *name; /* as perf script prints it */
 	uint32_t hash;
 	enum ps_dso_kind kind;
-	int refs;          /* maps that point here */
-	uint64_t last_use; /* for the cache's eviction order */
-	bool loaded;       /* tried to read (successfully or not) */
-	bool has_build_id; /* @build_id is what the stream says */
+	int refs;           /* maps that point here */
+	uint64_t last_use;  /* for the cache's eviction order */
+	bool loaded;        /* tried to read (successfully or not) */
+	unsigned int reads; /* times read in a row, each dropped for room soon after */
+	uint64_t lookups;   /* lookups since it was last read */
+	char *note;         /* why a file was refused, waiting to be said; or NULL */
+	bool noticed;       /* said something once: quiet from now on */
+	bool has_build_id;  /* @build_id is what the stream says */
 	unsigned char build_id[PS_BUILD_ID_MAX];
 	size_t build_id_len;
 	struct ps_symtab tab;
@@ -56,11 +66,31 @@ struct ps_dso {
 	struct ps_dso *next; /* hash chain */
 };
 
-/* where objects are looked for */
+/* where objects are looked for, and how big a table may grow */
 struct ps_dso_paths {
 	const char *symfs;     /* "" when none */
 	const char *debug_dir; /* perf's build-id cache */
+	size_t table_limit;    /* bytes one object's table may take */
 };
+
+/* the most bytes read from a text file (a JIT map, kallsyms), and the size of an ELF file */
+#define PS_SYM_TEXT_MAX (1ull << 30)
+#define PS_SYM_ELF_MAX (8ull << 30)
+
+/*
+ * Open a file that a stream or the file system named, for reading, without blocking and
+ * without side effects: the name is first opened O_PATH (a FIFO, a device or a socket is
+ * never opened for reading), then reopened O_RDONLY | O_NONBLOCK | O_NOCTTY, and used only
+ * when it is a regular file of at most @max bytes.  Symbolic links are followed (libraries
+ * are reached through them); the file they end at is what is checked.
+ * @why: set to NULL when the file does not exist or cannot be opened (say nothing), else to
+ *       what is wrong with it ("not a regular file", "bigger than ..."): worth a notice
+ * Return: the descriptor, or -1.
+ */
+int ps_sym_open(const char *path, uint64_t max, const char **why);
+
+/* Keep the first of an object's notices: "PATH: WHY", said once by the caller. */
+void ps_dso__note(struct ps_dso *d, const char *path, const char *why);
 
 /*
  * Append a symbol of @len name bytes; @mod: its kernel module ("[ext4]"), or NULL.
@@ -81,22 +111,26 @@ void ps_symtab__sort(struct ps_symtab *t);
 /* The symbol that holds @addr, or NULL. */
 const struct ps_sym *ps_symtab__find(const struct ps_symtab *t, uint64_t addr);
 
+/* Free the symbols and names; @limit and @full stay. */
 void ps_symtab__free(struct ps_symtab *t);
 
 /* bytes the table holds */
 size_t ps_symtab__bytes(const struct ps_symtab *t);
 
-/* Read an ELF object's symbols (and program headers) into @d; unknown on failure. */
+/*
+ * The loaders: each sets @d->loaded, and leaves @d->tab empty when the object cannot be
+ * read, is refused (@d->note says why), grows past @p->table_limit (@d->note too), or
+ * when a stop was asked (ps_stop: the program is ending, a long read ends with it).
+ */
+
+/* Read an ELF object's symbols (and program headers) into @d. */
 void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p);
 
 /* Read this process's [vdso]. */
-void ps_dso__load_vdso(struct ps_dso *d);
+void ps_dso__load_vdso(struct ps_dso *d, const struct ps_dso_paths *p);
 
 /* Read a JIT map /tmp/perf-PID.map (@d->name is its path). */
-void ps_dso__load_jit(struct ps_dso *d);
-
-/* Build-id of an ELF file; its length, or 0. */
-size_t ps_elf_file_build_id(const char *path, unsigned char *bid);
+void ps_dso__load_jit(struct ps_dso *d, const struct ps_dso_paths *p);
 
 /* "ab12..." of @bid into @out (2 * @len + 1 bytes). */
 void ps_build_id_hex(const unsigned char *bid, size_t len, char *out);
@@ -104,9 +138,10 @@ void ps_build_id_hex(const unsigned char *bid, size_t len, char *out);
 /*
  * Read a kallsyms file into @t, finished (text, weak, data and bss symbols, as perf keeps
  * them); with @reloc_text (where the stream says _text was), the kernel's own symbols are
- * moved by the difference to the file's _text.
- * Return: 0, or -1 when the file cannot be read.
+ * moved by the difference to the file's _text.  Opened as ps_sym_open() opens.
+ * @why: as ps_sym_open() sets it
+ * Return: 0, or -1 when the file cannot be read (or is refused: @why).
  */
-int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text);
+int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text, const char **why);
 
 #endif

@@ -11,6 +11,9 @@
  *   compressed [bad]   the same in a COMPRESSED record
  *   newtypes           BPF_METADATA, SCHEDSTAT_CPU and SCHEDSTAT_DOMAIN records among samples
  *   short-comm         a COMM record of 8 bytes (no body)
+ *   mmap2 PID PATH     an MMAP2 record of process PID naming PATH ("//anon": JIT code, named
+ *                      from /tmp/perf-PID.map) at 0x7f0000000000, then samples of PID whose
+ *                      call chains are inside it
  *   auxtrace MIB       an AUXTRACE record with a MIB MiB payload, then a sample
  *   tracepoint [bad]   a tracepoint event without TRACING_DATA ("bad": a damaged one)
  *   file-ok            a perf.data file with one attr, three samples and a build-id section
@@ -207,6 +210,55 @@ static int gen_short_comm(void)
 	return 0;
 }
 
+/* the user frames of gen_mmap2's samples; a JIT map naming them makes them known */
+static const uint64_t mmap2_frames[] = { 0x7f0000001010, 0x7f0000001110 };
+
+static int gen_mmap2(uint32_t pid, const char *path)
+{
+	const uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	                    PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
+	size_t name = (strlen(path) + 8) / 8 * 8;
+	struct buf b = { 0 };
+	uint64_t i;
+
+	pipe_header(&b);
+	header(&b, PS_RECORD_HEADER_ATTR, 8 + ATTR_SIZE + 8);
+	attr_body(&b, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, st);
+	put64(&b, 7);
+	comm(&b, pid, "jitted", 7, 1);
+	header(&b, PERF_RECORD_MMAP2, (uint16_t)(8 + 64 + name + 24));
+	b.p[b.len - 4] = PERF_RECORD_MISC_USER;
+	put32(&b, pid);
+	put32(&b, pid);
+	put64(&b, 0x7f0000000000);
+	put64(&b, 0x10000);
+	put64(&b, 0);
+	grow(&b, 24); /* maj, min, ino, ino_generation */
+	put32(&b, 5); /* PROT_READ | PROT_EXEC */
+	put32(&b, 2); /* MAP_PRIVATE */
+	memcpy(grow(&b, name), path, strlen(path));
+	put32(&b, pid); /* sample_id trailer */
+	put32(&b, pid);
+	put64(&b, 2);
+	put64(&b, 7);
+	for (i = 0; i < 4; i++) {
+		header(&b, PERF_RECORD_SAMPLE, 8 + 8 + 8 + 8 + 8 + 8 + 3 * 8);
+		b.p[b.len - 4] = PERF_RECORD_MISC_USER;
+		put64(&b, 7);
+		put64(&b, mmap2_frames[0]);
+		put32(&b, pid);
+		put32(&b, pid);
+		put64(&b, 10 + i);
+		put64(&b, 3);
+		put64(&b, (uint64_t)PERF_CONTEXT_USER);
+		put64(&b, mmap2_frames[0]);
+		put64(&b, mmap2_frames[1]);
+	}
+	emit(&b);
+	free(b.p);
+	return 0;
+}
+
 static int gen_auxtrace(uint64_t mib)
 {
 	static unsigned char zero[1 << 16];
@@ -341,6 +393,8 @@ int main(int argc, char **argv)
 		return gen_compressed(PS_RECORD_COMPRESSED, bad);
 	if (strcmp(k, "newtypes") == 0)
 		return gen_newtypes();
+	if (strcmp(k, "mmap2") == 0 && argc > 3)
+		return gen_mmap2((uint32_t)strtoul(argv[2], NULL, 0), argv[3]);
 	if (strcmp(k, "short-comm") == 0)
 		return gen_short_comm();
 	if (strcmp(k, "auxtrace") == 0 && argc > 2)

@@ -2,17 +2,21 @@
 /*
  * test_symbols.c - the symbol module: perf's rules for aliases and unsized symbols, the
  * address spaces (overlapping maps, FORK, EXIT), a JIT map, a kallsyms copy with its
- * relocation and modules, call chains with context markers, and folded stacks.
+ * relocation and modules, call chains with context markers, and folded stacks; files that
+ * are not regular files refused without blocking, long lines and stop requests; the
+ * cache's bound without reading a table for every sample.
  */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 
 #include "build.h"
 #include "lib/session.h"
+#include "lib/signals.h"
 #include "lib/symbols.h"
 #include "lib/symbols_int.h"
 #include "unit.h"
@@ -274,10 +278,235 @@ static void test_flat(void)
 	ps_session__delete(s);
 }
 
+/* the notices waiting, one per line, into @out; how many */
+static int take_notices(struct ps_symbols *st, char *out, size_t len)
+{
+	const char *n;
+	int k = 0;
+
+	out[0] = 0;
+	while ((n = ps_symbols__take_notice(st)) != NULL) {
+		size_t at = strlen(out);
+
+		snprintf(out + at, len - at, "%s\n", n);
+		k++;
+	}
+	return k;
+}
+
+static const char *user_name(struct ps_symbols *st, uint32_t pid, uint64_t addr)
+{
+	struct ps_symbol sym;
+
+	ps_symbols__find(st, pid, PERF_RECORD_MISC_USER, addr, &sym);
+	return sym.name;
+}
+
+/*
+ * Objects and JIT maps that are FIFOs, /dev/zero or directories: refused at once (before
+ * the fix, the FIFOs blocked here forever and /dev/zero was read forever), said once each.
+ */
+static void test_refused(void)
+{
+	struct ps_session *s = ps_session__new(false);
+	uint32_t pid = (uint32_t)getpid();
+	char dir[] = "/tmp/test_symbols_XXXXXX", fifo[64], zero[64], jfifo[64], jzero[64],
+	     jlong[64], notes[4096], *line;
+	struct ps_symbols *st;
+	uint64_t reads;
+	FILE *fp;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(zero, sizeof(zero), "%s/zero.so", dir);
+	snprintf(jfifo, sizeof(jfifo), "/tmp/perf-test-%u-fifo.map", pid);
+	snprintf(jzero, sizeof(jzero), "/tmp/perf-test-%u-zero.map", pid);
+	snprintf(jlong, sizeof(jlong), "/tmp/perf-test-%u-long.map", pid);
+	/* what a run killed on the way left (the pid may come again) */
+	unlink(jfifo);
+	unlink(jzero);
+	CHECK(mkfifo(fifo, 0600) == 0);
+	CHECK(mkfifo(jfifo, 0600) == 0);
+	CHECK(symlink("/dev/zero", zero) == 0);
+	CHECK(symlink("/dev/zero", jzero) == 0);
+	st = ps_symbols__new(s, NULL, NULL);
+	CHECK(st != NULL);
+	if (!st)
+		return;
+	mmap2(st, pid, 0x10000000, 0x10000, 0, fifo, 0);
+	mmap2(st, pid, 0x20000000, 0x10000, 0, zero, 0);
+	mmap2(st, pid, 0x30000000, 0x10000, 0, jfifo, 0);
+	mmap2(st, pid, 0x40000000, 0x10000, 0, jzero, 0);
+	mmap2(st, pid, 0x50000000, 0x10000, 0, dir, 0);
+	for (int k = 0; k < 3; k++) {
+		CHECK(!user_name(st, pid, 0x10000010));
+		CHECK(!user_name(st, pid, 0x20000010));
+		CHECK(!user_name(st, pid, 0x30000010));
+		CHECK(!user_name(st, pid, 0x40000010));
+		CHECK(!user_name(st, pid, 0x50000010));
+	}
+	/* one notice per refused file, none for the directory (nothing to say: no object) */
+	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 4);
+	line = strstr(notes, fifo);
+	CHECK(line && strncmp(line + strlen(fifo), ": not a regular file, not read\n", 31) == 0);
+	CHECK(strstr(notes, zero) && strstr(notes, jfifo) && strstr(notes, jzero));
+	CHECK(!strstr(notes, "XXXXXX"));
+	/* each was tried once */
+	reads = ps_symbols__reads(st);
+	CHECK_EQ_U64(reads, 5);
+	CHECK(!user_name(st, pid, 0x10000010));
+	CHECK_EQ_U64(ps_symbols__reads(st), reads);
+	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
+
+	/* a line past the cap is skipped whole: its tail is no symbol of its own */
+	fp = fopen(jlong, "w");
+	CHECK(fp != NULL);
+	if (fp) {
+		fprintf(fp, "60001000 100 first\n60003000 100 ");
+		for (int k = 17; k < 4095; k++)
+			fputc('x', fp);
+		fprintf(fp, "60002000 10 spoofed\n60004000 10 after\n60005000 10 last");
+		fclose(fp);
+	}
+	mmap2(st, pid, 0x60000000, 0x10000, 0, jlong, 0);
+	CHECK(streq(user_name(st, pid, 0x60001004), "first"));
+	CHECK(!user_name(st, pid, 0x60002004));
+	CHECK(!user_name(st, pid, 0x60003004));
+	CHECK(streq(user_name(st, pid, 0x60004004), "after"));
+	CHECK(streq(user_name(st, pid, 0x60005004), "last")); /* no newline at the end */
+	ps_symbols__delete(st);
+
+	/* a stop request ends a read: nothing is kept, the program is ending */
+	st = ps_symbols__new(s, NULL, NULL);
+	mmap2(st, pid, 0x60000000, 0x10000, 0, jlong, 0);
+	ps_stop = 1;
+	CHECK(!user_name(st, pid, 0x60001004));
+	ps_stop = 0;
+	ps_symbols__delete(st);
+
+	unlink(fifo);
+	unlink(zero);
+	unlink(jfifo);
+	unlink(jzero);
+	unlink(jlong);
+	rmdir(dir);
+	ps_session__delete(s);
+}
+
+/* a JIT map of @n functions "fNNNNNN" of 16 bytes each, from @base */
+static void write_map(const char *path, uint64_t base, unsigned int n)
+{
+	FILE *fp = fopen(path, "w");
+
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	for (unsigned int i = 0; i < n; i++)
+		fprintf(fp, "%llx 10 f%06u\n", (unsigned long long)(base + 16u * i), i);
+	fclose(fp);
+}
+
+/* a record between two lookups, as a stream has: before the fix, the cache was trimmed
+ * after every record, and a table over the cap read again for every lookup */
+static void comm_record(struct ps_symbols *st, uint32_t pid)
+{
+	struct buf b = rec_start(PERF_RECORD_COMM, 0);
+
+	put32(&b, pid);
+	put32(&b, pid);
+	put_bytes(&b, "other", 6);
+	rec_apply(st, &b);
+}
+
+static void test_cache(void)
+{
+	struct ps_session *s = ps_session__new(false);
+	struct ps_symbols_opts o = { .cache_max = 1u << 20 };
+	uint32_t pid = (uint32_t)getpid();
+	char big[64], b1[64], b2[64], notes[4096];
+	const uint64_t B0 = 0x7f1000000000, B1 = 0x7f2000000000, B2 = 0x7f3000000000;
+	struct ps_symbols *st;
+	int named = 0, k;
+
+	snprintf(big, sizeof(big), "/tmp/perf-test-%u-big.map", pid);
+	snprintf(b1, sizeof(b1), "/tmp/perf-test-%u-b1.map", pid);
+	snprintf(b2, sizeof(b2), "/tmp/perf-test-%u-b2.map", pid);
+	/* 32 bytes a symbol: 40000 take more than the cache, 20000 fit, two of them do not */
+	write_map(big, B0, 40000);
+	write_map(b1, B1, 20000);
+	write_map(b2, B2, 20000);
+
+	/* a table bigger than the cache: read once, not kept, said once */
+	st = ps_symbols__new(s, &o, NULL);
+	mmap2(st, pid, B0, 0x100000, 0, big, 0);
+	for (k = 0; k < 1000; k++) {
+		comm_record(st, pid + 1);
+		named += user_name(st, pid, B0 + 16u * (unsigned int)k + 4) != NULL;
+	}
+	CHECK_EQ_U64(named, 0);
+	CHECK_EQ_U64(ps_symbols__reads(st), 1);
+	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 1);
+	CHECK(strstr(notes, "symbol table bigger than 1 MiB: not kept") != NULL);
+	ps_symbols__delete(st);
+
+	/* one table, then the other, then the first again: each read once per turn, named */
+	st = ps_symbols__new(s, &o, NULL);
+	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
+	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	named = 0;
+	for (k = 0; k < 300; k++) {
+		uint64_t base = k < 100 || k >= 200 ? B1 : B2;
+
+		comm_record(st, pid + 1);
+		named += user_name(st, pid, base + 16u * (unsigned int)k + 4) != NULL;
+	}
+	CHECK_EQ_U64(named, 300);
+	CHECK_EQ_U64(ps_symbols__reads(st), 3);
+	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
+	ps_symbols__delete(st);
+
+	/* in turn, each for long (a day of ptop): read again every time it is needed */
+	st = ps_symbols__new(s, &o, NULL);
+	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
+	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	named = 0;
+	for (k = 0; k < 8; k++)
+		for (int i = 0; i < 70000; i++)
+			named += user_name(st, pid, (k % 2 ? B2 : B1) + 16u * (i % 20000u) + 4) !=
+			         NULL;
+	CHECK_EQ_U64(named, 8 * 70000);
+	CHECK_EQ_U64(ps_symbols__reads(st), 8);
+	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
+	ps_symbols__delete(st);
+
+	/* the two in turn, sample after sample: a few reads, then one is given up, said once */
+	st = ps_symbols__new(s, &o, NULL);
+	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
+	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	for (k = 0; k < 1000; k++) {
+		comm_record(st, pid + 1);
+		user_name(st, pid, B1 + 4);
+		user_name(st, pid, B2 + 4);
+	}
+	CHECK(ps_symbols__reads(st) <= 6);
+	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 1);
+	CHECK(strstr(notes, "not read again") != NULL);
+	/* the other one is still named */
+	CHECK(user_name(st, pid, B1 + 4) || user_name(st, pid, B2 + 4));
+	ps_symbols__delete(st);
+
+	unlink(big);
+	unlink(b1);
+	unlink(b2);
+	ps_session__delete(s);
+}
+
 int main(void)
 {
 	test_rules();
 	test_spaces();
 	test_flat();
+	test_refused();
+	test_cache();
 	return UNIT_DONE("symbols");
 }
