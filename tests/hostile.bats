@@ -343,3 +343,25 @@ ch() {
 	[ "$(echo "$output" | grep -c -v '^\(important\|[sl][0-9]*\)$')" -eq 0 ] || { echo "$output"; return 1; }
 	ch -q "DROP DATABASE $CH_DB" </dev/null
 }
+
+@test "hostile: a u64 field widened with a signed one keeps 2^63+5 and -5 exactly (ClickHouse)" {
+	need_clickhouse
+	"$TOOLS/phostile" names ev >"$T/s.pipe"
+	ch -q "CREATE DATABASE $CH_DB" </dev/null
+	run -0 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$CH_DB" -t w <"$T/s.pipe"
+	run -0 ch -q "SELECT toString(\`fields.big\`) FROM $CH_DB.w ORDER BY time" </dev/null
+	ch -q "DROP DATABASE $CH_DB" </dev/null
+	[ "$output" = "$(printf '9223372036854775813\n-5')" ]
+	# the values ptojson writes
+	[ "$("$BIN/ptojson" "$T/s.pipe" | grep -o '"big":[-0-9]*' | tr '\n' ' ')" = '"big":9223372036854775813 "big":-5 ' ]
+}
+
+@test "hostile: a u64 field widened with a signed one is NUMERIC(20) in SQL (sqlite3: -5 and 2^63-1 exact)" {
+	"$TOOLS/phostile" names ev >"$T/s.pipe"
+	run -0 --separate-stderr "$BIN/pheader" --schema "$T/s.pipe"
+	printf 'CREATE TABLE samples (\n%s\n);\n' "$output" >"$T/schema.sql"
+	grep -q '^    "fields.big" NUMERIC(20),$' "$T/schema.sql"
+	sqlite3 -bail "$T/db" ".read $T/schema.sql"
+	run -0 sqlite3 "$T/db" "INSERT INTO samples (\"fields.big\") VALUES (-5), (9223372036854775807), (-9223372036854775808); SELECT \"fields.big\" FROM samples"
+	[ "$output" = "$(printf -- '-5\n9223372036854775807\n-9223372036854775808')" ]
+}

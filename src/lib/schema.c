@@ -32,7 +32,7 @@ struct col {
 	char *name; /* as ptojson's key: valid UTF-8, any other byte */
 	enum kind kind;
 	bool sign;
-	unsigned int bytes; /* 1, 2, 4 or 8 */
+	unsigned int bytes; /* 1, 2, 4, 8, or 16: a u64 widened with a signed integer */
 	bool dropped;       /* events disagree beyond widening */
 	enum kind other;    /* dropped: the kind in @event */
 	const char *event;  /* dropped: the event (the session's name, any bytes), or NULL */
@@ -98,16 +98,14 @@ static struct col *find(struct cols *c, const char *name)
 
 static unsigned int widen_int(bool *sign, unsigned int b1, bool s2, unsigned int b2)
 {
-	unsigned int bytes;
-
 	if (*sign == s2)
 		return b1 > b2 ? b1 : b2;
-	/* one signed, one unsigned: a signed type twice as wide as the unsigned one */
+	/* one signed, one unsigned: a signed type twice as wide as the unsigned one, so a
+	 * u64 with a signed field is 16 bytes: no 64-bit type holds both 2^64-1 and -1 */
 	unsigned int bs = *sign ? b1 : b2, bu = *sign ? b2 : b1;
 
 	*sign = true;
-	bytes = bu * 2 > bs ? bu * 2 : bs;
-	return bytes > 8 ? 8 : bytes; /* u64 with a signed field: Int64 (see the man page) */
+	return bu * 2 > bs ? bu * 2 : bs;
 }
 
 static const char *kind_name(enum kind k)
@@ -281,22 +279,27 @@ static void collect(const struct ps_session *s, struct cols *c, bool symbolic, u
 	}
 }
 
+/* bytes 16 (a u64 widened with a signed integer): a 38-digit decimal, which ClickHouse 18.16
+ * has and reads exactly from a JSON number; Int128 came later */
 static const char *ch_int(bool sign, unsigned int bytes)
 {
 	static const char *const u[] = { "UInt8", "UInt16", "UInt32", "UInt64" };
-	static const char *const s[] = { "Int8", "Int16", "Int32", "Int64" };
-	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+	static const char *const s[] = { "Int8", "Int16", "Int32", "Int64", "Decimal128(0)" };
+	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : 4;
 
-	return sign ? s[k] : u[k];
+	return sign ? s[k] : u[k > 3 ? 3 : k];
 }
 
+/* NUMERIC(20) holds every u64 and every s64 exactly (PostgreSQL; SQLite holds every integer
+ * up to 2^63-1 exactly, in any column) */
 static const char *sql_int(bool sign, unsigned int bytes)
 {
 	static const char *const u[] = { "SMALLINT", "INTEGER", "BIGINT", "NUMERIC(20)" };
-	static const char *const s[] = { "SMALLINT", "SMALLINT", "INTEGER", "BIGINT" };
-	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+	static const char *const s[] = { "SMALLINT", "SMALLINT", "INTEGER", "BIGINT",
+		                         "NUMERIC(20)" };
+	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : 4;
 
-	return sign ? s[k] : u[k];
+	return sign ? s[k] : u[k > 3 ? 3 : k];
 }
 
 static void put_type(struct text *t, enum ps_schema_dialect d, const struct col *c)

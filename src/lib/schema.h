@@ -5,9 +5,9 @@
  * pid, tid, cpu, comm, the sample fields the attrs carry) and one "fields.NAME" column per
  * tracepoint field, typed from libtraceevent's field description (signedness, width,
  * strings, arrays), widened when two events disagree.  Columns hold the values as ptojson
- * writes them: addresses ("0x..." strings) are text, u64 numbers are exact.  Names from the
- * stream (fields, events) are data: a column name is quoted whatever its bytes, a name in a
- * comment escaped.  The call
+ * writes them: addresses ("0x..." strings) are text, u64 numbers are exact (a u64 field that
+ * is signed in another event too: a 128-bit decimal).  Names from the stream (fields, events)
+ * are data: a column name is quoted whatever its bytes, a name in a comment escaped.  The call
  * chain has one array column per frame member (callchain.ip, .sym, .symoff, .dso: a
  * ClickHouse Nested, as pstream-clickhouse writes it); other nested objects have none.
  */
