@@ -305,8 +305,9 @@ ptojson_columns() { # ptojson_columns STREAM
 
 # the port of the ClickHouse server .ci/run started, or a skip
 need_clickhouse() {
-	[ -n "${PSTREAM_CLICKHOUSE_DIR:-}" ] && command -v clickhouse-client >/dev/null ||
+	if [ -z "${PSTREAM_CLICKHOUSE_DIR:-}" ] || ! command -v clickhouse-client >/dev/null; then
 		skip "no ClickHouse server (PSTREAM_CLICKHOUSE_DIR, started by .ci/run)"
+	fi
 	CH_PORT=$("$TOP/tests/clickhouse-server.sh" port "$PSTREAM_CLICKHOUSE_DIR") ||
 		skip "no ClickHouse server answers in $PSTREAM_CLICKHOUSE_DIR"
 	CH_DB="hostile_$$_$RANDOM"
