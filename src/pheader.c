@@ -352,21 +352,33 @@ static json_t *build_doc(struct ps_input *in, const struct opts *o, struct state
 
 /* ---- text ---- */
 
-/* a string from the stream, with control characters escaped so they cannot reach a tty */
-static void put_text(const char *s)
+/* @n bytes of a string from the stream (valid UTF-8), control characters escaped so they
+ * cannot reach a tty: C0, DEL and C1 (U+0080 to U+009F, such as the one-byte CSI) */
+static void put_textn(const char *s, size_t n)
 {
-	for (; *s; s++) {
+	for (; n && *s; s++, n--) {
 		unsigned char c = (unsigned char)*s;
 
-		if (c == '\n')
+		if (c == 0xc2 && n > 1 && (unsigned char)s[1] >= 0x80 &&
+		    (unsigned char)s[1] < 0xa0) {
+			printf("\\xc2\\x%02x", (unsigned char)s[1]);
+			s++;
+			n--;
+		} else if (c == '\n') {
 			fputs("\\n", stdout);
-		else if (c == '\t')
+		} else if (c == '\t') {
 			fputs("\\t", stdout);
-		else if (c < 0x20 || c == 0x7f)
+		} else if (c < 0x20 || c == 0x7f) {
 			printf("\\x%02x", c);
-		else
+		} else {
 			putchar(c);
+		}
 	}
+}
+
+static void put_text(const char *s)
+{
+	put_textn(s, strlen(s));
 }
 
 static uint64_t u64_of(const json_t *v)
@@ -451,7 +463,9 @@ static void print_kv_line(const json_t *o)
 
 	json_object_foreach((json_t *)o, k, e)
 	{
-		printf("%s%s=", first ? "" : " ", k);
+		fputs(first ? "" : " ", stdout);
+		put_text(k); /* a key can be a name from the stream (PMU capabilities) */
+		putchar('=');
 		if (json_is_array(e))
 			print_joined(e, ",");
 		else
@@ -466,7 +480,9 @@ static void render(int indent, const char *key, const json_t *v)
 	json_t *e, *m;
 	size_t i;
 
-	printf("%*s%s:", indent, "", key);
+	printf("%*s", indent, "");
+	put_text(key);
+	putchar(':');
 	if (is_scalar(v)) {
 		putchar(' ');
 		print_scalar(v);
@@ -609,7 +625,8 @@ static void print_tracepoints(const json_t *tps)
 			/* an array's type is "char[16]": show it as C does, "char comm[16]" */
 			printf("%s ", j ? ";" : "");
 			if (bracket) {
-				printf("%.*s ", (int)(bracket - type), type);
+				put_textn(type, (size_t)(bracket - type));
+				putchar(' ');
 				put_text(json_string_value(json_object_get(f, "name")));
 				put_text(bracket);
 			} else {

@@ -412,4 +412,124 @@ open(p, "wb").write(b.replace(old, b"evil\t9999999\n  99999  sshd;x"))' "$BATS_F
 	[ "${#lines[@]}" -eq $((rows + 1)) ] || { printf '%s\n' "${lines[@]}"; return 1; }
 	! printf '%s\n' "${lines[@]}" | grep -q '^ *99999'
 	printf '%s\n' "${lines[@]:1}" | awk -v pid="$NPID" '$(NF - 1) != pid { bad = 1 } END { exit bad }'
+
+# ---- names from the stream are data: SQL and JSON (issue 21, items 4, 7 and 8) ----
+
+# event, field and system names that try every way out of an SQL comment or a quoted name:
+# newlines, quotes, backticks, semicolons, a NUL, invalid UTF-8, a C1 control, */ (phostile
+# escapes: \n \xNN \\)
+SQL_NAMES=(
+	'evil\n);DROP TABLE important;--'
+	'q"u`o'"'"'te;\n) ENGINE = Memory; DROP TABLE important; --'
+	'nul\x00\n);DROP TABLE important;--'
+	'utf\xff\xfe\xc2\x85*/\r\n--\\`);DROP TABLE important;\x1b[31m'
+)
+
+# hostile_stream HOW NAME > stream: NAME as the events' name, a field's or the system's
+hostile_stream() {
+	case $1 in
+	event) "$TOOLS/phostile" names "$2" ;;
+	field) "$TOOLS/phostile" names ev "$2" ;;
+	system) "$TOOLS/phostile" names '' f "$2" ;;
+	esac
+}
+
+# the column names a table has, as a sorted JSON array
+sqlite_columns() { # sqlite_columns DB TABLE
+	sqlite3 -json "$1" "SELECT name FROM pragma_table_info('$2')" | jq -c '[.[].name] | sort'
+}
+
+# the keys ptojson writes for the stream's samples, as the columns they load into
+ptojson_columns() { # ptojson_columns STREAM
+	"$BIN/ptojson" "$1" | jq -s -c '[(.[] | keys[] | select(. != "fields")),
+		(.[] | .fields // {} | keys[] | "fields." + .),
+		"host", "cpu", "comm"] | unique'
+}
+
+@test "hostile: names from the stream never leave an SQL comment or a quoted name (sqlite3)" {
+	local name how cols want
+	for name in "${SQL_NAMES[@]}"; do
+		for how in event field system; do
+			hostile_stream "$how" "$name" >"$T/s.pipe"
+			rm -f "$T/db"
+			sqlite3 "$T/db" 'CREATE TABLE important (x)'
+			run -0 --separate-stderr "$BIN/pheader" --schema "$T/s.pipe"
+			printf 'CREATE TABLE samples (\n%s\n);\n' "$output" >"$T/schema.sql"
+			run -0 sqlite3 -bail "$T/db" ".read $T/schema.sql"
+			# the one table made, nothing else done
+			run -0 sqlite3 "$T/db" "SELECT name FROM sqlite_master ORDER BY name"
+			[ "$output" = "$(printf 'important\nsamples')" ] || { echo "$how $name: $output"; cat "$T/schema.sql"; return 1; }
+			# a column per key ptojson writes, but field n (a number, then text)
+			cols=$(sqlite_columns "$T/db" samples)
+			want=$(ptojson_columns "$T/s.pipe" | jq -c '. - ["fields.n"]')
+			[ "$cols" = "$want" ] || { echo "$how $name: $cols, not $want"; return 1; }
+			# the comment that says so is one line, whatever the names
+			[ "$(grep -c -- '-- no column' "$T/schema.sql")" -le 1 ]
+			! grep -q '^[^ ]' <(sed '1d;$d' "$T/schema.sql") || { cat "$T/schema.sql"; return 1; }
+		done
+	done
+}
+
+# the port of the ClickHouse server .ci/run started, or a skip
+need_clickhouse() {
+	if [ -z "${PSTREAM_CLICKHOUSE_DIR:-}" ] || ! command -v clickhouse-client >/dev/null; then
+		skip "no ClickHouse server (PSTREAM_CLICKHOUSE_DIR, started by .ci/run)"
+	fi
+	CH_PORT=$("$TOP/tests/clickhouse-server.sh" port "$PSTREAM_CLICKHOUSE_DIR") ||
+		skip "no ClickHouse server answers in $PSTREAM_CLICKHOUSE_DIR"
+	CH_DB="hostile_$$_$RANDOM"
+}
+
+ch() {
+	clickhouse-client --host 127.0.0.1 --port "$CH_PORT" "$@"
+}
+
+@test "hostile: names from the stream never leave a ClickHouse comment or quoted name; rows load" {
+	local name how n=0 cols want
+	need_clickhouse
+	ch -q "CREATE DATABASE $CH_DB" </dev/null
+	ch -q "CREATE TABLE $CH_DB.important (x UInt8) ENGINE = Memory" </dev/null
+	for name in "${SQL_NAMES[@]}"; do
+		for how in event field system; do
+			n=$((n + 1))
+			hostile_stream "$how" "$name" >"$T/s.pipe"
+			"$BIN/pheader" --schema clickhouse --table "$CH_DB.s$n" "$T/s.pipe" >"$T/schema.sql"
+			run -0 ch -n <"$T/schema.sql"
+			# the columns: one per key ptojson writes, but field n
+			cols=$(ch -q "SELECT name FROM system.columns WHERE database = '$CH_DB' AND table = 's$n' FORMAT JSONEachRow" </dev/null | jq -s -c '[.[].name] | sort')
+			want=$(ptojson_columns "$T/s.pipe" | jq -c '. - ["fields.n"] + ["batch"] | sort')
+			[ "$cols" = "$want" ] || { echo "$how $name: $cols, not $want"; cat "$T/schema.sql"; return 1; }
+			# the loader makes the same table and its rows load, names as ptojson writes them
+			run -0 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$CH_DB" -t "l$n" <"$T/s.pipe"
+			cols=$(ch -q "SELECT event FROM $CH_DB.l$n ORDER BY time FORMAT JSONEachRow" </dev/null | jq -c .)
+			want=$("$BIN/ptojson" "$T/s.pipe" 2>/dev/null | jq -c '{event}')
+			[ "$cols" = "$want" ] || { echo "$how $name: $cols, not $want"; return 1; }
+		done
+	done
+	run -0 ch -q "SHOW TABLES FROM $CH_DB" </dev/null
+	[ "$(echo "$output" | grep -c .)" -eq $((2 * n + 1)) ]
+	[ "$(echo "$output" | grep -c -v '^\(important\|[sl][0-9]*\)$')" -eq 0 ] || { echo "$output"; return 1; }
+	ch -q "DROP DATABASE $CH_DB" </dev/null
+}
+
+@test "hostile: a u64 field widened with a signed one keeps 2^63+5 and -5 exactly (ClickHouse)" {
+	need_clickhouse
+	"$TOOLS/phostile" names ev >"$T/s.pipe"
+	ch -q "CREATE DATABASE $CH_DB" </dev/null
+	run -0 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$CH_DB" -t w <"$T/s.pipe"
+	run -0 ch -q "SELECT toString(\`fields.big\`) FROM $CH_DB.w ORDER BY time" </dev/null
+	ch -q "DROP DATABASE $CH_DB" </dev/null
+	[ "$output" = "$(printf '9223372036854775813\n-5')" ]
+	# the values ptojson writes
+	[ "$("$BIN/ptojson" "$T/s.pipe" | grep -o '"big":[-0-9]*' | tr '\n' ' ')" = '"big":9223372036854775813 "big":-5 ' ]
+}
+
+@test "hostile: a u64 field widened with a signed one is NUMERIC(20) in SQL (sqlite3: -5 and 2^63-1 exact)" {
+	"$TOOLS/phostile" names ev >"$T/s.pipe"
+	run -0 --separate-stderr "$BIN/pheader" --schema "$T/s.pipe"
+	printf 'CREATE TABLE samples (\n%s\n);\n' "$output" >"$T/schema.sql"
+	grep -q '^    "fields.big" NUMERIC(20),$' "$T/schema.sql"
+	sqlite3 -bail "$T/db" ".read $T/schema.sql"
+	run -0 sqlite3 "$T/db" "INSERT INTO samples (\"fields.big\") VALUES (-5), (9223372036854775807), (-9223372036854775808); SELECT \"fields.big\" FROM samples"
+	[ "$output" = "$(printf -- '-5\n9223372036854775807\n-9223372036854775808')" ]
 }

@@ -362,3 +362,27 @@ perf_record_counts() {
 	run -0 "$BIN/pheader" "$s"
 	[[ "$output" == *"config: 0xffffffffffffffff"* ]]
 }
+
+@test "pheader: names from the stream reach the text output escaped, keys too (PMU capabilities)" {
+	local t=$BATS_TEST_TMPDIR
+	# a CPU_PMU_CAPS feature record (28) whose capability's name and value hold ESC, a
+	# newline and a C1 CSI, after the pipe header of a stream whose events are named so too
+	"$TOOLS/phostile" names 'ev\x1b]0;title\x07\nfake: line\xc2\x9b2J' >"$t/n.pipe"
+	python3 - "$t/n.pipe" "$t/caps.pipe" <<'PY'
+import struct, sys
+s = open(sys.argv[1], 'rb').read()
+def string(b):
+    b += b'\0' * (8 - len(b) % 8)
+    return struct.pack('<I', len(b)) + b
+body = struct.pack('<Q', 28) + struct.pack('<I', 1)
+body += string(b'cap\x1b[2J\nx: 1\xc2\x9b') + string(b'v\x1b[31m')
+body += b'\0' * (-len(body) % 8)
+rec = struct.pack('<IHH', 80, 0, 8 + len(body)) + body
+open(sys.argv[2], 'wb').write(s[:16] + rec + s[16:])
+PY
+	run -0 --separate-stderr "$BIN/pheader" "$t/caps.pipe"
+	[[ "$output" != *$'\x1b'* && "$output" != *$'\xc2\x9b'* && "$output" != *$'\x07'* ]] || { echo "$output" | od -c | head; return 1; }
+	[[ "$output" == *'cap\x1b[2J\nx: 1\xc2\x9b=v\x1b[31m'* ]] || { echo "$output"; return 1; }
+	[[ "$output" == *'ev\x1b]0;title\x07\nfake: line\xc2\x9b2J'* ]]
+	[[ "$output" != *$'\nfake: line'* ]]
+}

@@ -297,6 +297,27 @@ ptojson_symbolic() {
 	[ "$("$BIN/ptojson" "$f" | jq -r 'select(.fields.args) | .fields.args[] | type' | sort -u)" = number ]
 }
 
+@test "ptojson: --all on an event name that is not UTF-8 writes every record, the name as U+FFFD" {
+	local t=$BATS_TEST_TMPDIR opt
+	"$TOOLS/phostile" names 'ev\xff\xfeil\n"x' >"$t/s.pipe"
+	for opt in --all "" -p "--all -p"; do
+		# shellcheck disable=SC2086
+		run -0 --separate-stderr "$BIN/ptojson" $opt "$t/s.pipe"
+		[ -z "$stderr" ] || { echo "$opt: $stderr"; return 1; }
+		echo "$output" >"$t/out.json"
+		[ "$(jq -s -c '[.[] | select(.type == "SAMPLE" or .type == null) | .event]' "$t/out.json")" = \
+			"$(printf '["ev\xef\xbf\xbd\xef\xbf\xbdil\\n\\"x","ev\xef\xbf\xbd\xef\xbf\xbdil\\n\\"x"]')" ] || { cat "$t/out.json"; return 1; }
+	done
+	# the EVENT_UPDATE records name it the same way, and jansson's objects agree
+	run -0 "$BIN/ptojson" --all "$t/s.pipe"
+	[ "$(echo "$output" | jq -s -c '[.[] | select(.type == "EVENT_UPDATE") | .event] | unique')" = \
+		"$(printf '["ev\xef\xbf\xbd\xef\xbf\xbdil\\n\\"x"]')" ]
+	echo "$output" >"$t/all.json"
+	run -0 "$TOOLS/pjsoncmp" -a "$t/s.pipe" "$t/all.json"
+	"$BIN/ptojson" "$t/s.pipe" >"$t/s.json"
+	run -0 "$TOOLS/pjsoncmp" "$t/s.pipe" "$t/s.json"
+}
+
 @test "ptojson: --pretty is each object indented as jansson indents it" {
 	local f
 	for f in $(all_inputs); do

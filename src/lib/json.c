@@ -361,11 +361,11 @@ void ps_json__indent(struct ps_json_buf *b, const char *s, size_t len, unsigned 
 
 /* ---- jansson values ---- */
 
-json_t *ps_json_string(const char *bytes, size_t len)
+/* @len bytes made valid UTF-8 (invalid bytes as U+FFFD), NUL-terminated, its length in @n */
+static char *valid_utf8(const char *bytes, size_t len, size_t *n)
 {
 	const unsigned char *p = (const unsigned char *)bytes;
 	size_t i = 0, o = 0;
-	json_t *j;
 	char *buf;
 
 	/* the worst case: every byte becomes the 3-byte U+FFFD */
@@ -375,21 +375,52 @@ json_t *ps_json_string(const char *bytes, size_t len)
 	if (!buf)
 		return NULL;
 	while (i < len) {
-		size_t n = ps_json__utf8_seq(p + i, len - i);
+		size_t k = ps_json__utf8_seq(p + i, len - i);
 
-		if (n) {
-			memcpy(buf + o, p + i, n);
-			o += n;
-			i += n;
+		if (k) {
+			memcpy(buf + o, p + i, k);
+			o += k;
+			i += k;
 		} else {
 			memcpy(buf + o, "\xef\xbf\xbd", 3);
 			o += 3;
 			i++;
 		}
 	}
-	j = json_stringn(buf, o);
+	buf[o] = 0;
+	*n = o;
+	return buf;
+}
+
+json_t *ps_json_string(const char *bytes, size_t len)
+{
+	size_t n;
+	char *buf = valid_utf8(bytes, len, &n);
+	json_t *j;
+
+	if (!buf)
+		return NULL;
+	j = json_stringn(buf, n);
 	free(buf);
 	return j;
+}
+
+int ps_json_object_set(json_t *o, const char *key, json_t *v)
+{
+	size_t n;
+	char *k;
+	int r;
+
+	if (!v)
+		return -1;
+	k = valid_utf8(key, strlen(key), &n);
+	if (!k) {
+		json_decref(v);
+		return -1;
+	}
+	r = json_object_set_new(o, k, v);
+	free(k);
+	return r;
 }
 
 json_t *ps_json_u64(uint64_t v)

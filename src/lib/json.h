@@ -151,6 +151,14 @@ size_t ps_json__utf8_seq(const unsigned char *p, size_t n);
 json_t *ps_json_string(const char *bytes, size_t len);
 
 /**
+ * ps_json_object_set() - json_object_set_new() for a key from the stream: @key is made valid
+ * UTF-8 as ps_json_string() makes a value (the key the buffer writers write), where jansson
+ * refuses a key that is not valid UTF-8.  @v is consumed, also when setting fails.
+ * Return: 0, or -1 when @v is NULL or out of memory.
+ */
+int ps_json_object_set(json_t *o, const char *key, json_t *v);
+
+/**
  * ps_json_u64() - @v as a jansson integer, or a decimal string above INT64_MAX (jansson
  * integers are long long; the buffer writer ps_json__u64() has no such limit).
  */

@@ -299,7 +299,7 @@ static int header_body(json_t *o, const struct ps_session *s, const struct ps_re
 		a = ps_session__attr_by_id(s, ps_get64(rec->data + 16, swap));
 		return put(o, "update_type", ps_json_u64(ps_get64(rec->data + 8, swap))) ||
 		       put(o, "id", ps_json_u64(ps_get64(rec->data + 16, swap))) ||
-		       (a && put(o, "event", json_string(a->name)));
+		       (a && put(o, "event", ps_json_string(a->name, strlen(a->name))));
 	default:
 		return 0;
 	}

@@ -127,7 +127,7 @@ static int add_fields(json_t *o, struct tep_event *ev, struct tep_format_field *
 	for (; f; f = f->next) {
 		json_t *v = field_value(ev, f, raw, size);
 
-		if (v && json_object_set_new(o, f->name, v))
+		if (v && ps_json_object_set(o, f->name, v))
 			return -1;
 	}
 	return 0;
@@ -252,7 +252,7 @@ static json_t *read_json(const struct ps_session *s, const struct ps_sample *smp
 			if (put(v, "id", ps_json_u64(vals[i].id)))
 				goto fail;
 			a = ps_session__attr_by_id(s, vals[i].id);
-			if (a && put(v, "event", json_string(a->name)))
+			if (a && put(v, "event", ps_json_string(a->name, strlen(a->name))))
 				goto fail;
 		}
 		if ((rf & PERF_FORMAT_LOST) && put(v, "lost", ps_json_u64(vals[i].lost)))
@@ -313,7 +313,7 @@ json_t *ps_sample_json(const struct ps_session *s, const struct ps_sample *smp, 
 
 	if (!o)
 		return NULL;
-	if (put(o, "event", json_string(a->name)))
+	if (put(o, "event", ps_json_string(a->name, strlen(a->name))))
 		goto fail;
 	if ((st & PERF_SAMPLE_TIME) &&
 	    put(o, "time",

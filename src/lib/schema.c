@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 #include <traceevent/event-parse.h>
 
+#include "json.h"
 #include "schema.h"
 #include "session.h"
 #include "symbolic.h"
@@ -28,12 +29,13 @@ enum kind {
 };
 
 struct col {
-	char *name;
+	char *name; /* as ptojson's key: valid UTF-8, any other byte */
 	enum kind kind;
 	bool sign;
-	unsigned int bytes; /* 1, 2, 4 or 8 */
+	unsigned int bytes; /* 1, 2, 4, 8, or 16: a u64 widened with a signed integer */
 	bool dropped;       /* events disagree beyond widening */
-	char why[160];
+	enum kind other;    /* dropped: the kind in @event */
+	const char *event;  /* dropped: the event (the session's name, any bytes), or NULL */
 };
 
 struct cols {
@@ -96,16 +98,14 @@ static struct col *find(struct cols *c, const char *name)
 
 static unsigned int widen_int(bool *sign, unsigned int b1, bool s2, unsigned int b2)
 {
-	unsigned int bytes;
-
 	if (*sign == s2)
 		return b1 > b2 ? b1 : b2;
-	/* one signed, one unsigned: a signed type twice as wide as the unsigned one */
+	/* one signed, one unsigned: a signed type twice as wide as the unsigned one, so a
+	 * u64 with a signed field is 16 bytes: no 64-bit type holds both 2^64-1 and -1 */
 	unsigned int bs = *sign ? b1 : b2, bu = *sign ? b2 : b1;
 
 	*sign = true;
-	bytes = bu * 2 > bs ? bu * 2 : bs;
-	return bytes > 8 ? 8 : bytes; /* u64 with a signed field: Int64 (see the man page) */
+	return bu * 2 > bs ? bu * 2 : bs;
 }
 
 static const char *kind_name(enum kind k)
@@ -113,13 +113,52 @@ static const char *kind_name(enum kind k)
 	return k == K_INT ? "a number" : k == K_TEXT ? "text" : "an array";
 }
 
-/* Add a column, or widen the one of the same name. */
-static void add(struct cols *c, const char *name, enum kind kind, bool sign, unsigned int bytes,
+/*
+ * @s as ptojson writes it in a key (json.c): every byte that does not start a valid UTF-8
+ * sequence becomes U+FFFD, so that two names ptojson writes alike are one column.
+ * Return: a new string, or NULL when out of memory.
+ */
+static char *key_text(const char *s)
+{
+	size_t len = strlen(s), i = 0, o = 0;
+	char *k = malloc(3 * len + 1);
+
+	if (!k)
+		return NULL;
+	while (i < len) {
+		size_t n = ps_json__utf8_seq((const unsigned char *)s + i, len - i);
+
+		if (n) {
+			memcpy(k + o, s + i, n);
+			o += n;
+			i += n;
+		} else {
+			memcpy(k + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	k[o] = 0;
+	return k;
+}
+
+/* Add a column, or widen the one of the same name (@raw: any bytes, made a key_text()). */
+static void add(struct cols *c, const char *raw, enum kind kind, bool sign, unsigned int bytes,
                 const char *event)
 {
-	struct col *o = find(c, name);
+	struct col *o;
+	char *name;
 
+	if (c->failed)
+		return;
+	name = key_text(raw);
+	if (!name) {
+		c->failed = true;
+		return;
+	}
+	o = find(c, name);
 	if (o) {
+		free(name);
 		if (o->dropped)
 			return;
 		if (o->kind == kind) {
@@ -128,17 +167,20 @@ static void add(struct cols *c, const char *name, enum kind kind, bool sign, uns
 			return;
 		}
 		o->dropped = true;
-		snprintf(o->why, sizeof(o->why), "%s in one event, %s in %s", kind_name(o->kind),
-		         kind_name(kind), event ? event : "another");
+		o->other = kind;
+		o->event = event;
 		return;
 	}
-	if (c->failed || c->n >= MAX_COLUMNS)
+	if (c->n >= MAX_COLUMNS) {
+		free(name);
 		return;
+	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 64;
 		struct col *nv = realloc(c->v, cap * sizeof(*nv));
 
 		if (!nv) {
+			free(name);
 			c->failed = true;
 			return;
 		}
@@ -147,11 +189,7 @@ static void add(struct cols *c, const char *name, enum kind kind, bool sign, uns
 	}
 	o = &c->v[c->n];
 	memset(o, 0, sizeof(*o));
-	o->name = strdup(name);
-	if (!o->name) {
-		c->failed = true;
-		return;
-	}
+	o->name = name;
 	o->kind = kind;
 	o->sign = sign;
 	o->bytes = bytes;
@@ -241,22 +279,27 @@ static void collect(const struct ps_session *s, struct cols *c, bool symbolic, u
 	}
 }
 
+/* bytes 16 (a u64 widened with a signed integer): a 38-digit decimal, which ClickHouse 18.16
+ * has and reads exactly from a JSON number; Int128 came later */
 static const char *ch_int(bool sign, unsigned int bytes)
 {
 	static const char *const u[] = { "UInt8", "UInt16", "UInt32", "UInt64" };
-	static const char *const s[] = { "Int8", "Int16", "Int32", "Int64" };
-	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+	static const char *const s[] = { "Int8", "Int16", "Int32", "Int64", "Decimal128(0)" };
+	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : 4;
 
-	return sign ? s[k] : u[k];
+	return sign ? s[k] : u[k > 3 ? 3 : k];
 }
 
+/* NUMERIC(20) holds every u64 and every s64 exactly (PostgreSQL; SQLite holds every integer
+ * up to 2^63-1 exactly, in any column) */
 static const char *sql_int(bool sign, unsigned int bytes)
 {
 	static const char *const u[] = { "SMALLINT", "INTEGER", "BIGINT", "NUMERIC(20)" };
-	static const char *const s[] = { "SMALLINT", "SMALLINT", "INTEGER", "BIGINT" };
-	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : 3;
+	static const char *const s[] = { "SMALLINT", "SMALLINT", "INTEGER", "BIGINT",
+		                         "NUMERIC(20)" };
+	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : 4;
 
-	return sign ? s[k] : u[k];
+	return sign ? s[k] : u[k > 3 ? 3 : k];
 }
 
 static void put_type(struct text *t, enum ps_schema_dialect d, const struct col *c)
@@ -294,18 +337,64 @@ static void put_type(struct text *t, enum ps_schema_dialect d, const struct col 
 	}
 }
 
-/* A column name quoted: `name` for ClickHouse, "name" in SQL; names are field names. */
+/*
+ * A column name quoted, whatever its bytes (a name is valid UTF-8, key_text()): `name` for
+ * ClickHouse, with ` and \ escaped by a backslash and control bytes as \xNN; "name" in SQL,
+ * with " doubled (SQL has no escapes in a quoted name: the other bytes stay as they are,
+ * inside the quotes).
+ */
 static void put_name(struct text *t, enum ps_schema_dialect d, const char *name)
 {
-	char q = d == PS_SCHEMA_CLICKHOUSE ? '`' : '"';
-
-	put(t, "%c", q);
-	for (const char *p = name; *p; p++) {
-		if (*p == q || *p == '\\')
-			put(t, "%c", d == PS_SCHEMA_CLICKHOUSE ? '\\' : q);
-		put(t, "%c", *p);
+	if (d == PS_SCHEMA_SQL) {
+		put(t, "\"");
+		for (const char *p = name; *p; p++) {
+			if (*p == '"')
+				put(t, "\"");
+			put(t, "%c", *p);
+		}
+		put(t, "\"");
+		return;
 	}
-	put(t, "%c", q);
+	put(t, "`");
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p == '`' || *p == '\\')
+			put(t, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			put(t, "\\x%02x", *p);
+		else
+			put(t, "%c", *p);
+	}
+	put(t, "`");
+}
+
+/*
+ * Text from the stream in a "--" comment: it must neither end the comment nor upset what
+ * reads it, so bytes below 0x20, 0x7f, C1 controls, \ and every byte of an invalid UTF-8
+ * sequence are written \xNN, and the / of a * / pair is too (a comment the output is pasted
+ * into cannot end).  Valid UTF-8 stays as it is.
+ */
+static void put_comment_text(struct text *t, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0;
+
+	while (i < len) {
+		size_t n = ps_json__utf8_seq(p + i, len - i);
+		bool c1 = n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
+
+		if (n > 1 && !c1) {
+			put(t, "%.*s", (int)n, s + i);
+			i += n;
+			continue;
+		}
+		for (size_t k = 0; k < (n ? n : 1); k++, i++) {
+			if (p[i] < 0x20 || p[i] >= 0x7f || p[i] == '\\' ||
+			    (p[i] == '/' && i && p[i - 1] == '*'))
+				put(t, "\\x%02x", p[i]);
+			else
+				put(t, "%c", p[i]);
+		}
+	}
 }
 
 bool ps_schema__valid_table(const char *table)
@@ -428,9 +517,17 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
 		put_type(&t, d, c);
 	}
 	put(&t, "\n");
-	for (i = 0; i < tp.n; i++)
-		if (tp.v[i].dropped)
-			put(&t, "    -- no column %s: %s\n", tp.v[i].name, tp.v[i].why);
+	for (i = 0; i < tp.n; i++) {
+		const struct col *c = &tp.v[i];
+
+		if (!c->dropped)
+			continue;
+		put(&t, "    -- no column ");
+		put_comment_text(&t, c->name);
+		put(&t, ": %s in one event, %s in ", kind_name(c->kind), kind_name(c->other));
+		put_comment_text(&t, c->event ? c->event : "another");
+		put(&t, "\n");
+	}
 	if (d == PS_SCHEMA_CLICKHOUSE)
 		put(&t, ")\nENGINE = MergeTree\nORDER BY (host, event, time);\n");
 	if (t.failed)

@@ -5,7 +5,9 @@
  * pid, tid, cpu, comm, the sample fields the attrs carry) and one "fields.NAME" column per
  * tracepoint field, typed from libtraceevent's field description (signedness, width,
  * strings, arrays), widened when two events disagree.  Columns hold the values as ptojson
- * writes them: addresses ("0x..." strings) are text, u64 numbers are exact.  The call
+ * writes them: addresses ("0x..." strings) are text, u64 numbers are exact (a u64 field that
+ * is signed in another event too: a 128-bit decimal).  Names from the stream (fields, events)
+ * are data: a column name is quoted whatever its bytes, a name in a comment escaped.  The call
  * chain has one array column per frame member (callchain.ip, .sym, .symoff, .dso: a
  * ClickHouse Nested, as pstream-clickhouse writes it); other nested objects have none.
  */
@@ -37,7 +39,10 @@ enum ps_schema_dialect {
  * The ClickHouse statement is CREATE TABLE IF NOT EXISTS and has a "batch" column (the
  * loader's batch id, see pstream-clickhouse(1)); it loads into ClickHouse 18.16 and later.
  * A tracepoint field that is a number in one event and text or an array in another has no
- * column (a comment says so), since no column type holds both as ptojson writes them.
+ * column (a comment says so), since no column type holds both as ptojson writes them.  A
+ * column's name is ptojson's key (invalid UTF-8 as U+FFFD), in `backquotes` with \ escapes
+ * (ClickHouse) or "double quotes" with "" (SQL); a name in a comment has every control byte,
+ * \, invalid UTF-8 byte and the / of * / written \xNN, so it ends neither.
  *
  * Return: the text (malloc'ed, NUL-terminated, ends with a newline; the caller frees it),
  * or NULL with @err set (bad table name, out of memory).

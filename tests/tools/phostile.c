@@ -21,6 +21,14 @@
  *   file-past-end      ... whose data section runs far past the end of the file
  *   file-overlap-header   ... whose attrs section overlaps the file header
  *   file-overlap-data  ... whose build-id section overlaps the data section
+ *   names EVENT [FIELD [SYSTEM]]
+ *                      two tracepoint events of system SYSTEM (default "hostile"), both
+ *                      named EVENT by EVENT_UPDATE records (none when EVENT is empty),
+ *                      whose formats disagree on field "n" (a number, then text) and widen
+ *                      field "big" (u64, then s64), with a third field named FIELD in the
+ *                      format text (default "f"); then a sample of each, ev_a's big
+ *                      2^63+5, ev_b's -5.  The names take the escapes \n \r \t \\ \xNN
+ *                      (\x00 ends a name: what follows stays in the record)
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -319,6 +327,166 @@ static int gen_tracepoint(bool bad)
 	return 0;
 }
 
+/* @s with the escapes \n \r \t \\ \xNN decoded into @out (room for strlen(s) + 1); its length */
+static size_t unescape(const char *s, char *out)
+{
+	size_t n = 0;
+
+	while (*s) {
+		if (s[0] == '\\' && s[1] == 'x' && s[2] && s[3]) {
+			char hex[3] = { s[2], s[3], 0 };
+
+			out[n++] = (char)strtoul(hex, NULL, 16);
+			s += 4;
+		} else if (s[0] == '\\' && s[1]) {
+			out[n++] = s[1] == 'n' ? '\n' :
+			           s[1] == 'r' ? '\r' :
+			           s[1] == 't' ? '\t' :
+			                         s[1];
+			s += 2;
+		} else {
+			out[n++] = *s++;
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+/* an attr record for tracepoint @config with id @id, and an EVENT_UPDATE that names it
+ * (none when @len is 0) */
+static void named_tp_attr(struct buf *b, uint64_t config, uint64_t id, const char *name, size_t len)
+{
+	size_t body = PS_ALIGN8(len + 1);
+
+	header(b, PS_RECORD_HEADER_ATTR, 8 + ATTR_SIZE + 8);
+	attr_body(b, PERF_TYPE_TRACEPOINT, config, SAMPLE_TYPE | PERF_SAMPLE_RAW);
+	put64(b, id);
+	if (!len)
+		return;
+	header(b, PS_RECORD_EVENT_UPDATE, (uint16_t)(8 + 16 + body));
+	put64(b, PS_EVENT_UPDATE_NAME);
+	put64(b, id);
+	memcpy(grow(b, body), name, len);
+}
+
+/* a u64 length, then the text */
+static void put_len_text(struct buf *b, const char *s, size_t len)
+{
+	put64(b, len);
+	memcpy(grow(b, len), s, len);
+}
+
+/* the TRACING_DATA record of one system, @sys (@syslen bytes): @n formats */
+static void tracing_data(struct buf *b, const char *sys, size_t syslen, const char *const *fmt,
+                         const size_t *len, size_t n)
+{
+	static const unsigned char magic[] = {
+		0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
+	};
+	static const char page[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	                           "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	                           "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	                           "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+	size_t start = b->len, i;
+
+	header(b, PS_RECORD_HEADER_TRACING_DATA, 16);
+	put64(b, 0); /* the size of what follows, set below */
+	memcpy(grow(b, sizeof(magic)), magic, sizeof(magic));
+	memcpy(grow(b, 4), "0.6", 4);
+	grow(b, 1);      /* little-endian */
+	*grow(b, 1) = 8; /* long size */
+	put32(b, 4096);  /* page size */
+	memcpy(grow(b, 12), "header_page", 12);
+	put_len_text(b, page, strlen(page));
+	memcpy(grow(b, 13), "header_event", 13);
+	put64(b, 0);
+	put32(b, 0); /* ftrace formats */
+	put32(b, 1); /* systems */
+	memcpy(grow(b, syslen + 1), sys, syslen);
+	put32(b, (uint32_t)n);
+	for (i = 0; i < n; i++)
+		put_len_text(b, fmt[i], len[i]);
+	put32(b, 0); /* kallsyms */
+	put32(b, 0); /* printk */
+	put64(b, 0); /* saved cmdlines */
+	grow(b, (8 - (b->len - start) % 8) % 8);
+	ps_put32(b->p + start + 8, (uint32_t)(b->len - start - 16), false);
+}
+
+#define NAMES_COMMON                                                                   \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static int gen_names(const char *event, const char *field, const char *system)
+{
+	struct buf b = { 0 };
+	char *ev = malloc(strlen(event) + 1), *fd = malloc(strlen(field) + 1), *fmt[2];
+	char *sys = malloc(strlen(system) + 1);
+	size_t evlen, fdlen, syslen, len[2];
+	int i;
+
+	if (!ev || !fd || !sys)
+		return 1;
+	evlen = unescape(event, ev);
+	fdlen = unescape(field, fd);
+	syslen = unescape(system, sys);
+	for (i = 0; i < 2; i++) {
+		const char *a = i ? "name: ev_b\nID: 501\nformat:\n" NAMES_COMMON
+		                    "\tfield:s64 big;\toffset:8;\tsize:8;\tsigned:1;\n"
+		                    "\tfield:char n[8];\toffset:16;\tsize:8;\tsigned:0;\n"
+		                    "\tfield:int " :
+		                    "name: ev_a\nID: 500\nformat:\n" NAMES_COMMON
+		                    "\tfield:u64 big;\toffset:8;\tsize:8;\tsigned:0;\n"
+		                    "\tfield:int n;\toffset:16;\tsize:4;\tsigned:1;\n"
+		                    "\tfield:int ";
+		const char *z =
+		        i ? ";\toffset:24;\tsize:4;\tsigned:1;\n\nprint fmt: \"big=%lld\", REC->big\n" :
+		            ";\toffset:20;\tsize:4;\tsigned:1;\n\nprint fmt: \"big=%llu\", REC->big\n";
+
+		len[i] = strlen(a) + fdlen + strlen(z);
+		fmt[i] = malloc(len[i]);
+		if (!fmt[i])
+			return 1;
+		memcpy(fmt[i], a, strlen(a));
+		memcpy(fmt[i] + strlen(a), fd, fdlen);
+		memcpy(fmt[i] + strlen(a) + fdlen, z, strlen(z));
+	}
+	pipe_header(&b);
+	named_tp_attr(&b, 500, 7, ev, evlen);
+	named_tp_attr(&b, 501, 8, ev, evlen);
+	tracing_data(&b, sys, syslen, (const char *const *)fmt, len, 2);
+	for (i = 0; i < 2; i++) {
+		/* id, tid, time, raw: 4 + 28 bytes (common 8, big 8, n, FIELD) */
+		header(&b, PERF_RECORD_SAMPLE, 8 + 24 + 4 + 28);
+		put64(&b, i ? 8 : 7);
+		put32(&b, 1);
+		put32(&b, 1);
+		put64(&b, 100 + (uint64_t)i);
+		put32(&b, 28);
+		put16(&b, (uint16_t)(500 + i));
+		grow(&b, 2);
+		put32(&b, 1);
+		put64(&b, i ? (uint64_t)-5 : (1ULL << 63) + 5);
+		if (i) {
+			memcpy(grow(&b, 8), "text", 4);
+		} else {
+			put32(&b, 42);
+			put32(&b, 43);
+		}
+		put32(&b, 44);
+	}
+	emit(&b);
+	free(fmt[0]);
+	free(fmt[1]);
+	free(ev);
+	free(fd);
+	free(sys);
+	free(b.p);
+	return 0;
+}
+
 enum file_kind {
 	FILE_OK,
 	FILE_WRAP,
@@ -401,6 +569,8 @@ int main(int argc, char **argv)
 		return gen_auxtrace(strtoull(argv[2], NULL, 0));
 	if (strcmp(k, "tracepoint") == 0)
 		return gen_tracepoint(bad);
+	if (strcmp(k, "names") == 0 && argc > 2)
+		return gen_names(argv[2], argc > 3 ? argv[3] : "f", argc > 4 ? argv[4] : "hostile");
 	if (strcmp(k, "file-ok") == 0)
 		return gen_file(FILE_OK);
 	if (strcmp(k, "file-wrap") == 0)

@@ -2,7 +2,8 @@
 /*
  * test_json.c - the JSON encoders: strings stay valid UTF-8 whatever the bytes, 64-bit
  * values stay exact, and the buffer writers of json.h write what jansson writes, byte for
- * byte (the one deliberate difference: a u64 above INT64_MAX is a number).
+ * byte (the one deliberate difference: a u64 above INT64_MAX is a number); keys from the
+ * stream made valid UTF-8 for jansson as the writers make them.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -233,6 +234,19 @@ int main(void)
 	CHECK(dumps_to(ps_json_u64(9007199254740993ULL), "9007199254740993"));
 	CHECK(dumps_to(ps_json_u64(18446744073709551615ULL), "\"18446744073709551615\""));
 	CHECK(dumps_to(ps_json_hex(0xffffffff81000000ULL), "\"0xffffffff81000000\""));
+	/* a key from the stream that is not UTF-8 (jansson refuses it): U+FFFD, as the writer's */
+	{
+		json_t *o = json_object();
+		struct ps_json_buf b = { 0 };
+
+		CHECK(ps_json_object_set(o, "f\xff\n", json_integer(1)) == 0);
+		CHECK(ps_json_object_set(o, "g", NULL) == -1);
+		ps_json__char(&b, '{');
+		ps_json__string(&b, "f\xff\n", 3);
+		ps_json__raw(&b, ":1}", 3);
+		CHECK(same_as_jansson(&b, o));
+		ps_json_buf__release(&b);
+	}
 	test_strings();
 	test_numbers();
 	test_indent_and_close();

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_schema.c - the table of a hand-made stream whose two tracepoints declare the same
- * field names differently: widths and signedness widened, a number against text left out
- * with a comment, pointers and char arrays as text, arrays of their element type; the
- * plain SQL list and the table name rules.
+ * field names differently: widths and signedness widened (a u64 and a signed field into a
+ * 128-bit decimal), a number against text left out with a comment, pointers and char arrays
+ * as text, arrays of their element type; the plain SQL list and the table name rules; names
+ * from the stream (an event's, a field's) with any bytes quoted in a name or escaped in a
+ * comment, never ending either.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <traceevent/event-parse.h>
 
 #include "build.h"
 #include "lib/schema.h"
@@ -65,6 +69,82 @@ static bool has(const char *text, const char *line)
 	return text && strstr(text, line) != NULL;
 }
 
+static size_t lines(const char *text)
+{
+	size_t n = 0;
+
+	for (; text && *text; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* Rename field @from of every event of @s to @to, as a TRACING_DATA format could name it. */
+static void rename_field(struct ps_session *s, const char *from, const char *to)
+{
+	struct ps_attr *a;
+	size_t i;
+
+	ps_session__for_each_attr(s, a, i) {
+		struct tep_format_field *f = a->tp ? tep_find_field(a->tp, from) : NULL;
+		char *old;
+
+		if (!f)
+			continue;
+		old = f->name;
+		f->name = strdup(to);
+		if (f->alias == old)
+			f->alias = f->name;
+		free(old);
+	}
+}
+
+/* an event name and a field name that try every way out of a comment or a quoted name */
+#define HOSTILE "h\n);DROP TABLE important;--\r\"`'\\*/\x01\xff\xc2\x85\xe2\x80\xa8"
+
+static void hostile_names(void)
+{
+	static const char *const formats[] = { fmt_a, fmt_b };
+	static const struct tp_system test = { "test", formats, ARRAY_SIZE(formats) };
+	struct ps_session *s = ps_session__new(false);
+	struct ps_error err = { 0 };
+	char *ch, *sql;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	CHECK(session_attr(s, PERF_TYPE_TRACEPOINT, 500, ST_TP, 1001, "a" HOSTILE) == 0);
+	CHECK(session_attr(s, PERF_TYPE_TRACEPOINT, 501, ST_TP, 1002, "b" HOSTILE) == 0);
+	CHECK(session_tracing(s, &test, 1) == 0);
+	rename_field(s, "x", "x" HOSTILE);
+	rename_field(s, "s", "s" HOSTILE);
+	/* two names ptojson writes alike (invalid bytes as U+FFFD) are one column: unsigned
+	 * char, short, unsigned int, unsigned long */
+	rename_field(s, "y", "y\xfe");
+	rename_field(s, "z", "y\xff");
+
+	ch = ps_schema__text(s, PS_SCHEMA_CLICKHOUSE, NULL, 0, &err);
+	CHECK(has(ch, "    `fields.xh\\x0a);DROP TABLE important;--\\x0d\"\\`'\\\\*/\\x01"
+	              "\xef\xbf\xbd\xc2\x85\xe2\x80\xa8` Int64,\n"));
+	CHECK(has(ch, "    -- no column fields.sh\\x0a);DROP TABLE important;--\\x0d\"`'\\x5c*\\x2f"
+	              "\\x01\xef\xbf\xbd\\xc2\\x85\xe2\x80\xa8: text in one event, a number in "
+	              "bh\\x0a);DROP TABLE important;--\\x0d\"`'\\x5c*\\x2f\\x01\\xff\\xc2\\x85"
+	              "\xe2\x80\xa8\n"));
+	CHECK(has(ch, "    `fields.y\xef\xbf\xbd` Decimal128(0),\n"));
+	CHECK(!has(ch, "DROP TABLE important;--\n"));
+	/* CREATE, (, 21 columns, the comment, ), ENGINE, ORDER BY */
+	CHECK_EQ_U64(lines(ch), 27);
+	free(ch);
+
+	sql = ps_schema__text(s, PS_SCHEMA_SQL, NULL, 0, &err);
+	/* SQL has no escapes in a quoted name: " doubled, the rest inside the quotes */
+	CHECK(has(sql, "    \"fields.xh\n);DROP TABLE important;--\r\"\"`'\\*/\x01\xef\xbf\xbd"
+	               "\xc2\x85\xe2\x80\xa8\" BIGINT,\n"));
+	CHECK(has(sql, "    -- no column fields.sh\\x0a);DROP TABLE important;--\\x0d\"`'\\x5c*"));
+	CHECK(has(sql, "    \"fields.y\xef\xbf\xbd\" NUMERIC(20),\n"));
+	free(sql);
+	ps_session__delete(s);
+}
+
 int main(void)
 {
 	struct ps_session *s = ps_session__new(false);
@@ -88,8 +168,8 @@ int main(void)
 	CHECK(has(ch, "    `fields.y` Int64,\n"));
 	/* unsigned int and unsigned long */
 	CHECK(has(ch, "    `fields.z` UInt64,\n"));
-	/* long and unsigned long: Int64, the widest there is */
-	CHECK(has(ch, "    `fields.ret` Int64,\n"));
+	/* long and unsigned long: no 64-bit type holds both, a 38-digit decimal does */
+	CHECK(has(ch, "    `fields.ret` Decimal128(0),\n"));
 	CHECK(has(ch, "    `fields.big` UInt64,\n"));
 	/* a pointer is a "0x..." string; char arrays and __data_loc strings are text */
 	CHECK(has(ch, "    `fields.p` String,\n"));
@@ -109,6 +189,7 @@ int main(void)
 	CHECK(has(sql, "    \"host\" VARCHAR,\n"));
 	CHECK(has(sql, "    \"fields.big\" NUMERIC(20),\n"));
 	CHECK(has(sql, "    \"fields.arr\" INTEGER[],\n"));
+	CHECK(has(sql, "    \"fields.ret\" NUMERIC(20)\n"));
 	CHECK(!has(sql, "batch"));
 	CHECK(!has(sql, "CREATE"));
 	free(sql);
@@ -126,5 +207,6 @@ int main(void)
 	CHECK(!ps_schema__valid_table(""));
 
 	ps_session__delete(s);
+	hostile_names();
 	return UNIT_DONE("schema");
 }
