@@ -412,6 +412,7 @@ open(p, "wb").write(b.replace(old, b"evil\t9999999\n  99999  sshd;x"))' "$BATS_F
 	[ "${#lines[@]}" -eq $((rows + 1)) ] || { printf '%s\n' "${lines[@]}"; return 1; }
 	! printf '%s\n' "${lines[@]}" | grep -q '^ *99999'
 	printf '%s\n' "${lines[@]:1}" | awk -v pid="$NPID" '$(NF - 1) != pid { bad = 1 } END { exit bad }'
+}
 
 # ---- names from the stream are data: SQL and JSON (issue 21, items 4, 7 and 8) ----
 
