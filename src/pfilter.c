@@ -576,23 +576,9 @@ static void release_all(struct run *r, bool end)
 		write_ready(r);
 }
 
+/* -o FILE is standard output by now (ps_outfile__open()) */
 static int count_out(const struct run *r)
 {
-	FILE *fp = stdout;
-
-	if (r->o->output && strcmp(r->o->output, "-") != 0) {
-		fp = fopen(r->o->output, "w");
-		if (!fp) {
-			ps_msg("%s: cannot create: %m", r->o->output);
-			return 1;
-		}
-		fprintf(fp, "%llu\n", r->matched);
-		if (fclose(fp) != 0) {
-			ps_msg("%s: write error: %m", r->o->output);
-			return 1;
-		}
-		return ps_finish_stdout() ? 1 : 0;
-	}
 	printf("%llu\n", r->matched);
 	return ps_finish_stdout() ? 1 : 0;
 }

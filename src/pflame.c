@@ -17,6 +17,7 @@
 
 #include "lib/diag.h"
 #include "lib/duration.h"
+#include "lib/files.h"
 #include "lib/flame.h"
 #include "lib/input.h"
 #include "lib/opts.h"
@@ -79,6 +80,8 @@ struct ctx {
 	uint64_t start, end, intervals;
 	uint64_t late; /* samples of an interval already written, in the current one */
 	struct timespec last_write;
+	struct ps_outfile *of; /* -o's file, opened before reading; per interval with -i */
+	char *name;            /* its name, kept for messages until the end */
 };
 
 static PS_NORETURN void usage(FILE *fp, int status)
@@ -260,44 +263,42 @@ static char *expand(const char *pattern, uint64_t n)
 }
 
 /*
- * Write the graph of @tree to -o (interval @n's name) or stdout.  A file is written
- * under a temporary name and renamed: whoever watches the name sees a complete graph.
+ * Open -o (interval @n's name) by the rules of every output (files.h): a regular file is
+ * written under a temporary name and renamed, so whoever watches the name sees a complete
+ * graph; a device or a FIFO is written as it is; an input is never written over.
  */
-static int write_graph(const struct opts *o, const struct ps_flame *tree,
-                       const struct ps_flame *before, uint64_t n, const char *subtitle,
-                       struct ps_error *err)
+static int open_output(struct ctx *c, uint64_t n, struct ps_error *err)
 {
-	struct ps_flame_style st = o->style;
-	char *name, *tmp;
-	FILE *fp;
+	free(c->name);
+	c->name = expand(c->o->output, n);
+	if (!c->name)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	c->of = ps_outfile__create(c->name, c->o->inputs, c->o->ninputs, err);
+	return c->of ? 0 : -1;
+}
+
+/* Write the graph of @tree to -o (interval @n's file) or to standard output. */
+static int write_graph(struct ctx *c, const struct ps_flame *tree, const struct ps_flame *before,
+                       uint64_t n, const char *subtitle, struct ps_error *err)
+{
+	struct ps_flame_style st = c->o->style;
+	FILE *fp = stdout;
 	int rc;
 
 	st.before = before;
 	st.subtitle = subtitle;
-	if (!o->output || strcmp(o->output, "-") == 0)
-		return ps_flame__write_svg(tree, &st, stdout, "<stdout>", err);
-	name = expand(o->output, n);
-	tmp = name ? malloc(strlen(name) + 32) : NULL;
-	if (!tmp) {
-		free(name);
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "output name");
+	if (c->o->output && strcmp(c->o->output, "-") != 0) {
+		if (!c->of && open_output(c, n, err) < 0)
+			return -1;
+		fp = ps_outfile__stream(c->of, err);
 	}
-	sprintf(tmp, "%s.tmp%ld", name, (long)getpid());
-	fp = fopen(tmp, "w");
-	if (!fp) {
-		rc = ps_error__sys(err, PS_EWRITE, o->output, "%s", name);
-		goto out;
-	}
-	rc = ps_flame__write_svg(tree, &st, fp, o->output, err);
-	if (fclose(fp) && !rc)
-		rc = ps_error__sys(err, PS_EWRITE, o->output, "%s", name);
-	if (!rc && rename(tmp, name))
-		rc = ps_error__sys(err, PS_EWRITE, o->output, "rename to %s", name);
-	if (rc)
-		unlink(tmp);
-out:
-	free(tmp);
-	free(name);
+	rc = fp ? ps_flame__write_svg(tree, &st, fp, c->of ? c->name : "<stdout>", err) : -1;
+	/* a reader that went away is a quiet end */
+	if (rc && err->code == PS_EWRITE && err->sys_errno == EPIPE)
+		err->code = PS_EPIPE;
+	if (c->of && ps_outfile__close(c->of, !rc, false, rc ? NULL : err) < 0)
+		rc = -1;
+	c->of = NULL;
 	return rc;
 }
 
@@ -402,7 +403,7 @@ static int close_interval(struct ctx *c, bool final, struct ps_error *err)
 	         c->intervals + 1, (double)c->o->interval_ns / 1e9, final ? " (last, partial)" : "",
 	         late);
 	c->late = 0;
-	if (write_graph(c->o, c->tree, NULL, c->intervals + 1, sub, err))
+	if (write_graph(c, c->tree, NULL, c->intervals + 1, sub, err))
 		return -1;
 	c->intervals++;
 	clock_gettime(CLOCK_MONOTONIC, &c->last_write);
@@ -558,6 +559,9 @@ int main(int argc, char **argv)
 	c.tree = ps_flame__new(0, &err);
 	if (!c.tree)
 		ps_die(&err);
+	/* one graph: its file is checked and opened first (-i: one per interval, as written) */
+	if (!o.interval_ns && o.output && strcmp(o.output, "-") != 0 && open_output(&c, 0, &err))
+		ps_die(&err);
 	if (o.diff) {
 		rc = read_input(&c, o.inputs[0], &err);
 		if (!rc) {
@@ -575,12 +579,17 @@ int main(int argc, char **argv)
 
 		if (o.interval_ns ?
 		            (c.have_start || !c.intervals) && close_interval(&c, true, &werr) :
-		            write_graph(&o, c.tree, before, 0, NULL, &werr)) {
+		            write_graph(&c, c.tree, before, 0, NULL, &werr)) {
 			if (!err.code)
 				err = werr;
 		}
 	}
-	if (ps_finish_stdout() < 0 && !err.code)
+	/* nothing was drawn: the old file stays as it was */
+	ps_outfile__close(c.of, false, false, NULL);
+	/* standard output failed already, and that is said once (or not at all: EPIPE) */
+	if ((err.code == PS_EWRITE || err.code == PS_EPIPE) && !c.name)
+		fclose(stdout);
+	else if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
 	if (err.code && err.code != PS_EPIPE && err.detail[0])
 		ps_warn(&err);
@@ -590,6 +599,7 @@ int main(int argc, char **argv)
 	free(c.lens);
 	free(c.kinds);
 	free(c.fb.buf);
+	free(c.name);
 	if (err.code == PS_EUSAGE)
 		return 2;
 	return err.code && err.code != PS_EPIPE ? 1 : 0;

@@ -448,10 +448,11 @@ static void final_name(const char *part, char *buf, size_t len)
 
 static int to_data(const char *part, const char *input, struct ps_error *err)
 {
-	char name[PATH_MAX], *tmp = NULL;
+	static char name[PATH_MAX]; /* an error names it after this returns */
 	struct ps_datafile *df;
 	struct ps_input *in;
 	struct ps_record rec;
+	char *tmp = NULL;
 	int r, fd;
 
 	final_name(part, name, sizeof(name));
@@ -459,9 +460,10 @@ static int to_data(const char *part, const char *input, struct ps_error *err)
 	if (ps_outpath__refuse_input(name, &input, 1, err) < 0 ||
 	    (fd = ps_outpath__create_tmp(name, &tmp, err)) < 0)
 		return -1;
-	close(fd);
 	in = ps_input__open(part, PS_INPUT_DECOMPRESS, err);
-	df = in ? ps_datafile__open(tmp, ps_input__swapped(in), err) : NULL;
+	if (!in)
+		close(fd);
+	df = in ? ps_datafile__open_fd(fd, name, ps_input__swapped(in), err) : NULL;
 	if (!df) {
 		ps_input__close(in);
 		unlink(tmp);
@@ -476,8 +478,8 @@ static int to_data(const char *part, const char *input, struct ps_error *err)
 	if (ps_datafile__close(df, r < 0 ? NULL : err) < 0)
 		r = -1;
 	ps_input__close(in);
-	if (r == 0 && rename(tmp, name) < 0)
-		r = ps_error__sys(err, PS_EWRITE, name, "cannot put the piece in place");
+	if (r == 0 && ps_outpath__commit(tmp, name, err) < 0)
+		r = -1;
 	if (r == 0)
 		unlink(part);
 	else

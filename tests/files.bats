@@ -200,3 +200,184 @@ no_leftovers() {
 	run -0 timeout 10 script -qec "$BIN/pheader $T/c.pipe >/dev/null; echo status=\$?" /dev/null
 	[[ "$output" == *"status=0"* ]]
 }
+
+# The programs that write -o, each writing "$2" from the fixture ("$1" names the way):
+# every output file goes through the one helper (files.h, pstream(7) FILES).
+WRITERS="pcat pcat-data pfilter pfilter-c ptojson pflame pflame-i precord psplit"
+write_o() {
+	case "$1" in
+	pcat) "$BIN/pcat" -o "$2" "$T/c.pipe" ;;
+	pcat-data) "$BIN/pcat" --data -o "$2" "$T/c.pipe" ;;
+	pfilter) "$BIN/pfilter" -i "$T/c.pipe" -o "$2" comm=dd ;;
+	pfilter-c) "$BIN/pfilter" -c -i "$T/c.pipe" -o "$2" comm=dd ;;
+	ptojson) "$BIN/ptojson" -o "$2" "$T/c.pipe" ;;
+	pflame) "$BIN/pflame" -o "$2" "$T/c.pipe" ;;
+	# one interval: %n is 1
+	pflame-i) "$BIN/pflame" -i 1000s -o "${2%/*}/%n${2##*/}" "$T/c.pipe" ;;
+	precord) "$BIN/precord" -q -e sched:sched_process_exec -o "$2" -- true ;;
+	# one piece: %n is 0000
+	psplit) "$BIN/psplit" -n 100000000 -d "${2%/*}" -o "%n${2##*/}" "$T/c.pipe" >/dev/null ;;
+	esac
+}
+# the name write_o writes for "$2"
+written() {
+	case "$1" in
+	pflame-i) echo "${2%/*}/1${2##*/}" ;;
+	psplit) echo "${2%/*}/0000${2##*/}" ;;
+	*) echo "$2" ;;
+	esac
+}
+
+@test "files: a device at -o is written as it is by every program, never replaced" {
+	local w st
+	for w in $WRITERS; do
+		rm -rf "$T/d" && mkdir "$T/d"
+		mknod "$(written "$w" "$T/d/nul")" c 1 3
+		mknod "$(written "$w" "$T/d/full")" c 1 7
+		st=0
+		write_o "$w" "$T/d/nul" 2>"$T/err" || st=$?
+		case "$w" in
+		pcat-data) [ "$st" = 1 ] ;; # a perf.data file needs a regular file
+		psplit) [ "$st" = 2 ] ;;    # pieces are regular files
+		*) [ "$st" = 0 ] || { echo "$w: status $st: $(cat "$T/err")"; false; } ;;
+		esac
+		[ -c "$(written "$w" "$T/d/nul")" ] || { echo "$w replaced the device"; false; }
+		# a full one: one message, status 1, still a device
+		[ "$w" = psplit ] && continue
+		run -1 --separate-stderr write_o "$w" "$T/d/full"
+		[[ "$stderr" == *"No space left on device" ]] || [ "$w" = pcat-data ]
+		[ "${#stderr_lines[@]}" = 1 ] || { echo "$w: ${stderr_lines[*]}"; false; }
+		[ -c "$(written "$w" "$T/d/full")" ]
+	done
+	no_leftovers
+}
+
+@test "files: a FIFO at -o is written as it is by every program" {
+	local w pid
+	for w in $WRITERS; do
+		[ "$w" = pcat-data ] || [ "$w" = psplit ] && continue
+		rm -rf "$T/d" && mkdir "$T/d"
+		mkfifo "$(written "$w" "$T/d/fifo")"
+		# (a program that replaces the FIFO would leave cat waiting for a writer)
+		timeout 20 cat "$(written "$w" "$T/d/fifo")" >"$T/got" &
+		pid=$!
+		write_o "$w" "$T/d/fifo"
+		wait "$pid"
+		[ -p "$(written "$w" "$T/d/fifo")" ]
+		[ -s "$T/got" ] || { echo "$w: nothing read from the FIFO"; false; }
+	done
+	cmp "$T/got" <("$BIN/precord" -q -e sched:sched_process_exec -- true | head -c 0) ||
+		[ "$(head -c 8 "$T/got")" = PERFILE2 ]
+	no_leftovers
+}
+
+@test "files: a symbolic link at -o is followed: its target gets the output, the link stays a link" {
+	local w
+	for w in $WRITERS; do
+		rm -rf "$T/d" "$T/t" && mkdir "$T/d" "$T/t"
+		echo old >"$T/t/target"
+		ln -s ../t/target "$(written "$w" "$T/d/link")"
+		write_o "$w" "$T/d/link"
+		[ -L "$(written "$w" "$T/d/link")" ] || { echo "$w replaced the link"; false; }
+		echo old | cmp -s - "$T/t/target" && { echo "$w did not write the target"; false; }
+		# what it writes to a name of its own
+		[ "$w" = precord ] && continue
+		write_o "$w" "$T/d/plain"
+		cmp "$T/t/target" "$(written "$w" "$T/d/plain")"
+	done
+	# a chain of links, one of them relative to its own directory
+	ln -s "$T/d/link2" "$T/link1"
+	ln -s ../t/target "$T/d/link2"
+	"$BIN/pcat" -o "$T/link1" "$T/c.pipe"
+	cmp "$T/t/target" "$T/c.pipe"
+	[ -L "$T/link1" ] && [ -L "$T/d/link2" ]
+	no_leftovers
+}
+
+@test "files: -o that is an input, by name, symbolic link or hard link, is refused by every program" {
+	local w msg="is also the input"
+	cp "$T/c.pipe" "$T/orig"
+	ln "$T/c.pipe" "$T/hard"
+	ln -s c.pipe "$T/soft"
+	for w in pcat pcat-data pfilter pfilter-c ptojson pflame; do
+		for o in c.pipe hard soft; do
+			run -2 --separate-stderr write_o "$w" "$T/$o"
+			[[ "$stderr" == *"$T/$o: $msg"* ]] || { echo "$w -o $o: $stderr"; false; }
+			cmp "$T/c.pipe" "$T/orig"
+		done
+	done
+	cp "$T/c.pipe" "$T/1c.pipe"
+	run -2 --separate-stderr "$BIN/pflame" -i 1000s -o "$T/%nc.pipe" "$T/1c.pipe"
+	[ "$stderr" = "pflame: $T/1c.pipe: $msg: writing it would destroy it; name another output" ]
+	cmp "$T/1c.pipe" "$T/orig"
+	run -2 --separate-stderr "$BIN/pflame" --folded -o "$T/c.pipe" "$T/c.pipe"
+	run -2 --separate-stderr "$BIN/pflame" --diff -o "$T/hard" "$T/orig" "$T/c.pipe"
+	cmp "$T/c.pipe" "$T/orig"
+	[ -L "$T/soft" ]
+	no_leftovers
+}
+
+@test "files: symbolic links planted at pflame's old temporary names are never written through" {
+	echo victim >"$T/victim"
+	# the pid bash has is the pid pflame gets: every name it could predict is planted
+	bash -c 'for n in "" $(seq 1 40); do ln -s "$0/victim" "$0/cpu-$n.svg.tmp$$"; done
+		exec "$1" -i 0.001 -o "$0/cpu-%n.svg" "$0/c.pipe"' "$T" "$BIN/pflame"
+	bash -c 'ln -s "$0/victim" "$0/one.svg.tmp$$"; exec "$1" -o "$0/one.svg" "$0/c.pipe"' \
+		"$T" "$BIN/pflame"
+	[ "$(cat "$T/victim")" = victim ]
+	[ -s "$T/cpu-1.svg" ] && [ -s "$T/one.svg" ]
+	no_leftovers
+}
+
+@test "files: set-id bits are never copied; a symbolic link of another user is not followed" {
+	local w
+	cp "$T/c.pipe" "$T/suid"
+	chmod 4755 "$T/suid"
+	ln -s suid "$T/link"
+	"$BIN/pflame" -o "$T/link" "$T/c.pipe"
+	[ -L "$T/link" ]
+	[ "$(stat -c %a "$T/suid")" = 755 ]
+	# a regular file replaced keeps its mode, less set-id and sticky bits
+	for w in $WRITERS; do
+		rm -rf "$T/d" && mkdir "$T/d"
+		echo old >"$(written "$w" "$T/d/out")"
+		chmod 6640 "$(written "$w" "$T/d/out")"
+		write_o "$w" "$T/d/out"
+		[ "$(stat -c %a "$(written "$w" "$T/d/out")")" = 640 ] || { echo "$w"; false; }
+	done
+	# someone else's link in a directory they do not own: followed by none
+	cp /bin/true "$T/passwd"
+	chmod 4755 "$T/passwd"
+	for w in $WRITERS; do
+		rm -rf "$T/d" && mkdir "$T/d"
+		ln -s ../passwd "$(written "$w" "$T/d/theirs")"
+		chown -h nobody "$(written "$w" "$T/d/theirs")"
+		run -2 --separate-stderr write_o "$w" "$T/d/theirs"
+		[[ "$stderr" == *"theirs: is a symbolic link owned by user $(id -u nobody), who does not own its directory: not followed; name the file it points to" ]] ||
+			{ echo "$w: $stderr"; false; }
+		cmp "$T/passwd" /bin/true
+		[ "$(stat -c %a:%U "$T/passwd")" = 4755:root ]
+		[ -L "$(written "$w" "$T/d/theirs")" ]
+	done
+	# ... but followed when the directory is theirs too
+	rm -rf "$T/d" && mkdir "$T/d"
+	ln -s ../passwd "$T/d/theirs"
+	chown -h nobody "$T/d/theirs"
+	chown nobody "$T/d"
+	"$BIN/pcat" -o "$T/d/theirs" "$T/c.pipe"
+	cmp "$T/passwd" "$T/c.pipe"
+	[ "$(stat -c %a:%U "$T/passwd")" = 755:root ]
+	no_leftovers
+}
+
+@test "files: standard output named through /proc (a pipe, a file) is written as it is" {
+	ln -s /proc/self/fd/1 "$T/so"
+	run_pipe "'$BIN/pcat' -o '$T/so' '$T/c.pipe'" "cat >'$T/got'"
+	cmp "$T/got" "$T/c.pipe"
+	"$BIN/pflame" -o "$T/so" "$T/c.pipe" >"$T/svg"
+	[ -L "$T/so" ]
+	"$BIN/pflame" "$T/c.pipe" | cmp - "$T/svg"
+	run -1 --separate-stderr bash -o pipefail -c "'$BIN/pcat' --data -o '$T/so' '$T/c.pipe' | cat"
+	[ -L "$T/so" ]
+	no_leftovers
+}

@@ -468,3 +468,46 @@ top20_prefixes() {
 	diff "$BATS_TEST_TMPDIR/sums" "$BATS_TEST_TMPDIR/f"
 	diff "$BATS_TEST_TMPDIR/f" "$BATS_TEST_TMPDIR/s"
 }
+
+@test "pflame: a reader that goes away (| head) is a quiet end, a full disk one message" {
+	local t="$BATS_TEST_TMPDIR"
+	# a graph of thousands of frames: far more than a pipe holds
+	seq 1 20000 | sed 's/.*/main;f&;g& 1/' >"$t/big.folded"
+	run -0 --separate-stderr bash -o pipefail -c \
+		"'$BIN/pflame' --folded '$t/big.folded' | head -c 10 >/dev/null"
+	[ -z "$stderr" ]
+	mknod "$t/full" c 1 7
+	run -1 --separate-stderr "$BIN/pflame" --folded "$t/big.folded" -o "$t/full"
+	[ "$stderr" = "pflame: $t/full: write: No space left on device" ]
+	[ -c "$t/full" ]
+	run -1 --separate-stderr bash -c "'$BIN/pflame' --folded '$t/big.folded' >/dev/full"
+	[ "$stderr" = "pflame: <stdout>: write: No space left on device" ]
+}
+
+@test "pflame -o: SIGTERM writes the graph and leaves no temporary file; SIGKILL leaves .NAME.XXXXXX" {
+	local t="$BATS_TEST_TMPDIR" pid st=0 f="$DATA/rawsys-dd.pipe"
+	mkfifo "$t/fifo"
+	"$BIN/pflame" -o "$t/out.svg" <"$t/fifo" &
+	pid=$!
+	exec 5>"$t/fifo"
+	cat "$f" >&5
+	sleep 1
+	# the graph is made under a name of its own, recognisably the output's
+	[ -n "$(find "$t" -name '.out.svg.??????')" ]
+	kill -TERM "$pid"
+	wait "$pid" || st=$?
+	exec 5>&-
+	[ "$st" = 0 ]
+	"$BIN/pflame" "$f" | cmp - "$t/out.svg"
+	[ -z "$(find "$t" -name '.out.svg.*' -o -name '*.tmp*')" ]
+	"$BIN/pflame" -o "$t/killed.svg" <"$t/fifo" &
+	pid=$!
+	exec 5>"$t/fifo"
+	cat "$f" >&5
+	sleep 1
+	kill -KILL "$pid"
+	wait "$pid" || true
+	exec 5>&-
+	[ ! -e "$t/killed.svg" ]
+	[ -n "$(find "$t" -name '.killed.svg.??????')" ]
+}

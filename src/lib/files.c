@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * files.c - -o through a temporary name beside the final one, never over an input; a
- * terminal on standard input refused.
+ * files.c - every output file by one set of rules (files.h): devices and FIFOs written as
+ * they are, regular files through an exclusive temporary name beside the final one, trusted
+ * symbolic links followed, never over an input; a terminal on standard input refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,27 +15,71 @@
 
 #include "files.h"
 
+#define MAX_LINKS 40 /* symbolic links followed in a row, as the kernel's limit */
+
 struct ps_outfile {
-	char *final;      /* where the output goes */
-	char *tmp;        /* the temporary name, NULL when writing straight to @final */
-	bool all_regular; /* every input is a regular file (not a live stream) */
+	struct ps_outfile *next; /* in the list of pending temporary files */
+	const char *name;        /* the name as given, for messages (the caller's) */
+	char *final;             /* the file replaced: the name, or where its links lead */
+	char *tmp;               /* the temporary name, NULL when writing to @final as it is */
+	int fd;                  /* -1 once standard output or a stdio stream */
+	FILE *fp;                /* ps_outfile__stream() */
+	pid_t pid;               /* the process that made @tmp */
+	bool all_regular;        /* every input is a regular file (not a live stream) */
 };
 
-/* the one temporary file of this process, removed at exit unless renamed */
-static char *pending_tmp;
+/* what an output name leads to, its trusted symbolic links followed */
+struct target {
+	char *path;     /* malloc'ed: the file to write or replace */
+	bool exists;    /* something is there ... */
+	struct stat st; /* ... and this is its lstat(2): never a symbolic link ... */
+	bool magic;     /* ... but when @path is a link only the kernel follows (a /proc/PID/fd
+	                 * link to a pipe), its stat(2) */
+};
+
+/* the temporary files not yet renamed nor removed, removed at exit */
+static struct ps_outfile *pending;
 
 static void remove_pending(void)
 {
-	if (pending_tmp) {
-		unlink(pending_tmp);
-		free(pending_tmp);
-		pending_tmp = NULL;
-	}
+	struct ps_outfile *of;
+
+	for (of = pending; of; of = of->next)
+		if (of->tmp && of->pid == getpid())
+			unlink(of->tmp);
+	pending = NULL;
+}
+
+static void pending_add(struct ps_outfile *of)
+{
+	static bool registered;
+
+	if (!registered)
+		registered = atexit(remove_pending) == 0;
+	of->pid = getpid();
+	of->next = pending;
+	pending = of;
+}
+
+static void pending_del(struct ps_outfile *of)
+{
+	struct ps_outfile **pp;
+
+	for (pp = &pending; *pp; pp = &(*pp)->next)
+		if (*pp == of) {
+			*pp = of->next;
+			break;
+		}
 }
 
 static bool is_stdin(const char *path)
 {
 	return !path || strcmp(path, "-") == 0;
+}
+
+static int no_memory(struct ps_error *err)
+{
+	return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 }
 
 /* Refuse @st (the output, as it exists) when an input is that same file. */
@@ -65,72 +110,302 @@ static int check_inputs(const char *path, const struct stat *st, const char *con
 	return 0;
 }
 
-static char *dup_str(const char *s, struct ps_error *err)
+/* the length of @path's directory part, its last slash included (0: the current one) */
+static size_t dir_len(const char *path)
 {
-	char *d = strdup(s);
+	const char *slash = strrchr(path, '/');
 
-	if (!d)
-		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	return d;
+	return slash ? (size_t)(slash - path) + 1 : 0;
 }
 
-/* ".NAME.XXXXXX" in the directory of @final */
-static char *tmp_template(const char *final, struct ps_error *err)
+/*
+ * May the symbolic link @link (lstat'ed as @lst) be followed?  Only when it is ours or its
+ * directory owner's: a link that someone else planted in a directory they can write must not
+ * turn our output onto a file of our choosing (fs.protected_symlinks' rule).
+ */
+static int link_trusted(const char *shown, const char *link, const struct stat *lst,
+                        struct ps_error *err)
 {
-	const char *slash = strrchr(final, '/');
-	size_t dirlen = slash ? (size_t)(slash - final) + 1 : 0;
-	size_t len = strlen(final) + sizeof(".XXXXXX") + 1;
-	char *t = malloc(len);
+	size_t dl = dir_len(link);
+	struct stat dst;
+	char *dir;
+	int r;
 
-	if (!t) {
-		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	if (lst->st_uid == geteuid())
+		return 0;
+	dir = dl ? strndup(link, dl) : strdup(".");
+	if (!dir)
+		return no_memory(err);
+	r = stat(dir, &dst);
+	free(dir);
+	if (r == 0 && dst.st_uid == lst->st_uid)
+		return 0;
+	return ps_error__set(
+	        err, PS_EUSAGE, shown, PS_NO_OFFSET,
+	        "is a symbolic link owned by user %u, who does not own its directory: not followed; name the file it points to",
+	        (unsigned int)lst->st_uid);
+}
+
+/* the target of the symbolic link @link, as a path from where we are (malloc'ed) */
+static char *link_target(const char *shown, const char *link, struct ps_error *err)
+{
+	char buf[PATH_MAX];
+	size_t dl = 0;
+	ssize_t n = readlink(link, buf, sizeof(buf));
+	char *t;
+
+	if (n < 0) {
+		ps_error__sys(err, PS_ESYS, shown, "cannot read the symbolic link");
 		return NULL;
 	}
-	snprintf(t, len, "%.*s.%s.XXXXXX", (int)dirlen, final, final + dirlen);
+	if ((size_t)n >= sizeof(buf)) {
+		ps_error__set(err, PS_ESYS, shown, PS_NO_OFFSET, "symbolic link too long");
+		return NULL;
+	}
+	if (buf[0] != '/')
+		dl = dir_len(link);
+	t = malloc(dl + (size_t)n + 1);
+	if (!t) {
+		no_memory(err);
+		return NULL;
+	}
+	memcpy(t, link, dl);
+	memcpy(t + dl, buf, (size_t)n);
+	t[dl + (size_t)n] = 0;
 	return t;
 }
 
-static int onto_stdout(int fd, const char *path, struct ps_error *err)
+/* Follow @path's trusted symbolic links to the file that is written or replaced. */
+static int follow(const char *path, struct target *t, struct ps_error *err)
 {
-	fflush(stdout);
-	if (fd != 1 && dup2(fd, 1) < 0) {
-		ps_error__sys(err, PS_ESYS, path, "cannot make it standard output");
-		close(fd);
-		return -1;
+	char *cur = strdup(path), *next;
+	int hops;
+
+	memset(t, 0, sizeof(*t));
+	if (!cur)
+		return no_memory(err);
+	for (hops = 0;; hops++) {
+		if (lstat(cur, &t->st) < 0) {
+			if (errno != ENOENT) {
+				ps_error__sys(err, PS_ESYS, path, "cannot look it up");
+				break;
+			}
+			t->path = cur; /* a new file (also where a link leads nowhere yet) */
+			return 0;
+		}
+		if (!S_ISLNK(t->st.st_mode)) {
+			t->exists = true;
+			t->path = cur;
+			return 0;
+		}
+		if (hops == MAX_LINKS) {
+			errno = ELOOP;
+			ps_error__sys(err, PS_ESYS, path, "cannot look it up");
+			break;
+		}
+		if (link_trusted(path, cur, &t->st, err) < 0)
+			break;
+		next = link_target(path, cur, err);
+		if (!next)
+			break;
+		if (lstat(next, &t->st) < 0 && errno == ENOENT && stat(cur, &t->st) == 0) {
+			/* /dev/stdout, say: /proc/self/fd/1 names "pipe:[1234]" */
+			free(next);
+			t->exists = t->magic = true;
+			t->path = cur;
+			return 0;
+		}
+		free(cur);
+		cur = next;
 	}
-	if (fd != 1)
-		close(fd);
-	return 0;
+	free(cur);
+	return -1;
 }
 
-int ps_outpath__create_tmp(const char *final, char **tmp, struct ps_error *err)
+/* ".NAME.XXXXXX" in the directory of @final, within NAME_MAX */
+static char *tmp_template(const char *final, struct ps_error *err)
 {
-	struct stat st;
-	bool exists = stat(final, &st) == 0 && S_ISREG(st.st_mode);
+	size_t dl = dir_len(final), len = strlen(final) + sizeof(".XXXXXX") + 1;
+	char *t = malloc(len);
+
+	if (!t) {
+		no_memory(err);
+		return NULL;
+	}
+	snprintf(t, len, "%.*s.%.*s.XXXXXX", (int)dl, final, NAME_MAX - 8, final + dl);
+	return t;
+}
+
+/*
+ * The temporary file for @t (a regular file or none), with the owner and the permission
+ * bits of the file it replaces, as far as allowed, and never its set-id or sticky bits.
+ */
+static int make_tmp(const char *shown, const struct target *t, char **tmp, struct ps_error *err)
+{
 	mode_t mask;
 	int fd;
 
-	*tmp = tmp_template(final, err);
+	*tmp = tmp_template(t->path, err);
 	if (!*tmp)
 		return -1;
 	fd = mkostemp(*tmp, O_CLOEXEC);
 	if (fd < 0) {
-		ps_error__sys(err, PS_ESYS, final, "cannot create a file in its directory");
+		ps_error__sys(err, PS_ESYS, shown, "cannot create a file in its directory");
 		free(*tmp);
 		*tmp = NULL;
 		return -1;
 	}
-	if (exists) {
-		/* the file it replaces keeps its owner and permissions, as far as allowed */
-		if (fchown(fd, st.st_uid, st.st_gid) < 0)
-			errno = 0;
-		fchmod(fd, st.st_mode & 07777);
+	if (t->exists) {
+		/* someone else's file, where we may not give it away: the new one is ours */
+		if (fchown(fd, t->st.st_uid, t->st.st_gid) < 0)
+			(void)!fchown(fd, (uid_t)-1, t->st.st_gid);
+		(void)fchmod(fd, t->st.st_mode & 0777);
 	} else {
 		mask = umask(0);
 		umask(mask);
-		fchmod(fd, 0666 & ~mask);
+		(void)fchmod(fd, 0666 & ~mask);
 	}
 	return fd;
+}
+
+/* A device or a FIFO (@t): opened as it is, and checked to be the file looked at. */
+static int open_as_is(const char *shown, const struct target *t, struct ps_error *err)
+{
+	struct stat st;
+	int fd = open(t->path, O_WRONLY | O_CLOEXEC | O_NOCTTY | (t->magic ? 0 : O_NOFOLLOW));
+
+	if (fd < 0)
+		return ps_error__sys(err, PS_ESYS, shown, "cannot open");
+	if (fstat(fd, &st) < 0 || st.st_dev != t->st.st_dev || st.st_ino != t->st.st_ino) {
+		close(fd);
+		return ps_error__set(err, PS_ESYS, shown, PS_NO_OFFSET,
+		                     "changed while it was being opened");
+	}
+	return fd;
+}
+
+struct ps_outfile *ps_outfile__create(const char *path, const char *const *inputs, int nr_inputs,
+                                      struct ps_error *err)
+{
+	struct ps_outfile *of;
+	struct target t;
+
+	if (follow(path, &t, err) < 0)
+		return NULL;
+	of = calloc(1, sizeof(*of));
+	if (!of) {
+		no_memory(err);
+		goto fail;
+	}
+	of->fd = -1;
+	of->name = path;
+	of->final = t.path;
+	if (check_inputs(path, t.exists ? &t.st : NULL, inputs, nr_inputs, &of->all_regular, err) <
+	    0)
+		goto fail;
+	if (t.magic && S_ISREG(t.st.st_mode)) {
+		ps_error__set(err, PS_EUSAGE, path, PS_NO_OFFSET,
+		              "leads to a file that has no name any more: not replaced");
+		goto fail;
+	}
+	if (t.exists && !S_ISREG(t.st.st_mode)) {
+		/* a FIFO or a device: nothing to replace, written as it is */
+		of->fd = open_as_is(path, &t, err);
+		if (of->fd < 0)
+			goto fail;
+		return of;
+	}
+	of->fd = make_tmp(path, &t, &of->tmp, err);
+	if (of->fd < 0)
+		goto fail;
+	pending_add(of);
+	return of;
+fail:
+	free(t.path);
+	free(of);
+	return NULL;
+}
+
+struct ps_outfile *ps_outfile__open(const char *path, const char *const *inputs, int nr_inputs,
+                                    struct ps_error *err)
+{
+	struct ps_outfile *of = ps_outfile__create(path, inputs, nr_inputs, err);
+	struct ps_error spare = { 0 };
+
+	if (!of)
+		return NULL;
+	fflush(stdout);
+	if (of->fd != 1 && dup2(of->fd, 1) < 0) {
+		ps_error__sys(err, PS_ESYS, path, "cannot make it standard output");
+		ps_outfile__close(of, false, false, &spare);
+		return NULL;
+	}
+	if (of->fd != 1)
+		close(of->fd);
+	of->fd = -1;
+	return of;
+}
+
+int ps_outfile__fd(const struct ps_outfile *of)
+{
+	return of->fd;
+}
+
+FILE *ps_outfile__stream(struct ps_outfile *of, struct ps_error *err)
+{
+	if (!of->fp && of->fd >= 0) {
+		of->fp = fdopen(of->fd, "w");
+		if (!of->fp) {
+			ps_error__sys(err, PS_ESYS, of->name, "cannot write");
+			return NULL;
+		}
+		of->fd = -1;
+	}
+	if (!of->fp)
+		ps_error__set(err, PS_ESYS, of->name, PS_NO_OFFSET, "is standard output");
+	return of->fp;
+}
+
+int ps_outfile__close(struct ps_outfile *of, bool complete, bool interrupted, struct ps_error *err)
+{
+	int r = 0;
+
+	if (!of)
+		return 0;
+	if (of->fp) {
+		bool bad = fflush(of->fp) != 0 || ferror(of->fp);
+		int e = errno;
+
+		if (fclose(of->fp) != 0 && !bad) {
+			bad = true;
+			e = errno;
+		}
+		if (bad && complete) {
+			errno = e;
+			r = ps_error__sys(err, e == EPIPE ? PS_EPIPE : PS_EWRITE, of->name,
+			                  "write");
+		}
+	} else if (of->fd >= 0 && close(of->fd) < 0 && complete && of->tmp) {
+		r = ps_error__sys(err, PS_EWRITE, of->name, "write");
+	}
+	if (r == 0 && !of->tmp) {
+		r = 1;
+	} else if (r == 0 && complete && !(interrupted && of->all_regular)) {
+		if (rename(of->tmp, of->final) < 0)
+			r = ps_error__sys(err, PS_EWRITE, of->name,
+			                  "cannot put the output in place");
+		else
+			r = 1;
+	}
+	if (of->tmp) {
+		if (r != 1)
+			unlink(of->tmp);
+		pending_del(of);
+	}
+	free(of->final);
+	free(of->tmp);
+	free(of);
+	return r;
 }
 
 int ps_outpath__refuse_input(const char *path, const char *const *inputs, int nr_inputs,
@@ -143,91 +418,63 @@ int ps_outpath__refuse_input(const char *path, const char *const *inputs, int nr
 	                    &all_regular, err);
 }
 
-struct ps_outfile *ps_outfile__open(const char *path, const char *const *inputs, int nr_inputs,
-                                    struct ps_error *err)
+/* @final's target for a temporary file: a regular file or none */
+static int regular_target(const char *final, struct target *t, struct ps_error *err)
 {
-	struct ps_outfile *of;
-	struct stat st;
-	bool exists;
-	int fd;
-
-	exists = stat(path, &st) == 0;
-	of = calloc(1, sizeof(*of));
-	if (!of) {
-		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-		return NULL;
+	if (follow(final, t, err) < 0)
+		return -1;
+	if (t->exists && !S_ISREG(t->st.st_mode)) {
+		free(t->path);
+		return ps_error__set(
+		        err, PS_EUSAGE, final, PS_NO_OFFSET,
+		        "is not a regular file (a device, a FIFO, a directory): not replaced");
 	}
-	if (check_inputs(path, exists ? &st : NULL, inputs, nr_inputs, &of->all_regular, err) < 0)
-		goto fail;
-
-	if (exists && !S_ISREG(st.st_mode)) {
-		/* a FIFO or a device: nothing to replace, write to it as it is */
-		of->final = dup_str(path, err);
-		if (!of->final)
-			goto fail;
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0) {
-			ps_error__sys(err, PS_ESYS, path, "cannot open");
-			goto fail;
-		}
-		if (onto_stdout(fd, path, err) < 0)
-			goto fail;
-		return of;
-	}
-
-	/* a symbolic link keeps pointing at the file it names: replace that file */
-	of->final = exists ? realpath(path, NULL) : NULL;
-	if (!of->final)
-		of->final = dup_str(path, err);
-	if (!of->final)
-		goto fail;
-	fd = ps_outpath__create_tmp(of->final, &of->tmp, err);
-	if (fd < 0)
-		goto fail;
-	pending_tmp = strdup(of->tmp);
-	if (!pending_tmp) {
-		unlink(of->tmp);
-		close(fd);
-		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-		goto fail;
-	}
-	atexit(remove_pending);
-	if (onto_stdout(fd, path, err) < 0) {
-		remove_pending();
-		goto fail;
-	}
-	return of;
-fail:
-	free(of->final);
-	free(of->tmp);
-	free(of);
-	return NULL;
+	return 0;
 }
 
-int ps_outfile__close(struct ps_outfile *of, bool complete, bool interrupted, struct ps_error *err)
+int ps_outpath__create_tmp(const char *final, char **tmp, struct ps_error *err)
 {
+	struct target t;
+	int fd;
+
+	*tmp = NULL;
+	if (regular_target(final, &t, err) < 0)
+		return -1;
+	fd = make_tmp(final, &t, tmp, err);
+	free(t.path);
+	return fd;
+}
+
+int ps_outpath__reopen_tmp(const char *tmp)
+{
+	int fd = open(tmp, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+int ps_outpath__commit(const char *tmp, const char *final, struct ps_error *err)
+{
+	struct target t;
 	int r = 0;
 
-	if (!of)
-		return 0;
-	if (!of->tmp) {
-		r = 1;
-	} else if (complete && !(interrupted && of->all_regular)) {
-		if (rename(of->tmp, of->final) < 0)
-			r = ps_error__sys(err, PS_EWRITE, of->final,
-			                  "cannot put the output in place");
-		else
-			r = 1;
-	}
-	if (of->tmp && r != 1)
-		unlink(of->tmp);
-	if (of->tmp) {
-		free(pending_tmp);
-		pending_tmp = NULL;
-	}
-	free(of->final);
-	free(of->tmp);
-	free(of);
+	if (regular_target(final, &t, err) < 0)
+		return -1;
+	/* the links were changed since: the file is in another directory than theirs now */
+	if (dir_len(t.path) != dir_len(tmp) || memcmp(t.path, tmp, dir_len(tmp)) != 0)
+		r = ps_error__set(
+		        err, PS_EWRITE, final, PS_NO_OFFSET,
+		        "its symbolic link changed while it was written: not put in place");
+	else if (rename(tmp, t.path) < 0)
+		r = ps_error__sys(err, PS_EWRITE, final, "cannot put the output in place");
+	free(t.path);
 	return r;
 }
 

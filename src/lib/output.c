@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "files.h"
 #include "io.h"
 #include "output.h"
 #include "signals.h"
@@ -25,7 +26,7 @@
 
 struct ps_output {
 	int fd;
-	bool own_fd;
+	struct ps_outfile *of; /* a named output (files.h), which owns @fd */
 	const char *name;
 	unsigned char *buf;
 	size_t len;
@@ -50,22 +51,35 @@ struct ps_output *ps_output__open(const char *path, bool force, struct ps_error 
 		              "refusing to write a binary stream to a terminal (use -f to force)");
 		return NULL;
 	}
-	if (!is_std) {
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			ps_error__sys(err, PS_ESYS, path, "cannot create");
-			return NULL;
-		}
-	}
 	out = calloc(1, sizeof(*out));
 	if (out)
 		out->buf = malloc(OUT_BUF);
 	if (!out || !out->buf) {
+		if (out)
+			free(out->buf);
 		free(out);
-		if (!is_std)
-			close(fd);
 		ps_error__set(err, PS_ENOMEM, name, PS_NO_OFFSET, "out of memory");
 		return NULL;
+	}
+	/* a file by the rules of every output (files.h): a device or FIFO as it is, a
+	 * regular file under a temporary name until ps_output__close() */
+	if (!is_std) {
+		out->of = ps_outfile__create(path, NULL, 0, err);
+		if (!out->of) {
+			free(out->buf);
+			free(out);
+			return NULL;
+		}
+		fd = ps_outfile__fd(out->of);
+		if (!force && isatty(fd)) {
+			ps_outfile__close(out->of, false, false, NULL);
+			free(out->buf);
+			free(out);
+			ps_error__set(
+			        err, PS_EUSAGE, path, PS_NO_OFFSET,
+			        "is a terminal: refusing to write a binary stream to it (use -f to force)");
+			return NULL;
+		}
 	}
 	out->fd = fd;
 	out->is_pipe = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
@@ -74,7 +88,6 @@ struct ps_output *ps_output__open(const char *path, bool force, struct ps_error 
 	 * often; where refused, the pipe stays as it is */
 	if (out->is_pipe && fcntl(fd, F_GETPIPE_SZ) < PIPE_WANT)
 		(void)fcntl(fd, F_SETPIPE_SZ, PIPE_WANT);
-	out->own_fd = !is_std;
 	out->name = name;
 	return out;
 }
@@ -314,9 +327,9 @@ int ps_output__close(struct ps_output *out, struct ps_error *err)
 	if (!out)
 		return 0;
 	r = drain(out, err);
-	if (out->own_fd && close(out->fd) < 0 && !r) {
-		r = ps_error__sys(err, PS_EWRITE, out->name, "close");
-	}
+	/* the file is put in place when everything was written */
+	if (out->of && ps_outfile__close(out->of, !r, false, r ? NULL : err) < 0)
+		r = -1;
 	free(out->ends);
 	free(out->buf);
 	free(out);

@@ -27,7 +27,11 @@ struct ps_output;
 
 /**
  * ps_output__open() - open @path for writing ("-" or NULL: standard output).
- * @force: write even when the output is a terminal (otherwise refused)
+ * @path: kept for messages, so it must outlive the output.  A file is opened by the rules
+ *        of files.h (ps_outfile__create(), with standard input as the input): a device or
+ *        a FIFO is written as it is; a regular file is written under a temporary name and
+ *        put in place by ps_output__close() when everything was written.
+ * @force: write even when standard output is a terminal (otherwise refused)
  * Return: the output, or NULL with @err filled.
  */
 struct ps_output *ps_output__open(const char *path, bool force, struct ps_error *err);
@@ -55,8 +59,9 @@ int ps_output__flush(struct ps_output *out, struct ps_error *err);
 void ps_output__flush_hook(void *out);
 
 /**
- * ps_output__close() - flush, close and free.  NULL is allowed.
- * Return: 0, or -1 when something held could not be written.
+ * ps_output__close() - flush, close and free.  NULL is allowed.  A named file is put in
+ * place (files.h) when every write succeeded, and removed otherwise.
+ * Return: 0, or -1 when something held could not be written or the file put in place.
  */
 int ps_output__close(struct ps_output *out, struct ps_error *err);
 

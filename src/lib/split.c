@@ -545,7 +545,7 @@ static int piece_reopen(struct ps_split *sp, size_t idx, struct ps_error *err)
 		return ps_error__set(err, PS_ENOMEM, p->name, PS_NO_OFFSET, "out of memory");
 	}
 	if (p->created)
-		p->fd = open(p->tmp, O_WRONLY | O_CLOEXEC | O_APPEND);
+		p->fd = ps_outpath__reopen_tmp(p->tmp);
 	else if (ps_outpath__refuse_input(p->name, &sp->cfg.input, 1, err) == 0)
 		p->fd = ps_outpath__create_tmp(p->name, &p->tmp, err);
 	if (p->fd < 0 && !p->created) {
@@ -876,8 +876,8 @@ int ps_split__finish(struct ps_split *sp, struct ps_error *err)
 		}
 		if (!p->tmp)
 			continue;
-		if (rename(p->tmp, p->name) < 0) {
-			r = ps_error__sys(e, PS_EWRITE, p->name, "cannot put the piece in place");
+		if (ps_outpath__commit(p->tmp, p->name, e) < 0) {
+			r = -1;
 			continue;
 		}
 		free(p->tmp);
