@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <traceevent/event-parse.h>
 
 #include "abi.h"
 #include "compat.h"
@@ -17,6 +18,7 @@
 #include "session.h"
 #include "swap.h"
 #include "tracedata.h"
+#include "tracing.h"
 #include "xalloc.h"
 
 #define INPUT_IDLE_MS 10
@@ -60,6 +62,7 @@ struct src {
 	uint64_t *attr_new; /* per attr: the first new id */
 	size_t nattrs;
 	uint64_t default_id;
+	struct ps_tp_remap tp; /* its tracepoint ids that the joined tracing data changed */
 	char *label;
 };
 
@@ -165,6 +168,7 @@ void ps_merge__close(struct ps_merge *m)
 		free(s->attr_new);
 		free(s->label);
 		free(s->pend.p);
+		ps_tracedata__remap_free(&s->tp);
 	}
 	free(m->src);
 	free(m->key);
@@ -432,53 +436,93 @@ static int make_labels(struct ps_merge *m)
 	return 0;
 }
 
+/* The first TRACING_DATA record of @s, or NULL. */
+static const struct stash *tracing_of(const struct ps_merge *m, const struct src *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nhdr; i++) {
+		const struct stash *h = &s->hdr[i];
+		size_t hs;
+
+		if (h->type != PS_RECORD_HEADER_TRACING_DATA || h->len < 12)
+			continue;
+		hs = ps_get16(h->data + 6, m->swap);
+		if (hs >= 12 && hs <= h->len)
+			return h;
+	}
+	return NULL;
+}
+
 /*
  * perf reads one TRACING_DATA: when the inputs carry different ones, one record with the
- * formats of all.  A blob that cannot be parsed leaves the first input's alone.
+ * formats of all.  Tracepoint ids are the kernel's of each boot: a format whose id an
+ * earlier input gave to another event gets a new id, and its input's records are
+ * rewritten to it (s->tp).
+ * Return: 0, or -1 with @err set (a blob that cannot be read, no id left, no memory).
  */
-static int join_tracing(struct ps_merge *m)
+static int join_tracing(struct ps_merge *m, struct ps_error *err)
 {
-	const unsigned char *blobs[64];
-	const struct stash *first = NULL;
-	size_t lens[64], n = 0, i, out_len, hsize;
+	const unsigned char **blobs = calloc((size_t)m->n, sizeof(*blobs));
+	struct ps_tp_remap *remap = calloc((size_t)m->n, sizeof(*remap));
+	size_t *lens = calloc((size_t)m->n, sizeof(*lens)), n = 0, out_len, hsize;
+	const struct stash *first = NULL, *h;
+	int *which = calloc((size_t)m->n, sizeof(*which)), k, r = -1;
+	bool differ = false;
 	unsigned char *out;
-	int k;
 
-	for (k = 0; k < m->n; k++) {
-		for (i = 0; i < m->src[k].nhdr && n < ARRAY_SIZE(blobs); i++) {
-			const struct stash *h = &m->src[k].hdr[i];
-			size_t hs;
-
-			if (h->type != PS_RECORD_HEADER_TRACING_DATA || h->len < 12)
-				continue;
-			hs = ps_get16(h->data + 6, m->swap);
-			if (hs < 12 || hs > h->len)
-				continue;
-			if (first && first->len == h->len && !memcmp(first->data, h->data, h->len))
-				continue;
-			if (!first)
-				first = h;
-			blobs[n] = h->data + hs;
-			lens[n] = h->len - hs;
-			n++;
-		}
+	if (!blobs || !remap || !lens || !which) {
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		goto done;
 	}
-	if (n < 2)
-		return 0;
-	if (ps_tracedata__merge(n, blobs, lens, &out, &out_len) < 0)
-		return 0;
+	for (k = 0; k < m->n; k++) {
+		h = tracing_of(m, &m->src[k]);
+		if (!h)
+			continue;
+		if (!first)
+			first = h;
+		else if (first->len != h->len || memcmp(first->data, h->data, h->len) != 0)
+			differ = true;
+		hsize = ps_get16(h->data + 6, m->swap);
+		blobs[n] = h->data + hsize;
+		lens[n] = h->len - hsize;
+		which[n++] = k;
+	}
+	if (!differ) {
+		r = 0;
+		goto done;
+	}
+	if (ps_tracedata__merge(n, blobs, lens, &out, &out_len, remap) < 0) {
+		ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
+		              "the tracepoint formats of the inputs cannot be joined into one "
+		              "(damaged tracing data, or more than 65535 tracepoint ids)");
+		goto done;
+	}
+	for (k = 0; k < (int)n; k++) {
+		m->src[which[k]].tp = remap[k];
+		memset(&remap[k], 0, sizeof(remap[k]));
+	}
 	hsize = ps_get16(first->data + 6, m->swap);
 	m->tracing = malloc(hsize + out_len);
 	if (!m->tracing) {
 		free(out);
-		return -1;
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		goto done;
 	}
 	memcpy(m->tracing, first->data, hsize);
 	ps_put32(m->tracing + 8, (uint32_t)out_len, m->swap);
 	memcpy(m->tracing + hsize, out, out_len);
 	m->tracing_len = hsize + out_len;
 	free(out);
-	return 0;
+	r = 0;
+done:
+	for (k = 0; remap && k < m->n; k++)
+		ps_tracedata__remap_free(&remap[k]);
+	free(remap);
+	free(blobs);
+	free(lens);
+	free(which);
+	return r;
 }
 
 /* Header records of input @s > 0 of another recording that would repeat the first's. */
@@ -572,8 +616,10 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 			if (plan_ids(m, &m->src[i]) < 0)
 				return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET,
 				                     "out of memory");
-		if (make_labels(m) < 0 || join_tracing(m) < 0)
+		if (make_labels(m) < 0)
 			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		if (join_tracing(m, err) < 0)
+			return -1;
 	}
 	m->begun = true;
 	return 0;
@@ -614,6 +660,9 @@ static int rewrite_attr(struct ps_merge *m, struct src *s, const struct stash *h
 		return -1;
 	memcpy(o, h->data, 8 + asize);
 	ps_put64(o + 8 + PS_ATTR_SAMPLE_TYPE, a->sample_type | PERF_SAMPLE_IDENTIFIER, m->swap);
+	if (a->type == PERF_TYPE_TRACEPOINT)
+		ps_put64(o + 8 + PS_ATTR_CONFIG, ps_tracedata__remap_id(&s->tp, a->config),
+		         m->swap);
 	if (!a->nr_ids)
 		ps_put64(o + 8 + asize, s->attr_new[a->idx], m->swap);
 	for (i = 0; i < a->nr_ids; i++)
@@ -709,6 +758,27 @@ static int header_out(struct ps_merge *m, struct src *s, const struct stash *h,
 }
 
 /*
+ * The common_type of a tracepoint sample's raw data at @raw (@size bytes, in the output's
+ * byte order), made the id its format has in the joined tracing data.
+ */
+static void retype(const struct src *s, const struct ps_attr *a, unsigned char *raw, uint32_t size,
+                   bool swap)
+{
+	struct tep_format_field *f = a->tp ? ps_tracing__field(a->tp, "common_type") : NULL;
+	unsigned int at = f ? (unsigned int)f->offset : 0, len = f ? (unsigned int)f->size : 2;
+	uint64_t v;
+
+	if ((uint64_t)at + len > size || (len != 2 && len != 4))
+		return;
+	v = len == 2 ? ps_get16(raw + at, swap) : ps_get32(raw + at, swap);
+	v = ps_tracedata__remap_id(&s->tp, v);
+	if (len == 2 && v <= UINT16_MAX)
+		ps_put16(raw + at, (uint16_t)v, swap);
+	else if (len == 4)
+		ps_put32(raw + at, (uint32_t)v, swap);
+}
+
+/*
  * A SAMPLE or kernel record of input @s, with its ids made the new ones.  @rec is the
  * record as its input gave it, @bytes the same record in the output's byte order.
  */
@@ -765,6 +835,8 @@ static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_rec
 				remap_at(s, r + 8 + head, swap);
 			}
 		}
+		if (a->type == PERF_TYPE_TRACEPOINT && s->tp.n && smp.raw)
+			retype(s, a, o + (smp.raw - rec->data) + extra, smp.raw_size, swap);
 		len += extra;
 	} else {
 		memcpy(o, bytes, len);

@@ -17,6 +17,9 @@
  * and new ids, so that no id of one input is taken for another's, every record that names
  * an id is rewritten to the new one, and an EVENT_UPDATE record of a type perf ignores
  * (PS_EVENT_UPDATE_INPUT) tells pstream's readers which input each event came from.
+ * Tracepoint ids are each boot's: the inputs' formats are joined into one TRACING_DATA
+ * (tracedata.h), and a format given a new id there has its input's tracepoint attrs
+ * (config) and samples (common_type) rewritten to it.
  *
  * The merged stream is in the host's byte order: an input of the other order has its
  * records turned (swap.h) as they leave the merge.
