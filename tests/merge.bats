@@ -20,6 +20,8 @@ setup() {
 		perf script -i "$f" >"$d/want" 2>/dev/null
 		perf script -i "$d/m.pipe" >"$d/got" 2>"$d/err" || { cat "$d/err"; return 1; }
 		cmp_or_show "$d/want" "$d/got" || { echo "$f"; return 1; }
+		# taken for pieces of one recording: one set of header records, no input key
+		run -2 "$BIN/pcount" --by input "$d/m.pipe"
 	done
 }
 
@@ -232,7 +234,7 @@ json_same() {
 merged_as_alone() {
 	local d="$BATS_TEST_TMPDIR" m="$1"
 	shift
-	"$BIN/pcat" --merge "$@" >"$m"
+	"$BIN/pcat" --merge ${DISTINCT:+--distinct} "$@" >"$m"
 	perf script -i - <"$m" >/dev/null 2>"$d/err" || { cat "$d/err"; return 1; }
 	script_words "$d/want" "$@"
 	script_words "$d/got" "$m"
@@ -281,4 +283,37 @@ merged_as_alone() {
 		jq -r '.rows[] | "\(.input) \(.event)"' | sort >"$d/rows"
 	printf '%s\n' "$d/a.pipe raw_syscalls:sys_enter" "$d/a2.pipe raw_syscalls:sys_enter" \
 		"$d/b.pipe sched:sched_wakeup" | diff - "$d/rows"
+}
+
+@test "merge: two hosts with the same events and ids keep their hosts and their threads' names" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" f="$DATA/rawsys-dd.pipe"
+	# one recording as if made on two machines: the same ids, the same times, the same
+	# pid 2262, named dd on one and ee on the other
+	python3 "$TOP/tests/tools/rehost.py" -H alpha <"$f" >"$d/a.pipe"
+	python3 "$TOP/tests/tools/rehost.py" -H beta dd=ee <"$f" >"$d/b.pipe"
+	perf script -i "$d/b.pipe" 2>/dev/null | grep -q '^ *ee  2262 '
+	merged_as_alone "$d/m.pipe" "$d/a.pipe" "$d/b.pipe"
+	"$BIN/pcount" -j --by input,comm "$d/m.pipe" |
+		jq -r '.rows[] | "\(.input) \(.comm) \(.count)"' | sort >"$d/rows"
+	printf '%s\n' "alpha dd 896" "beta ee 896" | diff - "$d/rows"
+	# every sample of one host follows the other's at the same time: each named as its own
+	perf script -i - <"$d/m.pipe" 2>/dev/null | awk '{print $1}' | uniq -c |
+		awk '$1 != 1 { exit 1 }'
+}
+
+@test "merge: --distinct keeps apart inputs that nothing in their headers tells apart" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" f="$DATA/rawsys-dd.pipe"
+	# the same host name too: only the user knows these are two runs
+	python3 "$TOP/tests/tools/rehost.py" dd=ee <"$f" >"$d/b.pipe"
+	"$BIN/pcat" --merge "$f" "$d/b.pipe" >"$d/pieces.pipe"
+	run -2 --separate-stderr "$BIN/pcount" --by input "$d/pieces.pipe"
+	[[ "$stderr" == *"not a merge of different recordings"* ]]
+	DISTINCT=1 merged_as_alone "$d/m.pipe" "$f" "$d/b.pipe"
+	"$BIN/pcount" -j --by input,comm "$d/m.pipe" |
+		jq -r '.rows[] | "\(.input) \(.comm) \(.count)"' | sort >"$d/rows"
+	printf '%s\n' "$f dd 896" "$d/b.pipe ee 896" | sort | diff - "$d/rows"
+	run -2 --separate-stderr "$BIN/pcat" --distinct "$f" "$d/b.pipe"
+	[[ "$stderr" == *"--distinct says how to merge: it needs -m"* ]]
 }

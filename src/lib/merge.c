@@ -66,11 +66,24 @@ struct src {
 	char *label;
 };
 
+/* which input perf last took the name of thread @tid from (see rename_thread()) */
+struct owner {
+	uint32_t tid;
+	int src; /* the input + 1; 0: an empty slot; -1: no input's name (a FORK) */
+};
+
 struct ps_merge {
 	struct src *src;
 	int n;
 	int idle_ms;
 	bool swap, same, begun;
+	bool distinct; /* the user said the inputs are different recordings */
+	/* different recordings: the inputs' threads of one tid share perf's one name */
+	struct owner *owners;
+	size_t nowners, cap_owners;
+	bool owners_full;
+	struct src *after; /* whose head follows the COMM record just given */
+	unsigned char comm[64 + 8 * 8];
 	uint64_t next_id;
 	/* the header phase: stashed records still to give out */
 	int hsrc;
@@ -174,6 +187,7 @@ void ps_merge__close(struct ps_merge *m)
 	free(m->key);
 	free(m->scratch);
 	free(m->tracing);
+	free(m->owners);
 	free(m);
 }
 
@@ -185,6 +199,11 @@ bool ps_merge__swapped(const struct ps_merge *m)
 bool ps_merge__same_recording(const struct ps_merge *m)
 {
 	return m->same;
+}
+
+void ps_merge__set_distinct(struct ps_merge *m, bool distinct)
+{
+	m->distinct = distinct;
 }
 
 uint64_t ps_merge__late(const struct ps_merge *m)
@@ -570,6 +589,56 @@ static int turn_stash(struct src *s, struct stash *h, struct ps_error *err)
 	return 0;
 }
 
+/* The payload of the first header record of @s of type @type (and feature @feat). */
+static const struct stash *header_of(const struct src *s, uint32_t type, uint64_t feat)
+{
+	size_t i;
+
+	for (i = 0; i < s->nhdr; i++) {
+		const struct stash *h = &s->hdr[i];
+
+		if (h->type != type)
+			continue;
+		if (type != PS_RECORD_HEADER_FEATURE ||
+		    (h->len >= 16 && ps_get64(h->data + 8, ps_input__swapped(s->in)) == feat))
+			return h;
+	}
+	return NULL;
+}
+
+/*
+ * Whether inputs @a and @b are pieces of one recording: the same events with the same ids,
+ * and, as psplit copies them into every piece, the same tracing data and the same
+ * features (host name, clock data, command line...) where both have them.  Two hosts
+ * running the same command with the same ids differ in some feature (or the user says
+ * so: --distinct).
+ */
+static bool same_recording(const struct ps_merge *m, const struct src *a, const struct src *b)
+{
+	const struct stash *x, *y;
+	size_t i;
+
+	(void)m;
+	if (!ps_session__same_attrs(a->s, b->s))
+		return false;
+	if (ps_input__swapped(a->in) != ps_input__swapped(b->in))
+		return false;
+	x = header_of(a, PS_RECORD_HEADER_TRACING_DATA, 0);
+	y = header_of(b, PS_RECORD_HEADER_TRACING_DATA, 0);
+	if (x && y && (x->len != y->len || memcmp(x->data, y->data, x->len) != 0))
+		return false;
+	for (i = 0; i < a->nhdr; i++) {
+		x = &a->hdr[i];
+		if (x->type != PS_RECORD_HEADER_FEATURE || x->len < 16)
+			continue;
+		y = header_of(b, PS_RECORD_HEADER_FEATURE,
+		              ps_get64(x->data + 8, ps_input__swapped(a->in)));
+		if (y && (x->len != y->len || memcmp(x->data, y->data, x->len) != 0))
+			return false;
+	}
+	return true;
+}
+
 int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 {
 	int i;
@@ -598,10 +667,9 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 		if (ps_input__swapped(s->in) && !(s->turn = ps_swap__new(s->s, PS_SWAP_STRICT)))
 			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	}
-	m->same = true;
-	for (i = 1; i < m->n; i++)
-		if (!ps_session__same_attrs(m->src[0].s, m->src[i].s))
-			m->same = false;
+	m->same = !m->distinct;
+	for (i = 1; i < m->n && m->same; i++)
+		m->same = same_recording(m, &m->src[0], &m->src[i]);
 	for (i = 0; i < m->n; i++) {
 		struct src *s = &m->src[i];
 		size_t j;
@@ -877,6 +945,147 @@ static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_rec
 	return 0;
 }
 
+/* ---- thread names: one per tid in perf, one per input and tid in the inputs ---- */
+
+static struct owner *owner_slot(struct ps_merge *m, uint32_t tid)
+{
+	size_t mask = m->cap_owners - 1, i = (size_t)(tid * 0x9e3779b1u) & mask;
+
+	while (m->owners[i].src && m->owners[i].tid != tid)
+		i = (i + 1) & mask;
+	return &m->owners[i];
+}
+
+/* Note that perf's name of @tid now comes from input @src (-1: from none). */
+static void set_owner(struct ps_merge *m, uint32_t tid, int src)
+{
+	struct owner *o;
+
+	if (!m->owners || m->nowners * 2 >= m->cap_owners) {
+		size_t cap = m->cap_owners ? 2 * m->cap_owners : 1024, i;
+		struct owner *old = m->owners, *n;
+
+		if (cap > (8u << 20) || !(n = calloc(cap, sizeof(*n)))) {
+			m->owners_full = true; /* threads past the cap keep perf's one name */
+			if (!m->owners)
+				return;
+			o = owner_slot(m, tid);
+			if (o->src)
+				o->src = src;
+			return;
+		}
+		m->owners = n;
+		for (i = 0; i < m->cap_owners; i++)
+			if (old[i].src)
+				*owner_slot(m, old[i].tid) = old[i];
+		m->cap_owners = cap;
+		free(old);
+	}
+	o = owner_slot(m, tid);
+	if (!o->src) {
+		o->tid = tid;
+		m->nowners++;
+	}
+	o->src = src;
+}
+
+static int get_owner(struct ps_merge *m, uint32_t tid)
+{
+	return m->owners ? owner_slot(m, tid)->src : 0;
+}
+
+/* A COMM or FORK record of input @s passes: perf names the thread as @s does. */
+static void note_names(struct ps_merge *m, const struct src *s, const struct ps_record *rec)
+{
+	bool sw = ps_input__swapped(s->in);
+	int me = (int)(s - m->src) + 1, parent;
+
+	if (m->same || m->n < 2)
+		return;
+	if (rec->type == PERF_RECORD_COMM && rec->len >= 16) {
+		set_owner(m, ps_get32(rec->data + 12, sw), me);
+	} else if (rec->type == PERF_RECORD_FORK && rec->len >= 24) {
+		/* perf names the child after the parent as perf names it */
+		parent = get_owner(m, ps_get32(rec->data + 20, sw));
+		set_owner(m, ps_get32(rec->data + 16, sw), parent == me || !parent ? me : -1);
+	}
+}
+
+/*
+ * Before the SAMPLE at the head of @s: when perf's name of its thread came from another
+ * input, a COMM record in @rec that gives it the name @s knows, at the sample's time and
+ * with the sample's event, so that perf applies it just before the sample.
+ * Return: 1 with @rec filled, 0 when none is needed (or cannot be timed), -1 with @err.
+ */
+static int rename_thread(struct ps_merge *m, struct src *s, struct ps_record *rec,
+                         struct ps_error *err)
+{
+	int me = (int)(s - m->src) + 1, owner;
+	const struct ps_attr *a;
+	struct ps_sample smp;
+	char unnamed[16];
+	const char *name;
+	unsigned char *o = m->comm;
+	uint64_t st, id;
+	size_t l, len, t;
+
+	if (ps_sample__parse(s->s, &s->head, &smp, ps_input__name(s->in), err) < 0)
+		return -1;
+	a = smp.attr;
+	st = a->sample_type | PERF_SAMPLE_IDENTIFIER;
+	if (!(a->sample_type & PERF_SAMPLE_TID) || !(a->sample_type & PERF_SAMPLE_TIME) ||
+	    !(a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL))
+		return 0;
+	owner = get_owner(m, smp.tid);
+	name = ps_session__comm(s->s, smp.tid);
+	if (owner == me || (!owner && !name))
+		goto mine;
+	if (!owner && m->owners_full)
+		return 0;
+	if (!name) {
+		snprintf(unnamed, sizeof(unnamed), ":%u", smp.tid);
+		name = unnamed;
+	}
+	l = strnlen(name, 63);
+	len = 16 + PS_ALIGN8(l + 1) + 8 * trailer_words(st);
+	memset(o, 0, len);
+	ps_put32(o, PERF_RECORD_COMM, m->swap);
+	ps_put16(o + 6, (uint16_t)len, m->swap);
+	ps_put32(o + 8, smp.pid, m->swap);
+	ps_put32(o + 12, smp.tid, m->swap);
+	memcpy(o + 16, name, l);
+	t = 16 + PS_ALIGN8(l + 1);
+	id = a->sample_type & PERF_SAMPLE_IDENTIFIER ? map_id(s, smp.identifier) : attr_id(s, a);
+	ps_put32(o + t, smp.pid, m->swap);
+	ps_put32(o + t + 4, smp.tid, m->swap);
+	ps_put64(o + t + 8, smp.time, m->swap);
+	t += 16;
+	if (st & PERF_SAMPLE_ID) {
+		ps_put64(o + t, map_id(s, smp.id), m->swap);
+		t += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		ps_put64(o + t, smp.stream_id, m->swap);
+		t += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		ps_put32(o + t, smp.cpu, m->swap);
+		t += 8;
+	}
+	ps_put64(o + t, id, m->swap);
+	memset(rec, 0, sizeof(*rec));
+	rec->data = o;
+	rec->len = len;
+	rec->size = (uint16_t)len;
+	rec->type = PERF_RECORD_COMM;
+	set_owner(m, smp.tid, me);
+	return 1;
+mine:
+	if (!owner)
+		set_owner(m, smp.tid, me);
+	return 0;
+}
+
 /*
  * A SAMPLE or side-band record of input @s as the merged stream carries it: in the host's
  * byte order, with the new ids when the inputs are different recordings.
@@ -896,6 +1105,8 @@ static int record_out(struct ps_merge *m, struct src *s, const struct ps_record 
 		out->data = bytes;
 		return 0;
 	}
+	if (rec->type == PERF_RECORD_COMM || rec->type == PERF_RECORD_FORK)
+		note_names(m, s, rec);
 	return rewrite_record(m, s, rec, bytes, out, err);
 }
 
@@ -991,6 +1202,15 @@ static int give_header_head(struct ps_merge *m, struct src *best, struct ps_reco
 static inline int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
                             struct ps_error *err)
 {
+	if (m->after != best && !m->same && m->n > 1 && best->head.type == PERF_RECORD_SAMPLE) {
+		int r = rename_thread(m, best, rec, err);
+
+		if (r) {
+			m->after = r > 0 ? best : NULL;
+			return r;
+		}
+	}
+	m->after = NULL;
 	m->queued = true;
 	m->consumed = best;
 	m->since_round++;
@@ -1078,6 +1298,8 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 	uint64_t best_t, t;
 	int i, r;
 
+	if (m->after) /* the sample a COMM record was given for */
+		return give_head(m, m->after, rec, err);
 	/*
 	 * The inputs other than the one whose head was given last are as the last full scan
 	 * left them: refill that one; when it is steady again, the earliest of the heads
