@@ -77,8 +77,10 @@ static void chunk64(struct cursor *c)
 
 struct format {
 	const char *system;
-	const unsigned char *data; /* the u64 size and the text */
+	const unsigned char *data; /* the u64 size and the text, as written */
 	size_t len;
+	const unsigned char *orig; /* ... and as its blob has them */
+	size_t orig_len;
 	size_t blob;
 	bool ftrace;        /* of the ftrace formats before the systems */
 	bool swap;          /* its blob's numbers are not in the host's order */
@@ -118,8 +120,8 @@ static struct format *add_format(struct formats *fs, const struct cursor *c, con
 	f = &fs->f[fs->n++];
 	memset(f, 0, sizeof(*f));
 	f->system = sys;
-	f->data = c->p + at;
-	f->len = c->off - at;
+	f->data = f->orig = c->p + at;
+	f->len = f->orig_len = c->off - at;
 	f->swap = c->swap;
 	f->blob = blob;
 	f->ftrace = ftrace;
@@ -240,8 +242,8 @@ static int rewrite_id(struct format *f, int64_t id)
 
 static bool same_format(const struct format *a, const struct format *b)
 {
-	return a->len == b->len && a->ftrace == b->ftrace && strcmp(a->system, b->system) == 0 &&
-	       memcmp(a->data, b->data, a->len) == 0;
+	return a->orig_len == b->orig_len && a->ftrace == b->ftrace &&
+	       strcmp(a->system, b->system) == 0 && memcmp(a->orig, b->orig, a->orig_len) == 0;
 }
 
 /*
