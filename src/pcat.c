@@ -22,10 +22,11 @@
 #include "lib/signals.h"
 #include "lib/swap.h"
 
-static const char usage_text[] = "usage: pcat [-fmq] [--data] [-o file] [file ...]\n";
+static const char usage_text[] = "usage: pcat [-fmq] [--data] [--distinct] [-o file] [file ...]\n";
 
 enum {
 	OPT_DATA = 256,
+	OPT_DISTINCT,
 };
 
 /* how long a silent live input may hold the others back in a merge */
@@ -36,6 +37,7 @@ struct opts {
 	bool force;         /* -f: write binary even to a terminal */
 	bool merge;         /* -m: merge the inputs in time order */
 	bool data;          /* --data: write a perf.data file */
+	bool distinct;      /* --distinct: the merged inputs are different recordings */
 	bool quiet;         /* -q: no progress line */
 	int ninputs;
 	char **inputs; /* operands; none means standard input */
@@ -47,6 +49,8 @@ static const char help_text[] =
         "  -f, --force        write the binary stream even to a terminal\n"
         "  -m, --merge        merge the inputs into one stream in sample time order\n"
         "      --data         write a perf.data file (with -o FILE) instead of a stream\n"
+        "      --distinct     with -m: the inputs are different recordings (hosts, runs),\n"
+        "                     never pieces of one, even with the same events and ids\n"
         "  -o, --output FILE  write to FILE instead of standard output (never an input)\n"
         "  -q, --quiet        no progress line for a large file (none with -m)\n"
         "  -h, --help         show this help\n"
@@ -61,6 +65,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
 		{ "data", no_argument, NULL, OPT_DATA },
+		{ "distinct", no_argument, NULL, OPT_DISTINCT },
 		{ "force", no_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "merge", no_argument, NULL, 'm' },
@@ -87,6 +92,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_DATA:
 			o->data = true;
 			break;
+		case OPT_DISTINCT:
+			o->distinct = true;
+			break;
 		case 'o':
 			o->output = optarg;
 			break;
@@ -101,6 +109,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->inputs = argv + optind;
 	for (i = 0, nstdin = 0; i < o->ninputs; i++)
 		nstdin += strcmp(o->inputs[i], "-") == 0;
+	if (o->distinct && !o->merge)
+		ps_usage_error("--distinct says how to merge: it needs -m");
 	if (nstdin > 1)
 		ps_usage_error("standard input (-) is named %d times: it can be read only once",
 		               nstdin);
@@ -337,6 +347,7 @@ static int merge(const struct opts *o)
 		ps_die(&oerr);
 	}
 	ps_merge__set_wait_hook(m, sink_hook, &out);
+	ps_merge__set_distinct(m, o->distinct);
 	if (ps_merge__begin(m, &err) == 0 && sink_begin(&out, ps_merge__swapped(m), &oerr) == 0) {
 		if (out.out) { /* a stream: each record straight to the output */
 			while (!ps_stop && (r = ps_merge__next(m, &rec, &err)) > 0)

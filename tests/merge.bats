@@ -20,6 +20,8 @@ setup() {
 		perf script -i "$f" >"$d/want" 2>/dev/null
 		perf script -i "$d/m.pipe" >"$d/got" 2>"$d/err" || { cat "$d/err"; return 1; }
 		cmp_or_show "$d/want" "$d/got" || { echo "$f"; return 1; }
+		# taken for pieces of one recording: one set of header records, no input key
+		run -2 "$BIN/pcount" --by input "$d/m.pipe"
 	done
 }
 
@@ -206,4 +208,112 @@ both_orders() {
 	wait "$pid" || true
 	wait "$mp" || true
 	[ "${n:-0}" -eq 896 ]
+}
+
+# perf script's lines of streams $2... as words, sorted, into $1 (perf pads the event column
+# to the longest name of the stream)
+script_words() {
+	local out="$1" f
+	shift
+	for f in "$@"; do perf script -i - <"$f" 2>/dev/null; done | tr -s ' ' | sed 's/^ //' |
+		sort >"$out"
+}
+
+# every sample of the merge $1 as ptojson writes it for its own input $2... (ids are new)
+json_same() {
+	local d="$BATS_TEST_TMPDIR" m="$1" f
+	shift
+	for f in "$@"; do "$BIN/ptojson" "$f"; done | jq -c 'del(.id)' | sort >"$d/jwant"
+	"$BIN/ptojson" "$m" | jq -c 'del(.id, .input)' | sort >"$d/jgot"
+	[ -s "$d/jwant" ]
+	diff "$d/jwant" "$d/jgot" | head -n 6
+	cmp -s "$d/jwant" "$d/jgot"
+}
+
+# the merge of $2... into $1: perf script names and decodes every sample as for its input
+merged_as_alone() {
+	local d="$BATS_TEST_TMPDIR" m="$1"
+	shift
+	"$BIN/pcat" --merge ${DISTINCT:+--distinct} "$@" >"$m"
+	perf script -i - <"$m" >/dev/null 2>"$d/err" || { cat "$d/err"; return 1; }
+	script_words "$d/want" "$@"
+	script_words "$d/got" "$m"
+	[ -s "$d/want" ]
+	diff "$d/want" "$d/got" | head -n 6
+	cmp -s "$d/want" "$d/got"
+	json_same "$m" "$@"
+}
+
+@test "merge: tracepoint ids of two boots: each input's samples named and decoded as alone" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" sw="$DATA/sched-switch-wakeup-a.pipe" raw="$DATA/rawsys-dd.pipe"
+	# the other boot numbered sched_switch and sched_wakeup as this one did sys_exit and
+	# sys_enter (0x1ba, 0x1bb)
+	python3 "$TOP/tests/tools/tp_ids.py" 372=442 374=443 <"$sw" >"$d/sw.pipe"
+	perf script -i "$d/sw.pipe" 2>/dev/null | cmp - <(perf script -i "$sw" 2>/dev/null)
+	"$BIN/pheader" --dump "$d/sw.pipe" | grep -q '^  sched:sched_wakeup (id 443): '
+	merged_as_alone "$d/m.pipe" "$raw" "$d/sw.pipe"
+	merged_as_alone "$d/m2.pipe" "$d/sw.pipe" "$raw"
+	# the second input's formats took ids nobody had; the first input's are its own
+	"$BIN/pheader" --dump "$d/m.pipe" | grep -q '^  raw_syscalls:sys_enter (id 443): '
+	[ "$("$BIN/pheader" --dump "$d/m.pipe" | grep -c ' (id 44[23]): ')" -eq 2 ]
+	# and the perf ids collide too: the same ids, the same configs
+	python3 "$TOP/tests/tools/shift_ids.py" -15 <"$d/sw.pipe" >"$d/sw2.pipe"
+	"$BIN/pheader" --dump "$d/sw2.pipe" | grep -q '^    ids: 4371 4372$'
+	merged_as_alone "$d/m3.pipe" "$raw" "$d/sw2.pipe"
+}
+
+@test "merge: real recordings where one boot's sys_enter id is the other's sched_wakeup" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" t=/sys/kernel/tracing/events a b
+	[ -r "$t/raw_syscalls/sys_enter/id" ] && [ -r "$t/sched/sched_wakeup/id" ] ||
+		skip "tracefs is not available"
+	a=$(cat "$t/raw_syscalls/sys_enter/id")
+	b=$(cat "$t/sched/sched_wakeup/id")
+	perf record -q -o - -e raw_syscalls:sys_enter -- sh -c 'sleep 0.01' >"$d/a.pipe" 2>/dev/null
+	perf record -q -o - -e sched:sched_wakeup -- sh -c 'sleep 0.01; sleep 0.01' \
+		>"$d/b0.pipe" 2>/dev/null
+	# on the second host, sched_wakeup has the id sys_enter has here, and the other way
+	python3 "$TOP/tests/tools/tp_ids.py" "$b=$a" <"$d/b0.pipe" >"$d/b.pipe"
+	python3 "$TOP/tests/tools/tp_ids.py" "$a=$b" <"$d/a.pipe" >"$d/a2.pipe"
+	perf script -i "$d/b.pipe" 2>/dev/null | cmp - <(perf script -i "$d/b0.pipe" 2>/dev/null)
+	merged_as_alone "$d/m.pipe" "$d/a.pipe" "$d/b.pipe"
+	merged_as_alone "$d/m2.pipe" "$d/b.pipe" "$d/a.pipe" "$d/a2.pipe"
+	"$BIN/pcount" -j --by input,event "$d/m2.pipe" |
+		jq -r '.rows[] | "\(.input) \(.event)"' | sort >"$d/rows"
+	printf '%s\n' "$d/a.pipe raw_syscalls:sys_enter" "$d/a2.pipe raw_syscalls:sys_enter" \
+		"$d/b.pipe sched:sched_wakeup" | diff - "$d/rows"
+}
+
+@test "merge: two hosts with the same events and ids keep their hosts and their threads' names" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" f="$DATA/rawsys-dd.pipe"
+	# one recording as if made on two machines: the same ids, the same times, the same
+	# pid 2262, named dd on one and ee on the other
+	python3 "$TOP/tests/tools/rehost.py" -H alpha <"$f" >"$d/a.pipe"
+	python3 "$TOP/tests/tools/rehost.py" -H beta dd=ee <"$f" >"$d/b.pipe"
+	perf script -i "$d/b.pipe" 2>/dev/null | grep -q '^ *ee  2262 '
+	merged_as_alone "$d/m.pipe" "$d/a.pipe" "$d/b.pipe"
+	"$BIN/pcount" -j --by input,comm "$d/m.pipe" |
+		jq -r '.rows[] | "\(.input) \(.comm) \(.count)"' | sort >"$d/rows"
+	printf '%s\n' "alpha dd 896" "beta ee 896" | diff - "$d/rows"
+	# every sample of one host follows the other's at the same time: each named as its own
+	perf script -i - <"$d/m.pipe" 2>/dev/null | awk '{print $1}' | uniq -c |
+		awk '$1 != 1 { exit 1 }'
+}
+
+@test "merge: --distinct keeps apart inputs that nothing in their headers tells apart" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR" f="$DATA/rawsys-dd.pipe"
+	# the same host name too: only the user knows these are two runs
+	python3 "$TOP/tests/tools/rehost.py" dd=ee <"$f" >"$d/b.pipe"
+	"$BIN/pcat" --merge "$f" "$d/b.pipe" >"$d/pieces.pipe"
+	run -2 --separate-stderr "$BIN/pcount" --by input "$d/pieces.pipe"
+	[[ "$stderr" == *"not a merge of different recordings"* ]]
+	DISTINCT=1 merged_as_alone "$d/m.pipe" "$f" "$d/b.pipe"
+	"$BIN/pcount" -j --by input,comm "$d/m.pipe" |
+		jq -r '.rows[] | "\(.input) \(.comm) \(.count)"' | sort >"$d/rows"
+	printf '%s\n' "$f dd 896" "$d/b.pipe ee 896" | sort | diff - "$d/rows"
+	run -2 --separate-stderr "$BIN/pcat" --distinct "$f" "$d/b.pipe"
+	[[ "$stderr" == *"--distinct says how to merge: it needs -m"* ]]
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <traceevent/event-parse.h>
 
 #include "abi.h"
 #include "compat.h"
@@ -17,6 +18,7 @@
 #include "session.h"
 #include "swap.h"
 #include "tracedata.h"
+#include "tracing.h"
 #include "xalloc.h"
 
 #define INPUT_IDLE_MS 10
@@ -60,7 +62,14 @@ struct src {
 	uint64_t *attr_new; /* per attr: the first new id */
 	size_t nattrs;
 	uint64_t default_id;
+	struct ps_tp_remap tp; /* its tracepoint ids that the joined tracing data changed */
 	char *label;
+};
+
+/* which input perf last took the name of thread @tid from (see rename_thread()) */
+struct owner {
+	uint32_t tid;
+	int src; /* the input + 1; 0: an empty slot; -1: no input's name (a FORK) */
 };
 
 struct ps_merge {
@@ -68,6 +77,13 @@ struct ps_merge {
 	int n;
 	int idle_ms;
 	bool swap, same, begun;
+	bool distinct; /* the user said the inputs are different recordings */
+	/* different recordings: the inputs' threads of one tid share perf's one name */
+	struct owner *owners;
+	size_t nowners, cap_owners;
+	bool owners_full;
+	struct src *after; /* whose head follows the COMM record just given */
+	unsigned char comm[64 + 8 * 8];
 	uint64_t next_id;
 	/* the header phase: stashed records still to give out */
 	int hsrc;
@@ -165,11 +181,13 @@ void ps_merge__close(struct ps_merge *m)
 		free(s->attr_new);
 		free(s->label);
 		free(s->pend.p);
+		ps_tracedata__remap_free(&s->tp);
 	}
 	free(m->src);
 	free(m->key);
 	free(m->scratch);
 	free(m->tracing);
+	free(m->owners);
 	free(m);
 }
 
@@ -181,6 +199,11 @@ bool ps_merge__swapped(const struct ps_merge *m)
 bool ps_merge__same_recording(const struct ps_merge *m)
 {
 	return m->same;
+}
+
+void ps_merge__set_distinct(struct ps_merge *m, bool distinct)
+{
+	m->distinct = distinct;
 }
 
 uint64_t ps_merge__late(const struct ps_merge *m)
@@ -432,53 +455,93 @@ static int make_labels(struct ps_merge *m)
 	return 0;
 }
 
+/* The first TRACING_DATA record of @s, or NULL. */
+static const struct stash *tracing_of(const struct ps_merge *m, const struct src *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nhdr; i++) {
+		const struct stash *h = &s->hdr[i];
+		size_t hs;
+
+		if (h->type != PS_RECORD_HEADER_TRACING_DATA || h->len < 12)
+			continue;
+		hs = ps_get16(h->data + 6, m->swap);
+		if (hs >= 12 && hs <= h->len)
+			return h;
+	}
+	return NULL;
+}
+
 /*
  * perf reads one TRACING_DATA: when the inputs carry different ones, one record with the
- * formats of all.  A blob that cannot be parsed leaves the first input's alone.
+ * formats of all.  Tracepoint ids are the kernel's of each boot: a format whose id an
+ * earlier input gave to another event gets a new id, and its input's records are
+ * rewritten to it (s->tp).
+ * Return: 0, or -1 with @err set (a blob that cannot be read, no id left, no memory).
  */
-static int join_tracing(struct ps_merge *m)
+static int join_tracing(struct ps_merge *m, struct ps_error *err)
 {
-	const unsigned char *blobs[64];
-	const struct stash *first = NULL;
-	size_t lens[64], n = 0, i, out_len, hsize;
+	const unsigned char **blobs = calloc((size_t)m->n, sizeof(*blobs));
+	struct ps_tp_remap *remap = calloc((size_t)m->n, sizeof(*remap));
+	size_t *lens = calloc((size_t)m->n, sizeof(*lens)), n = 0, out_len, hsize;
+	const struct stash *first = NULL, *h;
+	int *which = calloc((size_t)m->n, sizeof(*which)), k, r = -1;
+	bool differ = false;
 	unsigned char *out;
-	int k;
 
-	for (k = 0; k < m->n; k++) {
-		for (i = 0; i < m->src[k].nhdr && n < ARRAY_SIZE(blobs); i++) {
-			const struct stash *h = &m->src[k].hdr[i];
-			size_t hs;
-
-			if (h->type != PS_RECORD_HEADER_TRACING_DATA || h->len < 12)
-				continue;
-			hs = ps_get16(h->data + 6, m->swap);
-			if (hs < 12 || hs > h->len)
-				continue;
-			if (first && first->len == h->len && !memcmp(first->data, h->data, h->len))
-				continue;
-			if (!first)
-				first = h;
-			blobs[n] = h->data + hs;
-			lens[n] = h->len - hs;
-			n++;
-		}
+	if (!blobs || !remap || !lens || !which) {
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		goto done;
 	}
-	if (n < 2)
-		return 0;
-	if (ps_tracedata__merge(n, blobs, lens, &out, &out_len) < 0)
-		return 0;
+	for (k = 0; k < m->n; k++) {
+		h = tracing_of(m, &m->src[k]);
+		if (!h)
+			continue;
+		if (!first)
+			first = h;
+		else if (first->len != h->len || memcmp(first->data, h->data, h->len) != 0)
+			differ = true;
+		hsize = ps_get16(h->data + 6, m->swap);
+		blobs[n] = h->data + hsize;
+		lens[n] = h->len - hsize;
+		which[n++] = k;
+	}
+	if (!differ) {
+		r = 0;
+		goto done;
+	}
+	if (ps_tracedata__merge(n, blobs, lens, &out, &out_len, remap) < 0) {
+		ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
+		              "the tracepoint formats of the inputs cannot be joined into one "
+		              "(damaged tracing data, or more than 65535 tracepoint ids)");
+		goto done;
+	}
+	for (k = 0; k < (int)n; k++) {
+		m->src[which[k]].tp = remap[k];
+		memset(&remap[k], 0, sizeof(remap[k]));
+	}
 	hsize = ps_get16(first->data + 6, m->swap);
 	m->tracing = malloc(hsize + out_len);
 	if (!m->tracing) {
 		free(out);
-		return -1;
+		ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		goto done;
 	}
 	memcpy(m->tracing, first->data, hsize);
 	ps_put32(m->tracing + 8, (uint32_t)out_len, m->swap);
 	memcpy(m->tracing + hsize, out, out_len);
 	m->tracing_len = hsize + out_len;
 	free(out);
-	return 0;
+	r = 0;
+done:
+	for (k = 0; remap && k < m->n; k++)
+		ps_tracedata__remap_free(&remap[k]);
+	free(remap);
+	free(blobs);
+	free(lens);
+	free(which);
+	return r;
 }
 
 /* Header records of input @s > 0 of another recording that would repeat the first's. */
@@ -526,6 +589,56 @@ static int turn_stash(struct src *s, struct stash *h, struct ps_error *err)
 	return 0;
 }
 
+/* The payload of the first header record of @s of type @type (and feature @feat). */
+static const struct stash *header_of(const struct src *s, uint32_t type, uint64_t feat)
+{
+	size_t i;
+
+	for (i = 0; i < s->nhdr; i++) {
+		const struct stash *h = &s->hdr[i];
+
+		if (h->type != type)
+			continue;
+		if (type != PS_RECORD_HEADER_FEATURE ||
+		    (h->len >= 16 && ps_get64(h->data + 8, ps_input__swapped(s->in)) == feat))
+			return h;
+	}
+	return NULL;
+}
+
+/*
+ * Whether inputs @a and @b are pieces of one recording: the same events with the same ids,
+ * and, as psplit copies them into every piece, the same tracing data and the same
+ * features (host name, clock data, command line...) where both have them.  Two hosts
+ * running the same command with the same ids differ in some feature (or the user says
+ * so: --distinct).
+ */
+static bool same_recording(const struct ps_merge *m, const struct src *a, const struct src *b)
+{
+	const struct stash *x, *y;
+	size_t i;
+
+	(void)m;
+	if (!ps_session__same_attrs(a->s, b->s))
+		return false;
+	if (ps_input__swapped(a->in) != ps_input__swapped(b->in))
+		return false;
+	x = header_of(a, PS_RECORD_HEADER_TRACING_DATA, 0);
+	y = header_of(b, PS_RECORD_HEADER_TRACING_DATA, 0);
+	if (x && y && (x->len != y->len || memcmp(x->data, y->data, x->len) != 0))
+		return false;
+	for (i = 0; i < a->nhdr; i++) {
+		x = &a->hdr[i];
+		if (x->type != PS_RECORD_HEADER_FEATURE || x->len < 16)
+			continue;
+		y = header_of(b, PS_RECORD_HEADER_FEATURE,
+		              ps_get64(x->data + 8, ps_input__swapped(a->in)));
+		if (y && (x->len != y->len || memcmp(x->data, y->data, x->len) != 0))
+			return false;
+	}
+	return true;
+}
+
 int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 {
 	int i;
@@ -554,10 +667,9 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 		if (ps_input__swapped(s->in) && !(s->turn = ps_swap__new(s->s, PS_SWAP_STRICT)))
 			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	}
-	m->same = true;
-	for (i = 1; i < m->n; i++)
-		if (!ps_session__same_attrs(m->src[0].s, m->src[i].s))
-			m->same = false;
+	m->same = !m->distinct;
+	for (i = 1; i < m->n && m->same; i++)
+		m->same = same_recording(m, &m->src[0], &m->src[i]);
 	for (i = 0; i < m->n; i++) {
 		struct src *s = &m->src[i];
 		size_t j;
@@ -572,8 +684,10 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 			if (plan_ids(m, &m->src[i]) < 0)
 				return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET,
 				                     "out of memory");
-		if (make_labels(m) < 0 || join_tracing(m) < 0)
+		if (make_labels(m) < 0)
 			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		if (join_tracing(m, err) < 0)
+			return -1;
 	}
 	m->begun = true;
 	return 0;
@@ -614,6 +728,9 @@ static int rewrite_attr(struct ps_merge *m, struct src *s, const struct stash *h
 		return -1;
 	memcpy(o, h->data, 8 + asize);
 	ps_put64(o + 8 + PS_ATTR_SAMPLE_TYPE, a->sample_type | PERF_SAMPLE_IDENTIFIER, m->swap);
+	if (a->type == PERF_TYPE_TRACEPOINT)
+		ps_put64(o + 8 + PS_ATTR_CONFIG, ps_tracedata__remap_id(&s->tp, a->config),
+		         m->swap);
 	if (!a->nr_ids)
 		ps_put64(o + 8 + asize, s->attr_new[a->idx], m->swap);
 	for (i = 0; i < a->nr_ids; i++)
@@ -709,6 +826,27 @@ static int header_out(struct ps_merge *m, struct src *s, const struct stash *h,
 }
 
 /*
+ * The common_type of a tracepoint sample's raw data at @raw (@size bytes, in the output's
+ * byte order), made the id its format has in the joined tracing data.
+ */
+static void retype(const struct src *s, const struct ps_attr *a, unsigned char *raw, uint32_t size,
+                   bool swap)
+{
+	struct tep_format_field *f = a->tp ? ps_tracing__field(a->tp, "common_type") : NULL;
+	unsigned int at = f ? (unsigned int)f->offset : 0, len = f ? (unsigned int)f->size : 2;
+	uint64_t v;
+
+	if ((uint64_t)at + len > size || (len != 2 && len != 4))
+		return;
+	v = len == 2 ? ps_get16(raw + at, swap) : ps_get32(raw + at, swap);
+	v = ps_tracedata__remap_id(&s->tp, v);
+	if (len == 2 && v <= UINT16_MAX)
+		ps_put16(raw + at, (uint16_t)v, swap);
+	else if (len == 4)
+		ps_put32(raw + at, (uint32_t)v, swap);
+}
+
+/*
  * A SAMPLE or kernel record of input @s, with its ids made the new ones.  @rec is the
  * record as its input gave it, @bytes the same record in the output's byte order.
  */
@@ -765,6 +903,8 @@ static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_rec
 				remap_at(s, r + 8 + head, swap);
 			}
 		}
+		if (a->type == PERF_TYPE_TRACEPOINT && s->tp.n && smp.raw)
+			retype(s, a, o + (smp.raw - rec->data) + extra, smp.raw_size, swap);
 		len += extra;
 	} else {
 		memcpy(o, bytes, len);
@@ -805,6 +945,147 @@ static int rewrite_record(struct ps_merge *m, struct src *s, const struct ps_rec
 	return 0;
 }
 
+/* ---- thread names: one per tid in perf, one per input and tid in the inputs ---- */
+
+static struct owner *owner_slot(struct ps_merge *m, uint32_t tid)
+{
+	size_t mask = m->cap_owners - 1, i = (size_t)(tid * 0x9e3779b1u) & mask;
+
+	while (m->owners[i].src && m->owners[i].tid != tid)
+		i = (i + 1) & mask;
+	return &m->owners[i];
+}
+
+/* Note that perf's name of @tid now comes from input @src (-1: from none). */
+static void set_owner(struct ps_merge *m, uint32_t tid, int src)
+{
+	struct owner *o;
+
+	if (!m->owners || m->nowners * 2 >= m->cap_owners) {
+		size_t cap = m->cap_owners ? 2 * m->cap_owners : 1024, i;
+		struct owner *old = m->owners, *n;
+
+		if (cap > (8u << 20) || !(n = calloc(cap, sizeof(*n)))) {
+			m->owners_full = true; /* threads past the cap keep perf's one name */
+			if (!m->owners)
+				return;
+			o = owner_slot(m, tid);
+			if (o->src)
+				o->src = src;
+			return;
+		}
+		m->owners = n;
+		for (i = 0; i < m->cap_owners; i++)
+			if (old[i].src)
+				*owner_slot(m, old[i].tid) = old[i];
+		m->cap_owners = cap;
+		free(old);
+	}
+	o = owner_slot(m, tid);
+	if (!o->src) {
+		o->tid = tid;
+		m->nowners++;
+	}
+	o->src = src;
+}
+
+static int get_owner(struct ps_merge *m, uint32_t tid)
+{
+	return m->owners ? owner_slot(m, tid)->src : 0;
+}
+
+/* A COMM or FORK record of input @s passes: perf names the thread as @s does. */
+static void note_names(struct ps_merge *m, const struct src *s, const struct ps_record *rec)
+{
+	bool sw = ps_input__swapped(s->in);
+	int me = (int)(s - m->src) + 1, parent;
+
+	if (m->same || m->n < 2)
+		return;
+	if (rec->type == PERF_RECORD_COMM && rec->len >= 16) {
+		set_owner(m, ps_get32(rec->data + 12, sw), me);
+	} else if (rec->type == PERF_RECORD_FORK && rec->len >= 24) {
+		/* perf names the child after the parent as perf names it */
+		parent = get_owner(m, ps_get32(rec->data + 20, sw));
+		set_owner(m, ps_get32(rec->data + 16, sw), parent == me || !parent ? me : -1);
+	}
+}
+
+/*
+ * Before the SAMPLE at the head of @s: when perf's name of its thread came from another
+ * input, a COMM record in @rec that gives it the name @s knows, at the sample's time and
+ * with the sample's event, so that perf applies it just before the sample.
+ * Return: 1 with @rec filled, 0 when none is needed (or cannot be timed), -1 with @err.
+ */
+static int rename_thread(struct ps_merge *m, struct src *s, struct ps_record *rec,
+                         struct ps_error *err)
+{
+	int me = (int)(s - m->src) + 1, owner;
+	const struct ps_attr *a;
+	struct ps_sample smp;
+	char unnamed[16];
+	const char *name;
+	unsigned char *o = m->comm;
+	uint64_t st, id;
+	size_t l, len, t;
+
+	if (ps_sample__parse(s->s, &s->head, &smp, ps_input__name(s->in), err) < 0)
+		return -1;
+	a = smp.attr;
+	st = a->sample_type | PERF_SAMPLE_IDENTIFIER;
+	if (!(a->sample_type & PERF_SAMPLE_TID) || !(a->sample_type & PERF_SAMPLE_TIME) ||
+	    !(a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL))
+		return 0;
+	owner = get_owner(m, smp.tid);
+	name = ps_session__comm(s->s, smp.tid);
+	if (owner == me || (!owner && !name))
+		goto mine;
+	if (!owner && m->owners_full)
+		return 0;
+	if (!name) {
+		snprintf(unnamed, sizeof(unnamed), ":%u", smp.tid);
+		name = unnamed;
+	}
+	l = strnlen(name, 63);
+	len = 16 + PS_ALIGN8(l + 1) + 8 * trailer_words(st);
+	memset(o, 0, len);
+	ps_put32(o, PERF_RECORD_COMM, m->swap);
+	ps_put16(o + 6, (uint16_t)len, m->swap);
+	ps_put32(o + 8, smp.pid, m->swap);
+	ps_put32(o + 12, smp.tid, m->swap);
+	memcpy(o + 16, name, l);
+	t = 16 + PS_ALIGN8(l + 1);
+	id = a->sample_type & PERF_SAMPLE_IDENTIFIER ? map_id(s, smp.identifier) : attr_id(s, a);
+	ps_put32(o + t, smp.pid, m->swap);
+	ps_put32(o + t + 4, smp.tid, m->swap);
+	ps_put64(o + t + 8, smp.time, m->swap);
+	t += 16;
+	if (st & PERF_SAMPLE_ID) {
+		ps_put64(o + t, map_id(s, smp.id), m->swap);
+		t += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		ps_put64(o + t, smp.stream_id, m->swap);
+		t += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		ps_put32(o + t, smp.cpu, m->swap);
+		t += 8;
+	}
+	ps_put64(o + t, id, m->swap);
+	memset(rec, 0, sizeof(*rec));
+	rec->data = o;
+	rec->len = len;
+	rec->size = (uint16_t)len;
+	rec->type = PERF_RECORD_COMM;
+	set_owner(m, smp.tid, me);
+	return 1;
+mine:
+	if (!owner)
+		set_owner(m, smp.tid, me);
+	return 0;
+}
+
 /*
  * A SAMPLE or side-band record of input @s as the merged stream carries it: in the host's
  * byte order, with the new ids when the inputs are different recordings.
@@ -824,6 +1105,8 @@ static int record_out(struct ps_merge *m, struct src *s, const struct ps_record 
 		out->data = bytes;
 		return 0;
 	}
+	if (rec->type == PERF_RECORD_COMM || rec->type == PERF_RECORD_FORK)
+		note_names(m, s, rec);
 	return rewrite_record(m, s, rec, bytes, out, err);
 }
 
@@ -919,6 +1202,15 @@ static int give_header_head(struct ps_merge *m, struct src *best, struct ps_reco
 static inline int give_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
                             struct ps_error *err)
 {
+	if (m->after != best && !m->same && m->n > 1 && best->head.type == PERF_RECORD_SAMPLE) {
+		int r = rename_thread(m, best, rec, err);
+
+		if (r) {
+			m->after = r > 0 ? best : NULL;
+			return r;
+		}
+	}
+	m->after = NULL;
 	m->queued = true;
 	m->consumed = best;
 	m->since_round++;
@@ -1006,6 +1298,8 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 	uint64_t best_t, t;
 	int i, r;
 
+	if (m->after) /* the sample a COMM record was given for */
+		return give_head(m, m->after, rec, err);
 	/*
 	 * The inputs other than the one whose head was given last are as the last full scan
 	 * left them: refill that one; when it is steady again, the earliest of the heads

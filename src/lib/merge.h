@@ -11,12 +11,19 @@
  * the idle budget does not hold the others back: the merge goes on without it, and
  * what it gives later passes late (counted).
  *
- * Inputs that declare the same events with the same ids (pieces of one recording, as
- * psplit makes them) share one set of header records: the first input's.  Inputs of
+ * Inputs that declare the same events with the same ids, and agree on the tracing data
+ * and on every feature both carry (pieces of one recording, as psplit makes them: the
+ * same host name, clock data, command line...), share one set of header records: the
+ * first input's.  ps_merge__set_distinct() says they never are.  Inputs of
  * different recordings each keep their events: every event gets PERF_SAMPLE_IDENTIFIER
  * and new ids, so that no id of one input is taken for another's, every record that names
  * an id is rewritten to the new one, and an EVENT_UPDATE record of a type perf ignores
  * (PS_EVENT_UPDATE_INPUT) tells pstream's readers which input each event came from.
+ * Tracepoint ids are each boot's: the inputs' formats are joined into one TRACING_DATA
+ * (tracedata.h), and a format given a new id there has its input's tracepoint attrs
+ * (config) and samples (common_type) rewritten to it.  perf keeps one name per thread id:
+ * before a sample of thread T, when perf's name of T was last set by another input's
+ * record, a COMM record (at the sample's time) gives it the name this input knows.
  *
  * The merged stream is in the host's byte order: an input of the other order has its
  * records turned (swap.h) as they leave the merge.
@@ -38,6 +45,12 @@ struct ps_merge;
  * Return: the merge, or NULL with @err set.
  */
 struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, struct ps_error *err);
+
+/**
+ * ps_merge__set_distinct() - take the inputs for different recordings (hosts, runs) even
+ * when they look like pieces of one; before ps_merge__begin().
+ */
+void ps_merge__set_distinct(struct ps_merge *m, bool distinct);
 
 /**
  * ps_merge__begin() - read the header records of every input and decide whether they are
