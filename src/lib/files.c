@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,4 +491,47 @@ int ps_stdin__refuse_tty(const char *const *inputs, int nr_inputs, struct ps_err
 		        err, PS_EUSAGE, "<stdin>", PS_NO_OFFSET,
 		        "reading a stream from the terminal; pipe one in or name a file");
 	return 0;
+}
+
+int ps_file__open_named(const char *path, uint64_t max, const char **why)
+{
+	struct stat st, again;
+	char self[64];
+	int pfd, fd;
+
+	*why = NULL;
+	/* O_PATH opens nothing: no FIFO waits for a writer, no device's open runs */
+	pfd = open(path, O_PATH | O_CLOEXEC);
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) < 0) {
+		close(pfd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(pfd);
+		*why = S_ISDIR(st.st_mode) ? NULL : "not a regular file, not read";
+		return -1;
+	}
+	/* the same file, whatever happens to the name meanwhile (without /proc, the name
+	 * again, checked to be the same file below) */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	close(pfd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &again) < 0 || !S_ISREG(again.st_mode) || again.st_dev != st.st_dev ||
+	    again.st_ino != st.st_ino) {
+		close(fd);
+		*why = "not a regular file, not read";
+		return -1;
+	}
+	if ((uint64_t)again.st_size > max) {
+		close(fd);
+		*why = "too big, not read";
+		return -1;
+	}
+	return fd;
 }

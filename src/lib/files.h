@@ -25,6 +25,7 @@
 #define PS_FILES_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -133,5 +134,18 @@ int ps_outpath__commit(const char *tmp, const char *final, struct ps_error *err)
  * Return: 0 or -1.
  */
 int ps_stdin__refuse_tty(const char *const *inputs, int nr_inputs, struct ps_error *err);
+
+/**
+ * ps_file__open_named() - open a file that a stream or the file system named, for
+ * reading, without blocking and without side effects: the name is first opened O_PATH (a
+ * FIFO, a device or a socket is never opened for reading), then reopened O_RDONLY |
+ * O_NONBLOCK | O_NOCTTY, and used only when it is a regular file of at most @max bytes.
+ * Symbolic links are followed (libraries are reached through them); the file they end at
+ * is what is checked.
+ * @why: set to NULL when the file does not exist or cannot be opened (say nothing), else to
+ *       what is wrong with it ("not a regular file, not read", "too big, not read")
+ * Return: the descriptor (close-on-exec), or -1.
+ */
+int ps_file__open_named(const char *path, uint64_t max, const char **why);
 
 #endif

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "files.h"
 #include "recorder_int.h"
 #include "xalloc.h"
 
@@ -31,6 +32,7 @@
 #define BUILD_ID_MAX 20
 #define MISC_BUILD_ID_SIZE (1u << 15) /* perf: the record says the build-id's size */
 #define NAME_ALIGN 64
+#define OBJECT_MAX (8ull << 30) /* an object bigger than this is not read */
 
 struct dso {
 	char *name;
@@ -393,10 +395,13 @@ static bool file_build_id(const char *path, unsigned char *id, size_t *idlen)
 	Elf_Scn *scn = NULL;
 	bool found = false;
 	size_t phnum, i;
+	const char *why;
 	Elf *elf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a recorded process names its objects: a FIFO or a device there must not stop
+	 * precord, nor a device's open run as root */
+	fd = ps_file__open_named(path, OBJECT_MAX, &why);
 	if (fd < 0)
 		return false;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);

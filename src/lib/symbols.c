@@ -16,6 +16,7 @@
 
 #include "abi.h"
 #include "compat.h"
+#include "files.h"
 #include "session.h"
 #include "signals.h"
 #include "symbols.h"
@@ -667,7 +668,7 @@ static size_t running_kernel_build_id(unsigned char *bid)
 	unsigned char buf[4096];
 	size_t n = 0, off = 0;
 	const char *why;
-	int fd = ps_sym_open("/sys/kernel/notes", PS_SYM_TEXT_MAX, &why);
+	int fd = ps_file__open_named("/sys/kernel/notes", PS_SYM_TEXT_MAX, &why);
 	ssize_t got;
 
 	if (fd < 0)
@@ -981,7 +982,7 @@ struct ps_symbols *ps_symbols__new(const struct ps_session *s, const struct ps_s
 		st->symfs[strlen(st->symfs) - 1] = 0;
 	if (o && o->kallsyms) {
 		const char *why;
-		int fd = ps_sym_open(o->kallsyms, PS_SYM_TEXT_MAX, &why);
+		int fd = ps_file__open_named(o->kallsyms, PS_SYM_TEXT_MAX, &why);
 
 		if (fd < 0) {
 			if (why)

@@ -19,6 +19,7 @@
 
 #include <demangle.h>
 
+#include "files.h"
 #include "signals.h"
 #include "symbols_int.h"
 #include "xalloc.h"
@@ -280,51 +281,6 @@ void ps_build_id_hex(const unsigned char *bid, size_t len, char *out)
 
 /* ---- files ---- */
 
-int ps_sym_open(const char *path, uint64_t max, const char **why)
-{
-	struct stat st, again;
-	char self[64];
-	int pfd, fd;
-
-	*why = NULL;
-	/* O_PATH opens nothing: no FIFO waits for a writer, no device's open runs */
-	pfd = open(path, O_PATH | O_CLOEXEC);
-	if (pfd < 0)
-		return -1;
-	if (fstat(pfd, &st) < 0) {
-		close(pfd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(pfd);
-		*why = S_ISDIR(st.st_mode) ? NULL : "not a regular file, not read";
-		return -1;
-	}
-	/* the same file, whatever happens to the name meanwhile (without /proc, the name
-	 * again, checked to be the same file below) */
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
-	fd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
-		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	close(pfd);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &again) < 0 || !S_ISREG(again.st_mode) || again.st_dev != st.st_dev ||
-	    again.st_ino != st.st_ino) {
-		close(fd);
-		*why = "not a regular file, not read";
-		return -1;
-	}
-	if ((uint64_t)again.st_size > max) {
-		close(fd);
-		*why = max == PS_SYM_ELF_MAX  ? "bigger than 8 GiB, not read" :
-		       max == PS_SYM_TEXT_MAX ? "bigger than 1 GiB, not read" :
-		                                "too big, not read";
-		return -1;
-	}
-	return fd;
-}
-
 void ps_dso__note(struct ps_dso *d, const char *path, const char *why)
 {
 	size_t n;
@@ -357,7 +313,7 @@ static int lines__open(struct lines *l, const char *path, size_t max_line, const
 	memset(l, 0, sizeof(*l));
 	l->max_line = max_line;
 	l->max = PS_SYM_TEXT_MAX;
-	l->fd = ps_sym_open(path, l->max, why);
+	l->fd = ps_file__open_named(path, l->max, why);
 	if (l->fd < 0)
 		return -1;
 	l->buf = malloc(LINES_BUF + 1);
@@ -491,7 +447,7 @@ static int elf_file__open(struct elf_file *f, struct ps_dso *d, const char *path
 	const char *why;
 
 	f->elf = NULL;
-	f->fd = ps_sym_open(path, PS_SYM_ELF_MAX, &why);
+	f->fd = ps_file__open_named(path, PS_SYM_ELF_MAX, &why);
 	if (f->fd < 0) {
 		ps_dso__note(d, path, why);
 		return -1;

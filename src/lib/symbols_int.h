@@ -77,18 +77,6 @@ struct ps_dso_paths {
 #define PS_SYM_TEXT_MAX (1ull << 30)
 #define PS_SYM_ELF_MAX (8ull << 30)
 
-/*
- * Open a file that a stream or the file system named, for reading, without blocking and
- * without side effects: the name is first opened O_PATH (a FIFO, a device or a socket is
- * never opened for reading), then reopened O_RDONLY | O_NONBLOCK | O_NOCTTY, and used only
- * when it is a regular file of at most @max bytes.  Symbolic links are followed (libraries
- * are reached through them); the file they end at is what is checked.
- * @why: set to NULL when the file does not exist or cannot be opened (say nothing), else to
- *       what is wrong with it ("not a regular file", "bigger than ..."): worth a notice
- * Return: the descriptor, or -1.
- */
-int ps_sym_open(const char *path, uint64_t max, const char **why);
-
 /* Keep the first of an object's notices: "PATH: WHY", said once by the caller. */
 void ps_dso__note(struct ps_dso *d, const char *path, const char *why);
 
@@ -138,8 +126,8 @@ void ps_build_id_hex(const unsigned char *bid, size_t len, char *out);
 /*
  * Read a kallsyms file into @t, finished (text, weak, data and bss symbols, as perf keeps
  * them); with @reloc_text (where the stream says _text was), the kernel's own symbols are
- * moved by the difference to the file's _text.  Opened as ps_sym_open() opens.
- * @why: as ps_sym_open() sets it
+ * moved by the difference to the file's _text.  Opened as ps_file__open_named() (files.h) opens.
+ * @why: as ps_file__open_named() (files.h) sets it
  * Return: 0, or -1 when the file cannot be read (or is refused: @why).
  */
 int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text, const char **why);
