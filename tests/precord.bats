@@ -512,3 +512,44 @@ ring_bytes() {
 	run -0 --separate-stderr run_pipe "'$BIN/precord' -a -e sched:sched_switch" "head -c 100 >/dev/null"
 	[ -z "$(grep -v '^precord: [0-9]* events written' <<<"$stderr")" ]
 }
+
+# ---- Ctrl-C on a whole pipeline, and what is left out as its own (issue 21, item 21) ----
+
+# run "precord ARGS | READER" in a session of its own, send SIGINT to its whole process
+# group, as a terminal's Ctrl-C does, and wait for it; precord's stderr in $t/err, the
+# reader's stdout in $t/out
+pipeline_ctrl_c() {
+	local t="$BATS_TEST_TMPDIR" reader=$1 pg
+	shift
+	setsid bash -c "'$BIN/precord' $* 2>'$t/err' | $reader >'$t/out'" 3>&- &
+	local pid=$!
+	sleep 1.5 # recording
+	pg=$(ps -o pgid= -p "$pid" | tr -d ' ')
+	[ "$pg" = "$pid" ] # its own group: the signal reaches no one else
+	kill -INT -- "-$pg"
+	wait "$pid"
+}
+
+@test "precord: Ctrl-C on the whole pipeline: pcount counts every event precord wrote" {
+	need_tracepoints
+	local t="$BATS_TEST_TMPDIR" n
+	for n in 1 2 3; do
+		pipeline_ctrl_c "'$BIN/pcount' --by event" -a -e raw_syscalls:sys_enter
+		cat "$t/err" "$t/out"
+		read -r written lost bytes <<<"$(summary_of "$(cat "$t/err")")"
+		[ "$written" -gt 0 ]
+		[ "$(awk '$2 == "raw_syscalls:sys_enter" {print $1}' "$t/out")" -eq "$written" ]
+	done
+}
+
+@test "precord: Ctrl-C on the whole pipeline: ptojson writes every event precord wrote" {
+	need_tracepoints
+	local t="$BATS_TEST_TMPDIR" n
+	for n in 1 2 3; do
+		pipeline_ctrl_c "'$BIN/ptojson' --no-symbols -F event" -a -e raw_syscalls:sys_enter
+		read -r written lost bytes <<<"$(summary_of "$(cat "$t/err")")"
+		echo "written $written, ptojson $(wc -l <"$t/out")"
+		[ "$written" -gt 0 ]
+		[ "$(wc -l <"$t/out")" -eq "$written" ]
+	done
+}
