@@ -2,9 +2,13 @@
 /*
  * fuzz_schema.c - libFuzzer target for the table a stream's samples load into (schema.h,
  * pheader --schema, pstream-clickhouse's CREATE TABLE): an input that starts with the pipe
- * magic is a whole stream; any other input is records that follow the header of a real
- * recording with tracepoints (fuzz_session.h's stream, up to its first sample), so that
- * EVENT_UPDATE names, attrs and features meet real tracepoint formats.  The session's
+ * magic is a whole stream; any other input is a byte that chooses a header, then records
+ * that follow it, so that EVENT_UPDATE names, attrs and features meet real tracepoint
+ * formats (and the fuzzer does not spend its time on TRACING_DATA, which fuzz_input
+ * covers).  The headers, up to their first sample: fuzz_session.h's stream (raw_syscalls),
+ * and schema-conflict.pipe, made by perf record -e qdisc:qdisc_create -e
+ * sock:sock_exceed_buf_limit, whose field "kind" is text in one event and a number in the
+ * other, so that the schema has a comment that names an event.  The session's
  * schema is written in both dialects, with and without the symbolic columns, and must be
  * SQL in which the stream's names stay inside quoted identifiers or a comment: outside
  * them only the writer's own keywords and types, numbers and punctuation may appear.
@@ -122,21 +126,25 @@ static void sql_check(const char *t, enum ps_schema_dialect d)
 		bad(t, p, "a '(' not closed");
 }
 
-static unsigned char *head;
-static size_t head_len;
+#define CONFLICT_STREAM "tests/fuzz/schema-conflict.pipe"
 
-/* The bytes of fuzz_session.h's stream up to its first SAMPLE, once. */
-static void load_head(void)
+struct head {
+	unsigned char *p;
+	size_t len;
+};
+
+/* The bytes of the stream at @path up to its first SAMPLE (none when it cannot be read). */
+static void load_head(struct head *h, const char *path)
 {
-	const char *path = getenv("PS_FUZZ_STREAM") ? getenv("PS_FUZZ_STREAM") : FUZZ_STREAM;
 	struct ps_error err = { 0 };
 	struct ps_record rec;
 	struct ps_input *in = ps_input__open(path, 0, &err);
 	uint64_t end = 0;
 	FILE *fp;
 
-	head = malloc(1);
-	if (!head)
+	h->p = malloc(1);
+	h->len = 0;
+	if (!h->p)
 		abort();
 	if (!in)
 		return;
@@ -144,10 +152,10 @@ static void load_head(void)
 		end = rec.offset + rec.len;
 	ps_input__close(in);
 	fp = fopen(path, "re");
-	if (!fp || !(head = realloc(head, end ? end : 1)) || fread(head, 1, end, fp) != end)
+	if (!fp || !(h->p = realloc(h->p, end ? end : 1)) || fread(h->p, 1, end, fp) != end)
 		abort();
 	fclose(fp);
-	head_len = end;
+	h->len = end;
 }
 
 /* The schema of fuzz_session.h's session, for comparison with an input of no records. */
@@ -165,8 +173,10 @@ static char *baseline(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct head heads[2];
 	static char *base;
 	static int fd = -1;
+	const struct head *h = NULL;
 	struct ps_error err = { 0 };
 	struct ps_record rec;
 	struct ps_input *in;
@@ -175,16 +185,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 65536)
 		return 0;
-	if (!head) {
-		load_head();
+	if (!heads[0].p) {
+		const char *path = getenv("PS_FUZZ_STREAM");
+
+		load_head(&heads[0], path ? path : FUZZ_STREAM);
+		load_head(&heads[1], CONFLICT_STREAM);
 		base = baseline();
 		sql_check(base, PS_SCHEMA_CLICKHOUSE);
+	}
+	if (!whole) {
+		if (!size)
+			return 0;
+		h = &heads[data[0] & 1];
+		data++;
+		size--;
 	}
 	if (fd < 0)
 		fd = memfd_create("fuzz_schema", MFD_CLOEXEC);
 	if (fd < 0 || ftruncate(fd, 0) < 0 || lseek(fd, 0, SEEK_SET) < 0)
 		abort();
-	if ((!whole && head_len && write(fd, head, head_len) != (ssize_t)head_len) ||
+	if ((h && h->len && write(fd, h->p, h->len) != (ssize_t)h->len) ||
 	    (size && write(fd, data, size) != (ssize_t)size) || lseek(fd, 0, SEEK_SET) < 0)
 		abort();
 	in = ps_input__open_fd(fd, "fuzz", PS_INPUT_DECOMPRESS, &err);
@@ -208,8 +228,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			sql_check(t, (enum ps_schema_dialect)d);
 			/* the header alone is the recording's own schema */
-			if (!size && head_len && d == PS_SCHEMA_CLICKHOUSE && flags &&
-			    strcmp(t, base) != 0)
+			if (!size && h == &heads[0] && h->len && d == PS_SCHEMA_CLICKHOUSE &&
+			    flags && strcmp(t, base) != 0)
 				abort();
 			free(t);
 		}
