@@ -1363,6 +1363,31 @@ bool ps_input__swapped(const struct ps_input *in)
 	return in->swap;
 }
 
+void *ps_input__detach(struct ps_input *in, const struct ps_record *rec)
+{
+	size_t tail, cap = BUF_INITIAL;
+	unsigned char *old = in->heap, *nb;
+
+	if (in->failed || in->zactive || in->skip || in->synth.pos < in->synth.len ||
+	    in->buf != in->heap || rec->data != in->heap + in->start || in->consume != rec->len)
+		return NULL;
+	/* the bytes read after the record go on in the new buffer */
+	tail = in->end - in->start - in->consume;
+	while (cap < tail)
+		cap *= 2;
+	nb = malloc(cap);
+	if (!nb)
+		return NULL;
+	memcpy(nb, in->heap + in->start + in->consume, tail);
+	in->pos += in->consume;
+	in->consume = 0;
+	in->buf = in->heap = nb;
+	in->cap = in->heap_cap = cap;
+	in->start = 0;
+	in->end = tail;
+	return old;
+}
+
 void ps_input__set_wait_hook(struct ps_input *in, void (*fn)(void *), void *arg)
 {
 	in->wait_hook = fn;
