@@ -39,6 +39,8 @@ static const char usage_text[] = "usage: pfilter [-cfqv] [--explain] [--only-sam
 #define IDLE_MS 30
 /* bytes of records the arrival queue may hold before the time order is forced */
 #define QUEUE_CAP (64u << 20)
+/* a record this large that must wait is taken over from the input, not copied */
+#define DETACH_MIN (1u << 20)
 
 enum {
 	OPT_EXPLAIN = 256,
@@ -223,7 +225,9 @@ enum state {
 
 struct entry {
 	const unsigned char *pinned; /* the record's bytes in the time-order view, or NULL */
-	size_t off;                  /* else its bytes in the queue's buffer */
+	void *owned;                 /* or a block taken over from the input, the bytes at data */
+	const unsigned char *data;
+	size_t off; /* else its bytes in the queue's buffer */
 	size_t len;
 	uint64_t seq;
 	enum state state;
@@ -233,7 +237,8 @@ struct entry {
  * Entries in a ring (a power of two), their bytes one after another in one buffer that
  * is compacted or grown when its end is reached: no allocation per record.  A record the
  * time-order view holds is not copied again: its entry points at the view's copy, pinned
- * until the entry is written or dropped.
+ * until the entry is written or dropped.  Nor is a large record (an AUXTRACE payload, which
+ * the view is not given): the input's buffer that holds it is taken over.
  */
 struct queue {
 	struct entry *v;
@@ -259,7 +264,7 @@ static int q_room(struct queue *q, size_t len)
 	if (q->bstart >= q->bcap / 2 && q->bcap - live >= len) {
 		memmove(q->buf, q->buf + q->bstart, live);
 		for (i = 0; i < q->n; i++)
-			if (!q_at(q, i)->pinned)
+			if (!q_at(q, i)->data)
 				q_at(q, i)->off -= q->bstart;
 		q->bstart = 0;
 		q->bend = live;
@@ -279,9 +284,10 @@ static int q_room(struct queue *q, size_t len)
 	return 0;
 }
 
-/* Queue @rec: its bytes are copied, unless @pinned gives the time-order view's copy. */
+/* Queue @rec: its bytes are copied, unless @pinned gives the time-order view's copy, or
+ * @owned is the block that holds them, the queue's from now on. */
 static int q_push(struct queue *q, const struct ps_record *rec, const unsigned char *pinned,
-                  enum state st)
+                  void *owned, enum state st)
 {
 	struct entry *e;
 
@@ -300,7 +306,9 @@ static int q_push(struct queue *q, const struct ps_record *rec, const unsigned c
 	}
 	e = &q->v[(q->head + q->n) & (q->cap - 1)];
 	e->pinned = pinned;
-	if (!pinned) {
+	e->owned = owned;
+	e->data = pinned ? pinned : owned ? rec->data : NULL;
+	if (!e->data) {
 		if (q_room(q, rec->len) < 0)
 			return -1;
 		e->off = q->bend;
@@ -323,6 +331,8 @@ static void q_pop(struct queue *q, struct ps_order *ord)
 	q->bytes -= e->len;
 	if (e->pinned)
 		ps_order__unpin(ord, e->pinned);
+	else if (e->owned)
+		free(e->owned);
 	else
 		q->bstart = e->off + e->len;
 	q->head = (q->head + 1) & (q->cap - 1);
@@ -358,6 +368,10 @@ static struct entry *q_find(struct queue *q, uint64_t seq)
 
 static void q_free(struct queue *q)
 {
+	size_t i;
+
+	for (i = 0; i < q->n; i++)
+		free(q_at(q, i)->owned);
 	free(q->v);
 	free(q->buf);
 }
@@ -425,7 +439,7 @@ static int write_ready(struct run *r)
 {
 	while (r->q.n) {
 		struct entry *e = q_at(&r->q, 0);
-		struct ps_record rec = { .data = e->pinned ? e->pinned : r->q.buf + e->off,
+		struct ps_record rec = { .data = e->data ? e->data : r->q.buf + e->off,
 			                 .len = e->len };
 
 		if (e->state == PENDING)
@@ -509,6 +523,7 @@ static int handle(struct run *r, const struct ps_record *rec)
 	enum ps_record_class cls = ps_record_type_class(rec->type);
 	enum state st = KEEP;
 	const unsigned char *pinned = NULL;
+	void *owned = NULL;
 	bool queue;
 
 	if (rec->type == PERF_RECORD_SAMPLE) {
@@ -526,7 +541,9 @@ static int handle(struct run *r, const struct ps_record *rec)
 	}
 	/* written at once when nothing waits before it and its fate is known; else queued */
 	queue = r->want_stream && (r->q.n || st == PENDING);
-	if (r->ord && cls != PS_CLASS_HEADER) {
+	/* an AUXTRACE record has no time and nothing to decide: the view is not given its
+	 * payload (up to 256 MiB) to copy */
+	if (r->ord && cls != PS_CLASS_HEADER && rec->type != PS_RECORD_AUXTRACE) {
 		if (queue) {
 			pinned = ps_order__push_pinned(r->ord, rec, &r->err);
 			if (!pinned)
@@ -541,11 +558,17 @@ static int handle(struct run *r, const struct ps_record *rec)
 		if (!queue) {
 			if (st == KEEP && ps_output__put(r->out, rec, &r->oerr) < 0)
 				return -1;
-		} else if (q_push(&r->q, rec, pinned, st) < 0) {
-			if (pinned)
-				ps_order__unpin(r->ord, pinned);
-			return ps_error__set(&r->err, PS_ENOMEM, NULL, PS_NO_OFFSET,
-			                     "out of memory");
+		} else {
+			/* a large record waits where the input read it: taken over, not copied */
+			if (!pinned && rec->len >= DETACH_MIN)
+				owned = ps_input__detach(r->in, rec);
+			if (q_push(&r->q, rec, pinned, owned, st) < 0) {
+				if (pinned)
+					ps_order__unpin(r->ord, pinned);
+				free(owned);
+				return ps_error__set(&r->err, PS_ENOMEM, NULL, PS_NO_OFFSET,
+				                     "out of memory");
+			}
 		}
 	}
 	if (r->ord) {
@@ -677,7 +700,7 @@ int main(int argc, char **argv)
 		}
 		if (!r.started) {
 			if (ps_record_type_class(rec.type) == PS_CLASS_HEADER) {
-				if (r.want_stream && q_push(&r.q, &rec, NULL, KEEP) < 0) {
+				if (r.want_stream && q_push(&r.q, &rec, NULL, NULL, KEEP) < 0) {
 					ps_error__set(&r.err, PS_ENOMEM, NULL, PS_NO_OFFSET,
 					              "out of memory");
 					break;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -415,6 +416,19 @@ static int exit_status_of(const struct workload *w)
 
 /* ---- the recording ---- */
 
+/* The pipe or FIFO the stream goes into: its readers are the pipeline left out. */
+static void out_pipe(struct opts *o)
+{
+	bool std = !o->output || strcmp(o->output, "-") == 0;
+	struct stat st;
+
+	if ((std ? fstat(1, &st) : stat(o->output, &st)) == 0 && S_ISFIFO(st.st_mode)) {
+		o->cfg.out_pipe = true;
+		o->cfg.out_dev = st.st_dev;
+		o->cfg.out_ino = st.st_ino;
+	}
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -423,15 +437,50 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* "PID COMM, PID COMM and 2 more, and 3 processes they started" */
+static void left_out(struct ps_recorder *rec, char *buf, size_t len)
+{
+	const struct ps_recorder_proc *p;
+	size_t more, later, i, used = 0;
+	size_t n = ps_recorder__left_out(rec, &p, &more, &later);
+
+	buf[0] = 0;
+	for (i = 0; i < n && used < len; i++) {
+		char comm[4 * sizeof(p[i].comm)];
+		size_t k, c = 0;
+
+		/* a comm is any bytes (prctl): the unprintable ones as \ooo */
+		for (k = 0; k < sizeof(p[i].comm) && p[i].comm[k]; k++) {
+			unsigned char ch = (unsigned char)p[i].comm[k];
+
+			if (ch < 0x20 || ch >= 0x7f || ch == '\\')
+				c += (size_t)snprintf(comm + c, sizeof(comm) - c, "\\%03o", ch);
+			else
+				comm[c++] = (char)ch;
+		}
+		comm[c] = 0;
+		used += (size_t)snprintf(buf + used, len - used, "%s%d %s", i ? ", " : "",
+		                         (int)p[i].pid, comm);
+	}
+	if (more && used < len)
+		used += (size_t)snprintf(buf + used, len - used, " and %zu more", more);
+	if (later && used < len)
+		snprintf(buf + used, len - used, ", and %zu process%s they started", later,
+		         later == 1 ? "" : "es");
+}
+
 static void summary(struct ps_recorder *rec, unsigned long long bytes)
 {
 	struct ps_recorder_stats st;
+	char self[1024];
 
 	ps_recorder__stats(rec, &st);
-	if (st.dropped_self)
-		ps_msg("%llu events written, %llu lost, %llu bytes (%llu of its own pipeline left out)",
+	left_out(rec, self, sizeof(self));
+	if (self[0])
+		ps_msg("%llu events written, %llu lost, %llu bytes (%llu of its own pipeline left "
+		       "out: %s)",
 		       (unsigned long long)st.samples, (unsigned long long)st.lost, bytes,
-		       (unsigned long long)st.dropped_self);
+		       (unsigned long long)st.dropped_self, self);
 	else
 		ps_msg("%llu events written, %llu lost, %llu bytes", (unsigned long long)st.samples,
 		       (unsigned long long)st.lost, bytes);
@@ -502,6 +551,7 @@ int main(int argc, char **argv)
 	out = ps_output__open(o.output, o.force, &err);
 	if (!out)
 		ps_die(&err);
+	out_pipe(&o);
 	if (o.cmd[0]) {
 		if (workload_fork(o.cmd, !o.output || strcmp(o.output, "-") == 0, &w, &err) < 0)
 			ps_die(&err);

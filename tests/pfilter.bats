@@ -677,3 +677,55 @@ live_latency() {
 		awk '/^EXAMPLES/ {on=1} /^DIAGNOSTICS/ {on=0} on' | grep -E '^[[:space:]]*\$ .*pfilter')
 	[ "$n" -ge 12 ]
 }
+
+# ---- a large AUXTRACE record is held once (issue 21) ----
+
+# $1 with an AUXTRACE record of $3 MiB put before its sample number $4 (0: the first),
+# written to $2
+with_auxtrace() {
+	python3 - "$@" <<'PY'
+import struct, sys
+src, out, mib, before = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+b = open(src, 'rb').read()
+pos, n = 16, 0
+while pos + 8 <= len(b):
+    t, misc, size = struct.unpack_from('<IHH', b, pos)
+    if t == 9:
+        if n == before:
+            break
+        n += 1
+    if t == 66:
+        size += struct.unpack_from('<I', b, pos + 8)[0]
+    pos += size
+payload = mib << 20
+with open(out, 'wb') as f:
+    f.write(b[:pos])
+    f.write(struct.pack('<IHHQQQIIII', 71, 0, 48, payload, 0, 0, 0, 0, 0, 0))
+    chunk = bytes(range(256)) * 4096
+    left = payload
+    while left:
+        k = min(left, len(chunk))
+        f.write(chunk[:k])
+        left -= k
+    f.write(b[pos:])
+PY
+}
+
+@test "pfilter: an AUXTRACE record of 128 MiB is held once, waiting for samples or not" {
+	command -v python3 >/dev/null || skip "python3 not installed"
+	[ -x /usr/bin/time ] || skip "/usr/bin/time not installed"
+	local t="$BATS_TEST_TMPDIR" before expr rss mib=128
+	# before the first sample: nothing waits; before the sixth: samples of the round wait
+	# for their time order (comm), and the record with them
+	for before in 0 5; do
+		with_auxtrace "$DATA/rawsys-dd.pipe" "$t/aux.pipe" "$mib" "$before"
+		for expr in 'comm != nobody' 'pid >= 0'; do
+			/usr/bin/time -f %M -o "$t/rss" "$BIN/pfilter" -i "$t/aux.pipe" "$expr" >"$t/out.pipe"
+			cmp_or_show "$t/aux.pipe" "$t/out.pipe"
+			rss=$(tail -n 1 "$t/rss")
+			echo "AUXTRACE before sample $before, '$expr': $rss KiB"
+			# the record once, and what pfilter needs besides it
+			[ "$rss" -lt $((mib * 1024 * 3 / 2)) ]
+		done
+	done
+}

@@ -512,3 +512,71 @@ ring_bytes() {
 	run -0 --separate-stderr run_pipe "'$BIN/precord' -a -e sched:sched_switch" "head -c 100 >/dev/null"
 	[ -z "$(grep -v '^precord: [0-9]* events written' <<<"$stderr")" ]
 }
+
+# ---- Ctrl-C on a whole pipeline, and what is left out as its own (issue 21, item 21) ----
+
+# run "precord ARGS | READER" in a session of its own, send SIGINT to its whole process
+# group, as a terminal's Ctrl-C does, and wait for it; precord's stderr in $t/err, the
+# reader's stdout in $t/out
+pipeline_ctrl_c() {
+	local t="$BATS_TEST_TMPDIR" reader=$1 pg
+	shift
+	setsid bash -c "'$BIN/precord' $* 2>'$t/err' | $reader >'$t/out'" 3>&- &
+	local pid=$!
+	sleep 1.5 # recording
+	pg=$(ps -o pgid= -p "$pid" | tr -d ' ')
+	[ "$pg" = "$pid" ] # its own group: the signal reaches no one else
+	kill -INT -- "-$pg"
+	wait "$pid"
+}
+
+@test "precord: Ctrl-C on the whole pipeline: pcount counts every event precord wrote" {
+	need_tracepoints
+	local t="$BATS_TEST_TMPDIR" n
+	for n in 1 2 3; do
+		pipeline_ctrl_c "'$BIN/pcount' --by event" -a -e raw_syscalls:sys_enter
+		cat "$t/err" "$t/out"
+		read -r written lost bytes <<<"$(summary_of "$(cat "$t/err")")"
+		[ "$written" -gt 0 ]
+		[ "$(awk '$2 == "raw_syscalls:sys_enter" {print $1}' "$t/out")" -eq "$written" ]
+	done
+}
+
+@test "precord: Ctrl-C on the whole pipeline: ptojson writes every event precord wrote" {
+	need_tracepoints
+	local t="$BATS_TEST_TMPDIR" n
+	for n in 1 2 3; do
+		pipeline_ctrl_c "'$BIN/ptojson' --no-symbols -F event" -a -e raw_syscalls:sys_enter
+		read -r written lost bytes <<<"$(summary_of "$(cat "$t/err")")"
+		echo "written $written, ptojson $(wc -l <"$t/out")"
+		[ "$written" -gt 0 ]
+		[ "$(wc -l <"$t/out")" -eq "$written" ]
+	done
+}
+
+@test "precord: a script's own background workload is recorded; only precord and its readers are left out" {
+	need_tracepoints
+	local t="$BATS_TEST_TMPDIR" rec cnt
+	# one process group, as in any script without job control: the script, its workload
+	# started in the background, the pipeline
+	cat >"$t/script.sh" <<-EOF
+		( while :; do dd if=/dev/zero of=/dev/null bs=1 count=5000 status=none; done ) &
+		w=\$!
+		sh -c 'echo \$\$ >"$t/rec.pid"; exec "$BIN/precord" -a -e raw_syscalls:sys_enter --duration 2' 2>"$t/err" |
+			sh -c 'echo \$\$ >"$t/cnt.pid"; exec "$BIN/pcount" --by comm,pid' >"$t/out"
+		kill \$w
+		wait
+	EOF
+	bash "$t/script.sh"
+	cat "$t/err"
+	head -n 20 "$t/out"
+	rec=$(cat "$t/rec.pid")
+	cnt=$(cat "$t/cnt.pid")
+	# the workload is counted
+	[ "$(awk '$2 == "dd" {n += $1} END {print n + 0}' "$t/out")" -gt 1000 ]
+	# the pipeline is not (other precords may run on this machine: ours are known by pid)
+	[ -z "$(awk -v a="$rec" -v b="$cnt" '$3 == a || $3 == b' "$t/out")" ]
+	# and precord says what it left out
+	# (pcount parses the tracepoint formats in a child of its own: a process they started)
+	grep -Eq "^precord: [0-9]+ events written, [0-9]+ lost, [0-9]+ bytes \\([0-9]+ of its own pipeline left out: $rec precord, $cnt pcount(, and [0-9]+ process(es)? they started)?\\)$" "$t/err"
+}

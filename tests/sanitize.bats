@@ -80,3 +80,19 @@ inputs() {
 	[ "$(grep -v '^#' "$supp" | grep -c .)" -eq 1 ]
 	grep -qx 'leak:tep_parse_event' "$supp"
 }
+
+# ---- perf.data output, empty inputs (issue 21, item 20) ----
+
+@test "sanitize: pcat --data and psplit --data of every fixture, and of a stream with no records" {
+	local f t="$BATS_TEST_TMPDIR"
+	# a pipe header and nothing else: no attrs, no features, every section empty
+	head -c 16 "$DATA/rawsys-dd.pipe" >"$t/empty.pipe"
+	for f in "$t/empty.pipe" $(good_inputs); do
+		clean_run "$SAN/pcat" --data -o "$t/x.data" "$f"
+		rm -rf "$t/d" && mkdir "$t/d"
+		clean_run "$SAN/psplit" -n 50 --data -d "$t/d" "$f"
+	done
+	# and what was written reads back
+	"$BIN/pcat" --data -o "$t/x.data" "$t/empty.pipe"
+	run -0 "$BIN/pheader" "$t/x.data"
+}

@@ -97,6 +97,8 @@ static int flush(struct ps_datafile *df, struct ps_error *err)
 
 static int out(struct ps_datafile *df, const void *p, size_t len, struct ps_error *err)
 {
+	if (!len)
+		return 0; /* an empty section may have no bytes at all: @p is then NULL */
 	if (df->blen + len > BUF && flush(df, err) < 0)
 		return -1;
 	if (len > BUF)

@@ -287,6 +287,10 @@ int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *le
 	uint32_t cur = 0, child;
 	size_t i, k, bytes = 0;
 
+	/* the root holds the sum of every count: past 2^64 it would wrap, and the graph with it */
+	if (count > UINT64_MAX - f->nodes[0].count)
+		return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
+		                     "the sample counts add up to more than 2^64");
 	if (n > PS_FLAME_MAX_DEPTH) {
 		n = PS_FLAME_MAX_DEPTH;
 		f->cut_stacks++;

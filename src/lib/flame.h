@@ -57,7 +57,7 @@ void ps_flame__reset(struct ps_flame *f);
  * @lens: the length of each name (names need not be NUL-terminated)
  * @kinds: the kind of each frame, or NULL to guess it from the name
  *         (ps_flame__guess_kind())
- * @err: PS_ECAP when the tree is full, PS_ENOMEM
+ * @err: PS_ECAP when the tree is full or the counts would add up past 2^64, PS_ENOMEM
  * Return: 0 or -1.  On failure the tree is unchanged.
  */
 int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *lens,

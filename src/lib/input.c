@@ -81,6 +81,8 @@ struct ps_input {
 	void (*wait_hook)(void *);
 	void *wait_arg;
 	int idle_ms;
+	bool live;               /* a pipe, socket or terminal: drained after a first SIGINT */
+	uint64_t drain_seen;     /* bytes come in when the drain last looked */
 	struct ps_readahead *ra; /* a pipe or socket read by a thread of its own, or NULL */
 	unsigned char *ring;     /* its ring mapped twice, when records are read in place */
 	size_t ring_cap;         /* in place when buf is ring: buf[start] is stream byte pos */
@@ -122,17 +124,45 @@ static const char *type_name(uint32_t type, char *tmp, size_t len)
 	return tmp;
 }
 
+/*
+ * After a first SIGINT (signals.h): -1 when none came, 0 when the input is to end now (a
+ * file, or a live input quiet for too long, or the drain's time is up), else how many ms
+ * a wait for bytes may last.
+ */
+static int drain(struct ps_input *in)
+{
+	uint64_t seen = in->pos + (in->end - in->start);
+	bool progress = seen != in->drain_seen;
+
+	in->drain_seen = seen;
+	return ps_signals__drain_wait(in->live, progress);
+}
+
+/* How long a wait for bytes lasts: the idle timeout, or less in a drain (*@drained set). */
+static int wait_ms(const struct ps_input *in, int d, bool *drained)
+{
+	int ms = in->idle_ms > 0 ? in->idle_ms : -1;
+
+	*drained = d > 0 && (ms < 0 || d <= ms);
+	return *drained ? d : ms;
+}
+
 /* Before waiting for the read-ahead thread: the hook (a flush), then the idle timeout.
  * 1 to look again, 0 when stopped, PS_INPUT_IDLE. */
 static int await(struct ps_input *in)
 {
-	int w;
+	bool drained;
+	int w, d, ms;
 
 	if (in->wait_hook)
 		in->wait_hook(in->wait_arg);
-	w = ps_readahead__wait(in->ra, in->idle_ms > 0 ? in->idle_ms : -1);
+	d = drain(in);
+	if (d == 0)
+		return 0;
+	ms = wait_ms(in, d, &drained);
+	w = ps_readahead__wait(in->ra, ms);
 	if (w == 0)
-		return PS_INPUT_IDLE;
+		return drained ? 1 : PS_INPUT_IDLE; /* drained: the next look ends it */
 	if (w < 0 && errno == EINTR && ps_stop)
 		return 0;
 	return 1;
@@ -285,17 +315,27 @@ static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 			if (n == 0)
 				in->at_eof = true;
 		} else {
+			int d = in->live ? drain(in) : -1;
+
+			if (d == 0)
+				return 0;
 			/* one poll when bytes are waiting, as they mostly are; only before
 			 * blocking does the hook run (flush) and the idle timeout apply */
-			if ((in->wait_hook || in->idle_ms > 0) && ps_fd_wait(in->fd, 0) == 0) {
+			if ((in->wait_hook || in->idle_ms > 0 || d > 0) &&
+			    ps_fd_wait(in->fd, 0) == 0) {
+				bool drained;
+				int ms = wait_ms(in, d, &drained);
+
 				if (in->wait_hook)
 					in->wait_hook(in->wait_arg);
-				if (in->idle_ms > 0) {
-					int w = ps_fd_wait(in->fd, in->idle_ms);
+				if (ms >= 0) {
+					int w = ps_fd_wait(in->fd, ms);
 
-					if (w == 0)
+					if (w == 0 && !drained)
 						return PS_INPUT_IDLE;
-					if (w < 0 && errno == EINTR && ps_stop)
+					if (w == 0 || (w < 0 && errno == EINTR && !ps_stop))
+						continue; /* drained, or a first SIGINT: look again */
+					if (w < 0 && errno == EINTR)
 						return 0;
 				}
 			}
@@ -306,6 +346,8 @@ static int fill(struct ps_input *in, size_t need, struct ps_error *err)
 		if (n < 0) {
 			if (errno == EINTR && ps_stop)
 				return 0; /* interrupted: end quietly at a record boundary */
+			if (errno == EINTR && ps_interrupted)
+				continue; /* a first SIGINT: read on, with the drain's timeout */
 			return fail(in, err, PS_ESYS, PS_NO_OFFSET, "read error");
 		}
 		in->end += (size_t)n;
@@ -848,6 +890,10 @@ static int open_common(struct ps_input *in, struct ps_error *err)
 		 * the bytes read before; without a thread, the reads are done here */
 		if (fifo || (known && S_ISSOCK(st.st_mode)))
 			in->ra = ps_readahead__new(in->fd, READAHEAD_SIZE);
+		/* what a writer may still be writing to: read on briefly after a first SIGINT */
+		in->live = known && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode);
+		if (in->live)
+			ps_signals__live_input(true);
 		if (in->ra)
 			in->ring = ps_readahead__map(in->ra, &in->ring_cap);
 	}
@@ -946,6 +992,8 @@ void ps_input__close(struct ps_input *in)
 {
 	if (!in)
 		return;
+	if (in->live)
+		ps_signals__live_input(false);
 	ps_readahead__delete(in->ra);
 	if (in->own_fd)
 		close(in->fd);
@@ -1143,6 +1191,9 @@ int ps_input__next(struct ps_input *in, struct ps_record *rec, struct ps_error *
 			*err = in->saved;
 		return -1;
 	}
+	/* after a first SIGINT: a file ends here, a live input when its drain is over */
+	if (ps_interrupted && !ps_stop && drain(in) == 0)
+		return 0;
 	if (in->synth.pos < in->synth.len)
 		return next_synth(in, rec, err);
 again:
@@ -1310,6 +1361,31 @@ enum ps_format ps_input__format(const struct ps_input *in)
 bool ps_input__swapped(const struct ps_input *in)
 {
 	return in->swap;
+}
+
+void *ps_input__detach(struct ps_input *in, const struct ps_record *rec)
+{
+	size_t tail, cap = BUF_INITIAL;
+	unsigned char *old = in->heap, *nb;
+
+	if (in->failed || in->zactive || in->skip || in->synth.pos < in->synth.len ||
+	    in->buf != in->heap || rec->data != in->heap + in->start || in->consume != rec->len)
+		return NULL;
+	/* the bytes read after the record go on in the new buffer */
+	tail = in->end - in->start - in->consume;
+	while (cap < tail)
+		cap *= 2;
+	nb = malloc(cap);
+	if (!nb)
+		return NULL;
+	memcpy(nb, in->heap + in->start + in->consume, tail);
+	in->pos += in->consume;
+	in->consume = 0;
+	in->buf = in->heap = nb;
+	in->cap = in->heap_cap = cap;
+	in->start = 0;
+	in->end = tail;
+	return old;
 }
 
 void ps_input__set_wait_hook(struct ps_input *in, void (*fn)(void *), void *arg)

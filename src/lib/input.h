@@ -83,6 +83,17 @@ enum ps_format ps_input__format(const struct ps_input *in);
 bool ps_input__swapped(const struct ps_input *in);
 
 /**
+ * ps_input__detach() - take over the bytes of the record ps_input__next() handed out last
+ * (@rec), instead of copying them: the input goes on in a buffer of its own, and
+ * @rec->data stays valid until the caller frees what is returned.  For a large record
+ * (an AUXTRACE payload of 256 MiB) that must wait, held once rather than twice.
+ * Return: the block to free(), or NULL when the record is not alone in a buffer the input
+ * can give away (decompressed, synthesized, or read in place from the read-ahead ring,
+ * which only small records are): copy it then.
+ */
+void *ps_input__detach(struct ps_input *in, const struct ps_record *rec);
+
+/**
  * ps_input__set_wait_hook() - call @fn(@arg) before every read that would block, so a
  * program can flush its output first (the stream contract's latency rule).
  */

@@ -15,7 +15,8 @@ ssize_t ps_read_some(int fd, void *buf, size_t len)
 
 	for (;;) {
 		n = read(fd, buf, len);
-		if (n >= 0 || errno != EINTR || ps_stop)
+		/* a first SIGINT too: the caller reads on with the drain's timeout (signals.h) */
+		if (n >= 0 || errno != EINTR || ps_stop || ps_interrupted)
 			return n;
 	}
 }

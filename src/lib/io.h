@@ -10,8 +10,10 @@
 #include <sys/types.h>
 
 /**
- * ps_read_some() - one read(2) of up to @len bytes, retried on EINTR unless ps_stop is set.
- * Return: bytes read, 0 at end of file, -1 with errno set (EINTR when stopped).
+ * ps_read_some() - one read(2) of up to @len bytes, retried on EINTR unless ps_stop or
+ * ps_interrupted is set (signals.h).
+ * Return: bytes read, 0 at end of file, -1 with errno set (EINTR when stopped or
+ * interrupted).
  */
 ssize_t ps_read_some(int fd, void *buf, size_t len);
 

@@ -613,7 +613,7 @@ int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cf
 		mark = pages * psz / 2;
 	}
 	if (cfg->system_wide && cfg->exclude_self) {
-		r->self = rec_self__new(cfg->workload);
+		r->self = rec_self__new(cfg->workload, cfg);
 		if (!r->self)
 			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	}
@@ -1029,6 +1029,14 @@ size_t ps_recorder__nr_user_only(const struct ps_recorder *r)
 void ps_recorder__stats(const struct ps_recorder *r, struct ps_recorder_stats *st)
 {
 	*st = r->st;
+}
+
+size_t ps_recorder__left_out(const struct ps_recorder *r, const struct ps_recorder_proc **procs,
+                             size_t *more, size_t *later)
+{
+	*more = *later = 0;
+	*procs = NULL;
+	return r->self ? rec_self__found(r->self, procs, more, later) : 0;
 }
 
 int ps_recorder__list_events(void (*fn)(const char *name, const char *kind, void *arg), void *arg,

@@ -50,8 +50,11 @@ struct ps_recorder;
  * @callchain: sample call chains (-g)
  * @mmap_pages: ring data pages per CPU, a power of two; 0: PS_RECORDER_RING_MAX bytes or
  *              less, as described above
- * @exclude_self: in system-wide mode, leave out the samples of the recorder's own process
- *                group (its pipeline), the workload and its children excepted
+ * @exclude_self: in system-wide mode, leave out the samples of the recorder's own
+ *                pipeline: itself and the processes that read the pipe @out_dev/@out_ino
+ *                and, downstream, the pipes they write (each one's standard input on the
+ *                pipe before), and what they start; the workload and its children are kept
+ * @out_pipe: the stream goes into a pipe or FIFO, @out_dev and @out_ino (its fstat())
  * @argc, @argv: the command line, for the cmdline feature; not copied, must outlive the
  *               recorder
  * @use_clockid: time samples with @clockid (CLOCK_MONOTONIC...) instead of the kernel's perf
@@ -69,6 +72,9 @@ struct ps_recorder_config {
 	bool callchain;
 	unsigned int mmap_pages;
 	bool exclude_self;
+	bool out_pipe;
+	dev_t out_dev;
+	ino_t out_ino;
 	int argc;
 	char **argv;
 	bool use_clockid;
@@ -195,6 +201,25 @@ size_t ps_recorder__nr_user_only(const struct ps_recorder *r);
 
 /** ps_recorder__stats() - counts so far. */
 void ps_recorder__stats(const struct ps_recorder *r, struct ps_recorder_stats *st);
+
+#define PS_RECORDER_MAX_SELF 16 /* processes of the pipeline named */
+
+/** struct ps_recorder_proc - a process of the recorder's own pipeline, left out. */
+struct ps_recorder_proc {
+	pid_t pid;
+	char comm[16];
+};
+
+/**
+ * ps_recorder__left_out() - the processes of the recorder's own pipeline that are left out
+ * (ps_recorder_config.exclude_self): those found when recording started, the recorder
+ * first, at most PS_RECORDER_MAX_SELF of them.
+ * @more: set to how many more were found
+ * @later: set to how many processes they started since, left out too
+ * Return: how many are in *@procs (owned by @r); 0 when nothing is left out.
+ */
+size_t ps_recorder__left_out(const struct ps_recorder *r, const struct ps_recorder_proc **procs,
+                             size_t *more, size_t *later);
 
 /**
  * ps_recorder__list_events() - call @fn for every event that can be recorded: the software

@@ -200,8 +200,11 @@ int rec_tracefs__list(const char *root, void (*fn)(const char *, const char *, v
 
 /* ---- recorder_self.c ---- */
 
-/** rec_self__new() - the verdicts for this process group; @workload (or 0) is kept. */
-struct rec_self *rec_self__new(pid_t workload);
+/**
+ * rec_self__new() - the verdicts for the recorder's pipeline, found on the pipe @cfg names
+ * (recorder_self.c); @workload (or 0) is kept.
+ */
+struct rec_self *rec_self__new(pid_t workload, const struct ps_recorder_config *cfg);
 /** rec_self__delete() - free; NULL is allowed. */
 void rec_self__delete(struct rec_self *s);
 /** rec_self__drop() - true when the samples of process @pid are the pipeline's own. */
@@ -209,10 +212,17 @@ bool rec_self__drop(struct rec_self *s, pid_t pid);
 /** rec_self__fork() - a FORK record: process @pid inherits the verdict of @ppid. */
 void rec_self__fork(struct rec_self *s, pid_t pid, pid_t ppid);
 /**
- * rec_self__initial() - the pids of the process group when recording started, the workload
- * excepted (at most 64), for the kernel filter.  Owned by @s.  Return: how many.
+ * rec_self__initial() - the threads of the pipeline when recording started (at most 64),
+ * for the kernel filter.  Owned by @s.  Return: how many.
  */
 size_t rec_self__initial(struct rec_self *s, const pid_t **pids);
+/**
+ * rec_self__found() - the processes of the pipeline found when recording started, the
+ * recorder first (owned by @s); *@more: how many more were found; *@later: processes they
+ * started since, left out too.  Return: how many are in *@procs.
+ */
+size_t rec_self__found(const struct rec_self *s, const struct ps_recorder_proc **procs,
+                       size_t *more, size_t *later);
 
 /* ---- recorder_buildid.c ---- */
 
