@@ -229,7 +229,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 #define WBUF_SIZE (1u << 20)
 #define RUN_ID_LEN 16
 #define CREATE_MAX (64u << 20)
-#define CLIENT_TIMEOUT_S 60 /* connect, send, receive: a frozen server is a failed call */
+#define CLIENT_TIMEOUT_S 60 /* send, receive (connect: 10): a frozen server is a failed call */
 #define SLOW_MS 10000       /* a call this long is said once */
 #define STOP_CALL_MS 10000  /* after a stop request, a call gets this long */
 #define STOP_ALL_MS 60000   /* and the inserts of what was read this long in all */
@@ -749,7 +749,7 @@ static void spawn_client(struct loader *l, const char *stmt, int in)
 	for (i = 0; i < (int)ARRAY_SIZE(timeouts); i++)
 		if (!user_setting(o, timeouts[i]))
 			argv[argc++] = own[nown++] =
-			        xasprintf("--%s=%d", timeouts[i], CLIENT_TIMEOUT_S);
+			        xasprintf("--%s=%d", timeouts[i], i ? CLIENT_TIMEOUT_S : 10);
 	if (!stmt) {
 		if (!user_setting(o, "input_format_import_nested_json"))
 			argv[argc++] = "--input_format_import_nested_json=1";
