@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -225,6 +227,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 #define MAX_QUEUE 100000
 #define WBUF_SIZE (1u << 20)
+#define RUN_ID_LEN 16
+#define CREATE_MAX (64u << 20)
+#define CLIENT_TIMEOUT_S 60 /* send, receive (connect: 10): a frozen server is a failed call */
+#define SLOW_MS 10000       /* a call this long is said once */
+#define STOP_CALL_MS 10000  /* after a stop request, a call gets this long */
+#define STOP_ALL_MS 60000   /* and the inserts of what was read this long in all */
 
 struct batch {
 	char *path;  /* SPOOL/b-SEQ-ID.json */
@@ -245,26 +253,44 @@ struct loader {
 	const struct opts *o;
 	char *dir;
 	bool own_dir; /* made by us: removed at the end when empty */
+	int lock_fd;  /* SPOOL/.lock, held by us and by every client we start */
 	char qtable[300];
-	char run_id[20];
+	char run_id[RUN_ID_LEN + 1];
 	uint64_t seq;
 	struct batch *q; /* FIFO of sealed batches */
 	size_t head, n, cap;
 	uint64_t spooled; /* bytes in sealed batches + the open one */
-	char *schema;     /* the CREATE statement still to run, NULL once done */
+	char *stmts[2];   /* CREATE statements still to run, first first */
+	int nstmts;
+	bool ready; /* the table's statement is known (or none comes): batches may go */
 	pid_t child;
 	enum job job;
+	int child_out, child_err; /* its standard output and error: memory files */
+	uint64_t child_start_ms;
+	bool child_slow; /* said that it takes long */
 	uint64_t next_try_ms, backoff_ms;
 	unsigned int failures;
-	bool fatal; /* an error a retry cannot mend: stop, keep the spool */
-	uint64_t inserted_rows, inserted_batches;
-	/* the batch being written */
-	int cur_fd; /* -1: none open */
-	char *cur_path;
+	bool fatal;       /* an error a retry cannot mend: stop, keep the spool */
+	uint64_t stop_ms; /* when a stop request was first seen */
+	uint64_t inserted_rows, inserted_batches, dropped_rows;
+	/* the batch being written: its rows on disk (cur_len bytes), then in out */
+	char *cur_path; /* NULL: none open */
+	int cur_fd;     /* -1: its file not created yet */
 	char cur_id[64];
 	uint64_t cur_rows, cur_start_ms;
+	uint64_t cur_len, cur_rows_disk, buf_rows;
 	struct ps_json_buf out; /* its rows not yet written (up to WBUF_SIZE) */
 };
+
+static volatile sig_atomic_t stop_requests;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	ps_stop = 1;
+	if (stop_requests < 100)
+		stop_requests++;
+}
 
 /* Milliseconds for batch ages and back-off: the coarse clock (a tick's resolution) is
  * plenty, and it is read for every record, where the precise one cost 5% of the run. */
@@ -277,12 +303,25 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
 static PS_NORETURN void fatal_sys(const char *what, const char *path)
 {
 	struct ps_error err = { 0 };
 
 	ps_error__sys(&err, PS_ESYS, path, "%s", what);
 	ps_die(&err);
+}
+
+static PS_NORETURN void out_of_memory(void)
+{
+	ps_msg("out of memory");
+	exit(1);
 }
 
 static char *xasprintf(const char *fmt, ...) PS_PRINTF(1, 2);
@@ -296,11 +335,45 @@ static char *xasprintf(const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		ps_msg("out of memory");
-		exit(1);
-	}
+	if (n < 0)
+		out_of_memory();
 	return s;
+}
+
+/* @s for a message: bytes outside printable ASCII as \xHH (a file name is anyone's) */
+static char *printable(const char *s)
+{
+	char *t = malloc(strlen(s) * 4 + 1), *p = t;
+
+	if (!t)
+		out_of_memory();
+	for (; *s; s++)
+		if (*s >= 0x20 && *s < 0x7f && *s != '\\')
+			*p++ = *s;
+		else
+			p += sprintf(p, "\\x%02x", (unsigned char)*s);
+	*p = 0;
+	return t;
+}
+
+/* @s as a ClickHouse string literal: quote and backslash escaped, other bytes \xHH */
+static char *sql_string(const char *s)
+{
+	char *t = malloc(strlen(s) * 4 + 3), *p = t;
+
+	if (!t)
+		out_of_memory();
+	*p++ = '\'';
+	for (; *s; s++)
+		if (*s == '\'' || *s == '\\')
+			p += sprintf(p, "\\%c", *s);
+		else if (*s >= 0x20 && *s < 0x7f)
+			*p++ = *s;
+		else
+			p += sprintf(p, "\\x%02x", (unsigned char)*s);
+	*p++ = '\'';
+	*p = 0;
+	return t;
 }
 
 static void queue_push(struct loader *l, const struct batch *b)
@@ -330,12 +403,56 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * A batch file's name is the loader's own pattern and nothing else: b-SEQ-RUN-N.json, or
+ * .part while it is written; SEQ is N in twelve digits, RUN sixteen hex digits.  Its id,
+ * RUN-N, goes into the batch check: a name that is not exactly that is no batch of ours.
+ */
+static bool batch_name(const char *name, char *id, size_t idlen, uint64_t *seq, bool *part)
+{
+	const char *p = name + 2, *run, *n;
+	uint64_t s = 0, s2 = 0;
+	size_t i;
+
+	if (strncmp(name, "b-", 2) != 0)
+		return false;
+	for (i = 0; i < 12; i++, p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		s = s * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p++ != '-')
+		return false;
+	run = p;
+	for (i = 0; i < RUN_ID_LEN; i++, p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return false;
+	if (*p++ != '-')
+		return false;
+	for (n = p; *p >= '0' && *p <= '9'; p++) {
+		if (p - n == 12)
+			return false;
+		s2 = s2 * 10 + (uint64_t)(*p - '0');
+	}
+	if (p == n || *n == '0' || s2 != s)
+		return false;
+	if (strcmp(p, ".json") == 0)
+		*part = false;
+	else if (strcmp(p, ".part") == 0)
+		*part = true;
+	else
+		return false;
+	snprintf(id, idlen, "%.*s", (int)(p - run), run);
+	*seq = s;
+	return true;
+}
+
 static uint64_t count_lines(const char *path, uint64_t *bytes)
 {
 	char buf[65536];
 	uint64_t n = 0;
 	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	*bytes = 0;
 	if (fd < 0)
@@ -349,6 +466,141 @@ static uint64_t count_lines(const char *path, uint64_t *bytes)
 	return n;
 }
 
+/*
+ * The open batch of a run that was killed: its complete rows are a batch (renamed to .json),
+ * a row cut short at its end is dropped.  Return false when no complete row is left.
+ */
+static bool resume_part(struct loader *l, const char *name, struct batch *b)
+{
+	char *part = xasprintf("%s/%s", l->dir, name), buf[65536];
+	int fd = open(part, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	uint64_t off = 0, keep = 0, rows = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		fatal_sys("cannot open", part);
+	while ((r = read(fd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++) {
+			rows++;
+			keep = off + (uint64_t)(p - buf) + 1;
+		}
+		off += (uint64_t)r;
+	}
+	if (r < 0 || (keep < off && ftruncate(fd, (off_t)keep) < 0))
+		fatal_sys("cannot read or cut", part);
+	close(fd);
+	if (!rows) {
+		ps_msg("%s: %s: the open batch of an interrupted run holds no complete row: removed",
+		       l->dir, name);
+		unlink(part);
+		free(part);
+		return false;
+	}
+	b->path = xasprintf("%.*s.json", (int)(strlen(part) - 5), part);
+	if (rename(part, b->path) < 0)
+		fatal_sys("cannot rename", part);
+	ps_msg("%s: %s: the open batch of an interrupted run: its %" PRIu64
+	       " complete rows go in%s",
+	       l->dir, name, rows, keep < off ? " (a row cut short at its end is dropped)" : "");
+	b->rows = rows;
+	b->bytes = keep;
+	free(part);
+	return true;
+}
+
+/*
+ * The spool is ours alone while we run, and while any client we started runs: a client
+ * outlives a loader killed with SIGKILL (it has a process group of its own) and may still
+ * insert a batch, which a new run must not check before the insert has ended.
+ */
+static void spool_lock(struct loader *l)
+{
+	char *p = xasprintf("%s/.lock", l->dir);
+
+	l->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (l->lock_fd < 0)
+		fatal_sys("cannot open the spool's lock", p);
+	if (flock(l->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		if (errno != EWOULDBLOCK)
+			fatal_sys("cannot lock", p);
+		ps_msg("%s: in use by another pstream-clickhouse, or by a client it started that "
+		       "still runs: waiting until it ends",
+		       l->dir);
+		while (flock(l->lock_fd, LOCK_EX) < 0) {
+			if (errno != EINTR)
+				fatal_sys("cannot lock", p);
+			if (ps_stop) {
+				ps_msg("%s: stopped while waiting for the spool", l->dir);
+				exit(1);
+			}
+		}
+		ps_msg("%s: free now", l->dir);
+	}
+	free(p);
+}
+
+/*
+ * The CREATE statement of the table the spool's batches are for, kept beside them (first
+ * line: the table), so that a run without a stream can create the table before it checks
+ * and inserts them.
+ */
+static void spool_save_create(struct loader *l, const char *stmt)
+{
+	char *tmp = xasprintf("%s/.create.tmp", l->dir), *p = xasprintf("%s/.create", l->dir);
+	FILE *f = fopen(tmp, "we");
+	bool ok = f && fprintf(f, "%s\n%s", l->qtable, stmt) >= 0;
+
+	if (f && fclose(f) != 0)
+		ok = false;
+	if (!ok || rename(tmp, p) < 0)
+		unlink(tmp); /* a full spool: a later run without a stream cannot create it */
+	free(tmp);
+	free(p);
+}
+
+static void queue_statement(struct loader *l, char *stmt)
+{
+	if (l->nstmts == (int)ARRAY_SIZE(l->stmts)) {
+		free(stmt);
+		return;
+	}
+	l->stmts[l->nstmts++] = stmt;
+}
+
+static void spool_load_create(struct loader *l)
+{
+	char *p = xasprintf("%s/.create", l->dir), *text, *nl;
+	FILE *f = fopen(p, "re");
+	size_t len;
+
+	free(p);
+	if (!f)
+		return;
+	text = malloc(CREATE_MAX + 1);
+	if (!text)
+		out_of_memory();
+	len = fread(text, 1, CREATE_MAX, f);
+	fclose(f);
+	text[len] = 0;
+	nl = strchr(text, '\n');
+	if (!nl || !nl[1]) {
+		free(text);
+		return;
+	}
+	*nl = 0;
+	if (strcmp(text, l->qtable) != 0) {
+		char *t = printable(text);
+
+		ps_msg("%s: its batches are for the table %s, not %s: give the same -d and -t",
+		       l->dir, t, l->qtable);
+		free(t);
+		exit(2);
+	}
+	if (l->o->create)
+		queue_statement(l, xasprintf("%s", nl + 1));
+	free(text);
+}
+
 /* Batches an earlier run left in the spool go first, in their order. */
 static void spool_resume(struct loader *l)
 {
@@ -360,41 +612,58 @@ static void spool_resume(struct loader *l)
 	if (!d)
 		fatal_sys("cannot open the spool directory", l->dir);
 	while ((e = readdir(d))) {
-		size_t len = strlen(e->d_name);
+		char id[64], *t;
+		uint64_t seq;
+		bool part;
+		struct stat st;
 
-		if (strncmp(e->d_name, "b-", 2) != 0 || len < 8 ||
-		    strcmp(e->d_name + len - 5, ".json") != 0)
+		if (e->d_name[0] == '.')
 			continue;
+		if (!batch_name(e->d_name, id, sizeof(id), &seq, &part) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode)) {
+			t = printable(e->d_name);
+			ps_msg("%s: %s: not a batch of pstream-clickhouse: left alone", l->dir, t);
+			free(t);
+			continue;
+		}
 		char **nn = realloc(names, (n + 1) * sizeof(*names));
 
-		if (!nn || !(nn[n] = strdup(e->d_name))) {
-			ps_msg("out of memory");
-			exit(1);
-		}
+		if (!nn || !(nn[n] = strdup(e->d_name)))
+			out_of_memory();
 		names = nn;
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++) {
 		struct batch b = { 0 };
-		const char *id = strchr(names[i] + 2, '-');
-		size_t len;
+		uint64_t seq;
+		bool part;
 
-		b.path = xasprintf("%s/%s", l->dir, names[i]);
-		if (id) {
-			len = strlen(id + 1) - 5;
-			snprintf(b.id, sizeof(b.id), "%.*s", (int)len, id + 1);
+		batch_name(names[i], b.id, sizeof(b.id), &seq, &part);
+		if (part) {
+			if (!resume_part(l, names[i], &b)) {
+				free(names[i]);
+				continue;
+			}
+		} else {
+			b.path = xasprintf("%s/%s", l->dir, names[i]);
+			b.rows = count_lines(b.path, &b.bytes);
 		}
-		b.rows = count_lines(b.path, &b.bytes);
 		b.tried = true; /* an earlier run may have sent it: check first */
 		l->spooled += b.bytes;
+		if (seq > l->seq)
+			l->seq = seq; /* ours come after, in the same order */
 		queue_push(l, &b);
 		free(names[i]);
 	}
 	free(names);
-	if (n)
-		ps_msg("%s: %zu batches from an earlier run go first", l->dir, n);
+	if (l->n) {
+		ps_msg("%s: %zu batches from an earlier run go first", l->dir, l->n);
+		spool_load_create(l);
+	}
 }
 
 static void loader_init(struct loader *l, const struct opts *o)
@@ -403,6 +672,8 @@ static void loader_init(struct loader *l, const struct opts *o)
 
 	memset(l, 0, sizeof(*l));
 	l->o = o;
+	l->cur_fd = l->lock_fd = -1;
+	l->child_out = l->child_err = -1;
 	if (o->database)
 		snprintf(l->qtable, sizeof(l->qtable), "`%s`.`%s`", o->database, o->table);
 	else if (strchr(o->table, '.'))
@@ -418,6 +689,7 @@ static void loader_init(struct loader *l, const struct opts *o)
 		if (mkdir(o->spool, 0700) < 0 && errno != EEXIST)
 			fatal_sys("cannot create the spool directory", o->spool);
 		l->dir = xasprintf("%s", o->spool);
+		spool_lock(l);
 		spool_resume(l);
 	} else {
 		const char *tmp = getenv("TMPDIR");
@@ -426,9 +698,11 @@ static void loader_init(struct loader *l, const struct opts *o)
 		if (!mkdtemp(l->dir))
 			fatal_sys("cannot create the spool directory", l->dir);
 		l->own_dir = true;
+		spool_lock(l);
 	}
+	/* the batches wait for the table's statement, from the spool or the stream */
+	l->ready = !o->create || l->nstmts;
 	l->backoff_ms = BACKOFF_MIN_MS;
-	l->cur_fd = -1;
 }
 
 /* --setting gave @name a value (the client refuses an option twice) */
@@ -443,13 +717,27 @@ static bool user_setting(const struct opts *o, const char *name)
 	return false;
 }
 
-/* Run the client: args, stdin from @in_path (or /dev/null), stdout to @out_path. */
-static pid_t spawn_client(struct loader *l, const char *query, const char *in_path,
-                          const char *out_path, bool insert)
+static int memory_file(const char *name)
 {
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
+	if (fd < 0)
+		fatal_sys("cannot create a memory file", name);
+	return fd;
+}
+
+/*
+ * Run the client on a statement (@stmt, on its standard input: an argument is capped at
+ * 128 KiB) or on the insert of the batch open on @in.  Its output and errors go to memory
+ * files, not to the spool, which may be full.  It inherits the spool's lock (spool_lock()).
+ */
+static void spawn_client(struct loader *l, const char *stmt, int in)
+{
+	static const char *const timeouts[] = { "connect_timeout", "send_timeout",
+		                                "receive_timeout" };
 	const struct opts *o = l->o;
 	char *argv[MAX_SETTINGS + 16];
-	char *own[MAX_SETTINGS + 4];
+	char *own[MAX_SETTINGS + 8];
 	int argc = 0, nown = 0, i;
 	pid_t pid;
 
@@ -457,63 +745,100 @@ static pid_t spawn_client(struct loader *l, const char *query, const char *in_pa
 	argv[argc++] = own[nown++] = xasprintf("--host=%s", o->host);
 	if (o->port)
 		argv[argc++] = own[nown++] = xasprintf("--port=%s", o->port);
-	if (insert) {
-		/* the loader's defaults, unless --setting says otherwise */
+	/* the loader's defaults, unless --setting says otherwise */
+	for (i = 0; i < (int)ARRAY_SIZE(timeouts); i++)
+		if (!user_setting(o, timeouts[i]))
+			argv[argc++] = own[nown++] =
+			        xasprintf("--%s=%d", timeouts[i], i ? CLIENT_TIMEOUT_S : 10);
+	if (!stmt) {
 		if (!user_setting(o, "input_format_import_nested_json"))
 			argv[argc++] = "--input_format_import_nested_json=1";
 		if (!user_setting(o, "input_format_skip_unknown_fields"))
 			argv[argc++] = "--input_format_skip_unknown_fields=1";
+	} else {
+		size_t len = strlen(stmt);
+
+		if (len > 200000 && !user_setting(o, "max_query_size"))
+			argv[argc++] = own[nown++] = xasprintf("--max_query_size=%zu", len + 4096);
+		argv[argc++] = "--multiquery";
 	}
 	for (i = 0; i < o->nr_settings; i++)
 		argv[argc++] = own[nown++] = xasprintf("--%s", o->settings[i]);
-	argv[argc++] = own[nown++] = xasprintf("--query=%s", query);
+	if (!stmt)
+		argv[argc++] = own[nown++] =
+		        xasprintf("--query=INSERT INTO %s FORMAT JSONEachRow", l->qtable);
 	argv[argc] = NULL;
+	if (stmt) {
+		size_t len = strlen(stmt), done = 0;
 
+		in = memory_file("statement");
+		while (done < len) {
+			ssize_t n = write(in, stmt + done, len - done);
+
+			if (n <= 0 && errno != EINTR)
+				fatal_sys("cannot write", "a memory file");
+			done += n > 0 ? (size_t)n : 0;
+		}
+		lseek(in, 0, SEEK_SET);
+	}
+	l->child_out = memory_file("stdout");
+	l->child_err = memory_file("stderr");
+
+	/* the child does only what is safe after a fork beside the read-ahead thread */
 	pid = fork();
 	if (pid == 0) {
-		int in = open(in_path ? in_path : "/dev/null", O_RDONLY);
-		int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-		char *errp = xasprintf("%s/.client.err", l->dir);
-		int errfd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-		if (in < 0 || out < 0 || errfd < 0)
+		if (dup2(in, 0) < 0 || dup2(l->child_out, 1) < 0 || dup2(l->child_err, 2) < 0)
 			_exit(127);
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(errfd, 2);
-		signal(SIGPIPE, SIG_DFL);
+		/* the lock is held until the client has ended, even if we are killed */
+		fcntl(l->lock_fd, F_SETFD, 0);
+		ps_signals__child_reset();
 		/* a Ctrl-C for the pipeline is ours to handle: the insert finishes */
 		setpgid(0, 0);
 		execvp(argv[0], argv);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
+	close(in);
 	for (i = 0; i < nown; i++)
 		free(own[i]);
 	if (pid < 0)
 		fatal_sys("cannot fork", o->client);
-	return pid;
+	l->child = pid;
+	l->child_start_ms = now_ms();
+	l->child_slow = false;
+}
+
+/* What the client wrote to @fd (NUL-terminated, at most @len - 1 bytes). */
+static void read_memory_file(int fd, char *buf, size_t len)
+{
+	ssize_t n = fd >= 0 ? pread(fd, buf, len - 1, 0) : -1;
+
+	buf[n > 0 ? n : 0] = 0;
+}
+
+static void close_child_files(struct loader *l)
+{
+	if (l->child_out >= 0)
+		close(l->child_out);
+	if (l->child_err >= 0)
+		close(l->child_err);
+	l->child_out = l->child_err = -1;
 }
 
 /* The client's error line (the one with the server's "Code: N."), for the message. */
 static void client_error(struct loader *l, char *buf, size_t len)
 {
-	char *p = xasprintf("%s/.client.err", l->dir), line[512];
-	FILE *f = fopen(p, "r");
+	char text[65536], *line, *save = NULL;
 
+	read_memory_file(l->child_err, text, sizeof(text));
 	buf[0] = 0;
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			line[strcspn(line, "\n")] = 0;
-			if (!buf[0] || strstr(line, "Code: ")) {
-				snprintf(buf, len, "%s", line);
-				if (strstr(line, "Code: "))
-					break;
-			}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!buf[0] || strstr(line, "Code: ")) {
+			snprintf(buf, len, "%s", line);
+			if (strstr(line, "Code: "))
+				break;
 		}
-		fclose(f);
 	}
-	free(p);
 }
 
 /*
@@ -538,26 +863,36 @@ static bool permanent(const char *msg)
 	return false;
 }
 
+static const char *job_name(enum job job)
+{
+	return job == JOB_CREATE ? "create table" : job == JOB_CHECK ? "batch check" : "insert";
+}
+
 static void start_job(struct loader *l)
 {
-	char q[512], *out = xasprintf("%s/.client.out", l->dir);
 	struct batch *b = l->n ? &l->q[l->head] : NULL;
 
-	if (l->schema) {
+	if (l->nstmts) {
 		l->job = JOB_CREATE;
-		l->child = spawn_client(l, l->schema, NULL, out, false);
+		spawn_client(l, l->stmts[0], -1);
 	} else if (b && b->tried) {
-		snprintf(q, sizeof(q), "SELECT count() FROM %s WHERE batch = '%s'", l->qtable,
-		         b->id);
+		/* the id is the loader's own pattern (batch_name()), quoted all the same */
+		char *id = sql_string(b->id),
+		     *q = xasprintf("SELECT count() FROM %s WHERE batch = %s", l->qtable, id);
+
 		l->job = JOB_CHECK;
-		l->child = spawn_client(l, q, NULL, out, false);
+		spawn_client(l, q, -1);
+		free(q);
+		free(id);
 	} else if (b) {
-		snprintf(q, sizeof(q), "INSERT INTO %s FORMAT JSONEachRow", l->qtable);
+		int in = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+		if (in < 0)
+			fatal_sys("cannot open", b->path);
 		l->job = JOB_INSERT;
 		b->tried = true;
-		l->child = spawn_client(l, q, b->path, out, true);
+		spawn_client(l, NULL, in);
 	}
-	free(out);
 }
 
 static void batch_done(struct loader *l, const char *how)
@@ -584,15 +919,12 @@ static void job_finished(struct loader *l, int status)
 	l->child = 0;
 	l->job = JOB_NONE;
 	if (ok && job == JOB_CHECK) {
-		char *p = xasprintf("%s/.client.out", l->dir);
-		FILE *f = fopen(p, "r");
+		char text[64];
 		unsigned long long have = 0;
 		struct batch *b = &l->q[l->head];
 
-		ok = f && fscanf(f, "%llu", &have) == 1;
-		if (f)
-			fclose(f);
-		free(p);
+		read_memory_file(l->child_out, text, sizeof(text));
+		ok = sscanf(text, "%llu", &have) == 1;
 		if (ok && have == b->rows) {
 			batch_done(l, "were in already");
 		} else if (ok && have == 0) {
@@ -606,10 +938,12 @@ static void job_finished(struct loader *l, int status)
 	} else if (ok && job == JOB_INSERT) {
 		batch_done(l, "inserted");
 	} else if (ok && job == JOB_CREATE) {
-		free(l->schema);
-		l->schema = NULL;
+		free(l->stmts[0]);
+		l->stmts[0] = l->stmts[1];
+		l->nstmts--;
 	}
 	if (ok) {
+		close_child_files(l);
 		if (l->failures)
 			ps_msg("%s:%s: connected again; %zu batches waiting", l->o->host,
 			       l->o->port ? l->o->port : "9000", l->n);
@@ -619,23 +953,33 @@ static void job_finished(struct loader *l, int status)
 		return;
 	}
 	client_error(l, msg, sizeof(msg));
+	close_child_files(l);
 	if (permanent(msg)) {
-		ps_msg("%s failed: %s",
-		       job == JOB_CREATE ? "create table" :
-		       job == JOB_CHECK  ? "batch check" :
-		                           "insert",
-		       msg[0] ? msg : "clickhouse-client failed");
+		ps_msg("%s failed: %s", job_name(job), msg[0] ? msg : "clickhouse-client failed");
 		l->fatal = true;
 		return;
 	}
 	if (l->failures++ == 0 || l->o->verbose)
-		ps_msg("%s failed, retrying (batches wait in %s): %s",
-		       job == JOB_CREATE ? "create table" :
-		       job == JOB_CHECK  ? "batch check" :
-		                           "insert",
-		       l->dir, msg[0] ? msg : "clickhouse-client failed");
+		ps_msg("%s failed, retrying (batches wait in %s): %s", job_name(job), l->dir,
+		       msg[0] ? msg : "clickhouse-client failed");
 	l->next_try_ms = now_ms() + l->backoff_ms;
 	l->backoff_ms = l->backoff_ms * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : l->backoff_ms * 2;
+}
+
+/* Stop the running client now: its batch is checked before it is inserted again. */
+static void kill_child(struct loader *l)
+{
+	int status;
+
+	if (!l->child)
+		return;
+	kill(-l->child, SIGKILL);
+	kill(l->child, SIGKILL);
+	while (waitpid(l->child, &status, 0) < 0 && errno == EINTR)
+		;
+	l->child = 0;
+	l->job = JOB_NONE;
+	close_child_files(l);
 }
 
 /* Move the loader on without blocking: reap a finished client, start the next one. */
@@ -646,79 +990,225 @@ static void pump(struct loader *l)
 	if (l->child) {
 		pid_t r = waitpid(l->child, &status, WNOHANG);
 
-		if (r == 0)
+		if (r == 0) {
+			if (!l->child_slow && now_ms() - l->child_start_ms >= SLOW_MS) {
+				l->child_slow = true;
+				ps_msg("%s:%s: no answer for %d s (%s); waiting", l->o->host,
+				       l->o->port ? l->o->port : "9000", SLOW_MS / 1000,
+				       job_name(l->job));
+			}
 			return;
+		}
 		if (r < 0)
 			status = 1 << 8;
 		job_finished(l, status);
 	}
-	if (!l->child && !l->fatal && (l->schema || l->n) && now_ms() >= l->next_try_ms)
+	if (!l->child && !l->fatal && (l->nstmts || (l->ready && l->n)) &&
+	    now_ms() >= l->next_try_ms)
 		start_job(l);
 }
 
 /*
- * The open batch's rows so far to its file: large writes, one copy.  A stop request does
- * not cut it short (what was read is still inserted).
+ * After a stop request, what was read is still inserted, within bounds: a client call gets
+ * STOP_CALL_MS, all of them STOP_ALL_MS; a failed call (the server is unreachable) or a
+ * second request ends it at once.  Without a request, only a fatal error gives up.
+ */
+static bool give_up(struct loader *l)
+{
+	uint64_t t = now_ms();
+
+	if (l->fatal)
+		return true;
+	if (!ps_stop)
+		return false;
+	if (!l->stop_ms)
+		l->stop_ms = t;
+	if (stop_requests > 1 || t - l->stop_ms >= STOP_ALL_MS)
+		return true;
+	if (l->child)
+		return t - (l->child_start_ms > l->stop_ms ? l->child_start_ms : l->stop_ms) >=
+		       STOP_CALL_MS;
+	return l->failures > 0;
+}
+
+/* The open batch, created on its first row (its file on its first write); its id goes
+ * into every row. */
+static void current(struct loader *l)
+{
+	if (l->cur_path)
+		return;
+	l->seq++;
+	snprintf(l->cur_id, sizeof(l->cur_id), "%s-%" PRIu64, l->run_id, l->seq);
+	l->cur_path = xasprintf("%s/b-%012" PRIu64 "-%s.part", l->dir, l->seq, l->cur_id);
+	l->cur_fd = -1;
+	l->cur_rows = l->cur_rows_disk = l->buf_rows = l->cur_len = 0;
+	l->cur_start_ms = now_ms();
+}
+
+static bool no_space(int e)
+{
+	return e == ENOSPC || e == EDQUOT;
+}
+
+/*
+ * The open batch's rows in memory to its file: large writes, one copy.  Return 0, or 1 when
+ * the file system is full (the whole rows that fitted are written, the others stay in
+ * memory), or -1 on another error.
+ */
+static int spill_some(struct loader *l, struct ps_error *err)
+{
+	size_t done = 0, rows = 0;
+
+	if (!l->out.len)
+		return 0;
+	if (l->cur_fd < 0) {
+		l->cur_fd = open(l->cur_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (l->cur_fd < 0)
+			return no_space(errno) ?
+			               1 :
+			               ps_error__sys(err, PS_EWRITE, l->cur_path, "cannot create");
+	}
+	while (done < l->out.len) {
+		ssize_t n = pwrite(l->cur_fd, l->out.p + done, l->out.len - done,
+		                   (off_t)(l->cur_len + done));
+
+		if (n > 0) {
+			done += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && !no_space(errno))
+			return ps_error__sys(err, PS_EWRITE, l->cur_path, "write error");
+		break;
+	}
+	if (done == l->out.len) {
+		rows = l->buf_rows;
+	} else {
+		/* whole rows only: a cut one is taken back */
+		const char *nl = done ? memrchr(l->out.p, '\n', done) : NULL;
+
+		done = nl ? (size_t)(nl - l->out.p) + 1 : 0;
+		if (ftruncate(l->cur_fd, (off_t)(l->cur_len + done)) < 0)
+			return ps_error__sys(err, PS_EWRITE, l->cur_path, "write error");
+		for (const char *p = l->out.p; (p = memchr(p, '\n', (size_t)(l->out.p + done - p)));
+		     p++)
+			rows++;
+	}
+	l->cur_len += done;
+	l->cur_rows_disk += rows;
+	l->buf_rows -= rows;
+	memmove(l->out.p, l->out.p + done, l->out.len - done);
+	l->out.len -= done;
+	return l->out.len ? 1 : 0;
+}
+
+/* The open batch's file (all its rows written) becomes a batch waiting its turn. */
+static void seal_file(struct loader *l)
+{
+	struct batch b = { 0 };
+
+	if (l->cur_fd >= 0 && close(l->cur_fd) < 0)
+		fatal_sys("write error", l->cur_path);
+	l->cur_fd = -1;
+	if (!l->cur_rows_disk) {
+		unlink(l->cur_path);
+	} else {
+		b.path = xasprintf("%.*s.json", (int)(strlen(l->cur_path) - 5), l->cur_path);
+		if (rename(l->cur_path, b.path) < 0)
+			fatal_sys("cannot rename", l->cur_path);
+		snprintf(b.id, sizeof(b.id), "%s", l->cur_id);
+		b.rows = l->cur_rows_disk;
+		b.bytes = l->cur_len;
+		queue_push(l, &b);
+	}
+	free(l->cur_path);
+	l->cur_path = NULL;
+}
+
+/*
+ * The spool is full and nothing else waits to be inserted: the open batch's rows on disk
+ * become a batch of their own, and those still in memory a new open batch (their "batch"
+ * values rewritten, each row ending with it).
+ */
+static void seal_written(struct loader *l)
+{
+	struct ps_json_buf rest = l->out, nb = { 0 };
+	uint64_t rows = l->buf_rows;
+	char old[64];
+	size_t olen, i = 0;
+
+	snprintf(old, sizeof(old), "%s", l->cur_id);
+	olen = strlen(old);
+	l->out = (struct ps_json_buf){ 0 };
+	seal_file(l);
+	current(l);
+	while (i < rest.len) {
+		const char *nl = memchr(rest.p + i, '\n', rest.len - i);
+		size_t end = (size_t)(nl - rest.p) + 1;
+
+		ps_json__raw(&nb, rest.p + i, end - i - (olen + 3));
+		ps_json__raw(&nb, l->cur_id, strlen(l->cur_id));
+		ps_json__raw(&nb, "\"}\n", 3);
+		i = end;
+	}
+	if (nb.failed)
+		out_of_memory();
+	l->spooled += nb.len;
+	l->spooled -= rest.len < l->spooled ? rest.len : l->spooled;
+	ps_json_buf__release(&rest);
+	l->out = nb;
+	l->buf_rows = l->cur_rows = rows;
+}
+
+/*
+ * The rows in memory to the open batch's file.  A full file system pauses the reading, as
+ * --spool-max does, until inserted batches free some room (or some is freed by others);
+ * rows that cannot be written by a stop are counted as dropped.  Return 0 or -1.
  */
 static int spill(struct loader *l, struct ps_error *err)
 {
-	size_t done = 0;
+	int r = spill_some(l, err);
+	bool said = false;
 
-	while (done < l->out.len) {
-		ssize_t n = write(l->cur_fd, l->out.p + done, l->out.len - done);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return ps_error__sys(err, PS_EWRITE, l->cur_path, "write error");
-		done += (size_t)n;
+	while (r == 1) {
+		if (!said) {
+			ps_msg("%s: no space left on device: reading paused until inserted batches "
+			       "free some",
+			       l->dir);
+			said = true;
+		}
+		if (!l->n && !l->child && l->cur_rows_disk)
+			seal_written(l);
+		pump(l);
+		if (give_up(l)) {
+			ps_msg("%s: no space left on device: %" PRIu64
+			       " rows read are not in the spool, nor in the table",
+			       l->dir, l->buf_rows);
+			l->dropped_rows += l->buf_rows;
+			l->cur_rows -= l->buf_rows;
+			l->spooled -= l->out.len < l->spooled ? l->out.len : l->spooled;
+			l->buf_rows = 0;
+			l->out.len = 0;
+			return 0;
+		}
+		sleep_ms(100);
+		r = spill_some(l, err);
 	}
-	l->out.len = 0;
-	return 0;
+	if (!r && said)
+		ps_msg("%s: room again: reading goes on", l->dir);
+	return r;
 }
 
 static void seal(struct loader *l)
 {
 	struct ps_error err = { 0 };
-	struct batch b = { 0 };
-	char *path;
 
-	if (l->cur_fd < 0)
+	if (!l->cur_path)
 		return;
 	if (spill(l, &err) < 0)
 		ps_die(&err);
-	if (close(l->cur_fd) < 0)
-		fatal_sys("write error", l->cur_path);
-	l->cur_fd = -1;
-	path = xasprintf("%.*s.json", (int)(strlen(l->cur_path) - 5), l->cur_path);
-	if (rename(l->cur_path, path) < 0)
-		fatal_sys("cannot rename", l->cur_path);
-	free(l->cur_path);
-	l->cur_path = NULL;
-	b.path = path;
-	snprintf(b.id, sizeof(b.id), "%s", l->cur_id);
-	b.rows = l->cur_rows;
-	{
-		struct stat sb;
-
-		b.bytes = stat(path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
-	}
-	queue_push(l, &b);
-}
-
-/* The open batch, created on its first row; its id goes into every row. */
-static void current(struct loader *l)
-{
-	if (l->cur_fd >= 0)
-		return;
-	l->seq++;
-	snprintf(l->cur_id, sizeof(l->cur_id), "%s-%" PRIu64, l->run_id, l->seq);
-	l->cur_path = xasprintf("%s/b-%012" PRIu64 "-%s.part", l->dir, l->seq, l->cur_id);
-	l->cur_fd = open(l->cur_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (l->cur_fd < 0)
-		fatal_sys("cannot create", l->cur_path);
-	l->cur_rows = 0;
-	l->cur_start_ms = now_ms();
+	seal_file(l);
 }
 
 /* ---- the stream ---- */
@@ -772,10 +1262,16 @@ static int header_done(struct ctx *c, struct ps_error *err)
 			snprintf(full, sizeof(full), "%s.%s", c->o->database, c->o->table);
 			t = full;
 		}
-		c->l->schema = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t, 0, err);
-		if (!c->l->schema)
+		char *stmt = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t, 0, err);
+
+		if (!stmt)
 			return -1;
+		/* kept for a run without a stream, unless an earlier run's is still to run */
+		if (!c->l->nstmts)
+			spool_save_create(c->l, stmt);
+		queue_statement(c->l, stmt);
 	}
+	c->l->ready = true;
 	return 0;
 }
 
@@ -855,6 +1351,7 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 	if (b->failed)
 		goto nomem;
 	l->spooled += b->len - start;
+	l->buf_rows++;
 	if (++l->cur_rows >= c->o->rows)
 		seal(l); /* full: the next row starts a new batch */
 	else if (b->len >= WBUF_SIZE)
@@ -884,55 +1381,66 @@ static void tick(struct ctx *c)
 {
 	struct loader *l = c->l;
 
-	if (l->cur_fd >= 0 &&
+	if (l->cur_path &&
 	    (l->cur_rows >= c->o->rows || now_ms() - l->cur_start_ms >= c->o->interval_ms))
 		seal(l);
 	pump(l);
 	/* a full spool stops the reading: the stream waits upstream */
 	while (!ps_stop && !l->fatal && l->spooled >= c->o->spool_max << 20 && (l->n || l->child)) {
-		struct timespec ts = { 0, 50 * 1000000 };
-
-		nanosleep(&ts, NULL);
+		sleep_ms(50);
 		pump(l);
 	}
 }
 
-/* End: every sealed batch into the table, or give up on a signal. */
+/*
+ * End: every sealed batch into the table; after a stop request, within the bounds of
+ * give_up().  Return -1 when batches are left in the spool or rows were dropped.
+ */
 static int finish(struct loader *l)
 {
 	seal(l);
-	while (l->schema || l->n || l->child) {
-		struct timespec ts = { 0, 20 * 1000000 };
-
-		if ((ps_stop || l->fatal) && !l->child)
+	l->ready = true;
+	while (l->nstmts || l->n || l->child) {
+		if (give_up(l)) {
+			kill_child(l);
 			break;
+		}
 		pump(l);
-		if (l->child || l->schema || l->n)
-			nanosleep(&ts, NULL);
+		if (l->child || l->nstmts || l->n)
+			sleep_ms(20);
 	}
-	if (l->n || l->schema) {
-		ps_msg("%zu batches not inserted are kept in %s (--spool %s inserts them)", l->n,
-		       l->dir, l->dir);
+	if (l->n || l->nstmts) {
+		ps_msg("%zu batches not inserted are kept in %s (with the same options, --spool %s "
+		       "and no input inserts them)",
+		       l->n, l->dir, l->dir);
 		return -1;
 	}
-	return 0;
+	return l->dropped_rows ? -1 : 0;
 }
 
 static void loader_cleanup(struct loader *l)
 {
-	char *p = xasprintf("%s/.client.err", l->dir);
+	char *p;
 
-	unlink(p);
-	free(p);
-	p = xasprintf("%s/.client.out", l->dir);
-	unlink(p);
-	free(p);
-	if (l->own_dir && l->n == 0)
-		rmdir(l->dir);
+	if (l->n == 0 && !l->cur_path) {
+		/* nothing waits: no statement to keep */
+		p = xasprintf("%s/.create", l->dir);
+		unlink(p);
+		free(p);
+		if (l->own_dir) {
+			p = xasprintf("%s/.lock", l->dir);
+			unlink(p);
+			free(p);
+			rmdir(l->dir);
+		}
+	}
+	if (l->lock_fd >= 0)
+		close(l->lock_fd);
 	free(l->dir);
 	free(l->q);
 	ps_json_buf__release(&l->out);
-	free(l->schema);
+	for (int i = 0; i < l->nstmts; i++)
+		free(l->stmts[i]);
 }
 
 int main(int argc, char **argv)
@@ -944,14 +1452,32 @@ int main(int argc, char **argv)
 	struct ctx c = { 0 };
 	struct opts o;
 	uint64_t last_tick = 0;
+	struct sigaction sa = { .sa_handler = on_stop }; /* no SA_RESTART */
 	int r = 0, left;
 
 	ps_progname = "pstream-clickhouse";
 	ps_signals__init();
+	/* a second SIGINT or SIGTERM stops the inserts of what was read (give_up()) */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	parse_args(argc, argv, &o);
 	c.o = &o;
 	c.l = &l;
 	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, &err);
+	if (!c.in && err.code == PS_EEMPTY && o.spool) {
+		/* no stream: the spool's batches go in, and that is all */
+		loader_init(&l, &o);
+		l.ready = true;
+		if (!l.n)
+			ps_msg("%s: no batch waits there", l.dir);
+		left = finish(&l);
+		if (o.verbose)
+			ps_msg("%" PRIu64 " rows in %" PRIu64 " batches inserted into %s",
+			       l.inserted_rows, l.inserted_batches, l.qtable);
+		loader_cleanup(&l);
+		return left < 0 ? 1 : 0;
+	}
 	if (!c.in)
 		ps_die(&err);
 	c.s = ps_input__session(c.in);

@@ -47,6 +47,15 @@ setup() {
 }
 
 teardown() {
+	local e
+	# what a test left running or mounted, whatever happened to it
+	[ -z "${KILL_PIDS:-}" ] || kill -9 $KILL_PIDS 2>/dev/null || true
+	[ -z "${MNT:-}" ] || umount "$MNT" 2>/dev/null || true
+	if [ -n "${UPROBES:-}" ]; then
+		for e in /sys/kernel/tracing/events/"$UPROBES"/*/; do
+			[ -d "$e" ] && echo "-:$UPROBES/$(basename "$e")" >>/sys/kernel/tracing/uprobe_events
+		done 2>/dev/null || true
+	fi
 	[ -n "${DB:-}" ] && [ -z "${CH_SKIP:-}" ] && ch -q "DROP DATABASE IF EXISTS $DB" || true
 }
 
@@ -479,4 +488,269 @@ readme_queries() {
 	[ "$(ch -q "SELECT count() FROM $DB.ev WHERE host = 'gamma'")" = "$(samples_in "$g")" ]
 	diff <(pcount_rows comm "$g") <(ch_rows comm "FROM $DB.ev WHERE host = 'gamma'")
 	for s in shard1 shard2; do ch -q "DROP TABLE $s.ev_$DB"; done
+}
+
+# ---- exactly once, whatever happens (issue 21) ----
+
+# the samples perf script reports for a stream
+perf_samples() {
+	perf script -i - <"$1" 2>/dev/null | wc -l
+}
+
+# wait_until CONDITION: up to 30 s for a shell condition (an end, never a duration)
+wait_until() {
+	local i
+	for i in $(seq 300); do
+		eval "$1" && return 0
+		sleep 0.1
+	done
+	echo "still not true after 30 s: $1"
+	return 1
+}
+
+# wait_end PID: its status, once it has ended (124 and killed when it runs 30 s more)
+wait_end() {
+	local st=0
+	wait_until "! kill -0 $1 2>/dev/null" || {
+		kill -9 "$1"
+		wait "$1"
+		return 124
+	}
+	wait "$1" || st=$?
+	return "$st"
+}
+
+# the real client, but an INSERT waits at a gate (the file $GATE) after writing its pid
+# to $GATE.waiting: an insert under way, held for as long as a test needs
+gate_client() {
+	cat >"$BATS_TEST_TMPDIR/gclient" <<'END'
+#!/bin/sh
+case "$*" in *INSERT*)
+	echo $$ >>"$GATE.waiting"
+	while [ ! -e "$GATE" ]; do sleep 0.05; done ;;
+esac
+exec clickhouse-client "$@"
+END
+	chmod +x "$BATS_TEST_TMPDIR/gclient"
+	echo "$BATS_TEST_TMPDIR/gclient"
+}
+
+# loader [options]: the test's server and database (not for a background job, whose $!
+# would be the function's shell)
+loader() {
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" "$@"
+}
+
+@test "pstream-clickhouse: killed with -9 while its client inserts: the next run waits for that client, each row in once" {
+	need_perf
+	local f=$DATA/rawsys-dd.pipe spool=$BATS_TEST_TMPDIR/spool t=$BATS_TEST_TMPDIR client pid n
+	n=$(perf_samples "$f")
+	client=$(gate_client)
+	export GATE=$t/gate
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" -t k --spool "$spool" --client "$client" <"$f" 2>"$t/err1" &
+	pid=$!
+	KILL_PIDS=$pid
+	wait_until '[ -s "$GATE.waiting" ]'
+	KILL_PIDS="$pid $(cat "$GATE.waiting")"
+	# the loader dies; its client lives on, in its own process group, with the batch
+	kill -9 "$pid"
+	wait "$pid" || true
+	# a new run on the spool at once: it must not check the batch before that insert ends
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" -t k --spool "$spool" -v </dev/null 2>"$t/err2" &
+	pid=$!
+	KILL_PIDS="$KILL_PIDS $pid"
+	wait_until "! kill -0 $pid 2>/dev/null || grep -q 'waiting until it ends' '$t/err2'"
+	touch "$GATE"
+	wait_end "$pid" || {
+		cat "$t/err2"
+		return 1
+	}
+	wait_until "! kill -0 $(cat "$GATE.waiting") 2>/dev/null"
+	cat "$t/err2"
+	[ "$(ch -q "SELECT count() FROM $DB.k")" = "$n" ]
+	grep -q 'waiting until it ends' "$t/err2"
+	grep -q 'were in already' "$t/err2"
+}
+
+@test "pstream-clickhouse: the open batch of a loader killed with -9 goes in on the next run, a cut row dropped" {
+	local f=$BATS_TEST_TMPDIR/big.pipe spool=$BATS_TEST_TMPDIR/spool t=$BATS_TEST_TMPDIR pid part rows
+	# 20,000 rows: more than the 1 MiB the loader holds before writing its open batch
+	"$TOOLS/phostile" samples 20000 >"$f"
+	mkfifo "$t/fifo"
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" -t p -n 1000000 -i 86400 --spool "$spool" <"$t/fifo" 2>"$t/err1" &
+	pid=$!
+	KILL_PIDS=$pid
+	exec 7>"$t/fifo"
+	cat "$f" >&7
+	wait_until 'part=$(ls "$spool"/b-*.part 2>/dev/null) && [ -s "$part" ]'
+	kill -9 "$pid"
+	wait "$pid" || true
+	exec 7>&-
+	part=$(ls "$spool"/b-*.part)
+	rows=$(wc -l <"$part")
+	[ "$rows" -gt 0 ]
+	# and a row cut short, as a kill in the middle of a write leaves it
+	printf '{"event":"cpu-clock","time":9' >>"$part"
+	run -0 --separate-stderr loader -t p --spool "$spool" </dev/null
+	echo "$stderr"
+	[[ "$stderr" == *"the open batch of an interrupted run: its $rows complete rows go in (a row cut short at its end is dropped)"* ]]
+	# the stream's first rows, each once
+	diff <("$BIN/ptojson" "$f" | head -n "$rows" | jq .time) \
+		<(ch -q "SELECT time FROM $DB.p ORDER BY time")
+	[ -z "$(ls "$spool")" ]
+}
+
+@test "pstream-clickhouse: SIGINT with the server up: every row read is inserted, status 0" {
+	need_perf
+	local f=$DATA/rawsys-dd.pipe spool=$BATS_TEST_TMPDIR/spool t=$BATS_TEST_TMPDIR pid n st=0
+	n=$(perf_samples "$f")
+	mkfifo "$t/fifo"
+	# batches of 100 rows: the last 96 stay in the open batch, which only the end seals
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" -t i -n 100 -i 86400 -v \
+		--spool "$spool" <"$t/fifo" 2>"$t/err" &
+	pid=$!
+	KILL_PIDS=$pid
+	exec 7>"$t/fifo"
+	cat "$f" >&7
+	# every full batch is in, the input still open, as a live stream is: a Ctrl-C now
+	wait_until '[ "$(grep -c "rows inserted" "$t/err")" = $((n / 100)) ]'
+	kill -INT "$pid"
+	wait_end "$pid" || st=$?
+	exec 7>&-
+	cat "$t/err"
+	[ "$st" = 0 ]
+	[ "$(ch -q "SELECT count() FROM $DB.i")" = "$n" ]
+	! grep -q 'kept in' "$t/err"
+}
+
+@test "pstream-clickhouse: a full spool disk pauses the reading until inserted batches free room" {
+	need_perf
+	local f=$BATS_TEST_TMPDIR/ten.pipe spool=$BATS_TEST_TMPDIR/spool n
+	# 10 copies of a recording: about 4 MiB of rows, one batch, on a 1 MiB file system
+	"$BIN/pcat" $(for i in $(seq 10); do echo "$DATA/rawsys-dd.pipe"; done) >"$f"
+	n=$(perf_samples "$f")
+	mkdir "$spool"
+	mount -t tmpfs -o size=1m tmpfs "$spool" 2>/dev/null ||
+		skip "cannot mount a tmpfs here (root needed)"
+	MNT=$spool
+	run -0 --separate-stderr timeout 120 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" \
+		-d "$DB" -t full -n 1000000 -i 86400 --spool "$spool" <"$f"
+	echo "$stderr"
+	[[ "$stderr" == *"$spool: no space left on device: reading paused until inserted batches free some"* ]]
+	[[ "$stderr" == *"$spool: room again: reading goes on"* ]]
+	[ "$(ch -q "SELECT count() FROM $DB.full")" = "$n" ]
+	[ "$(ch -q "SELECT uniqExact(batch) FROM $DB.full")" -gt 1 ]
+	[ -z "$(ls "$spool")" ]
+}
+
+@test "pstream-clickhouse: a frozen server: SIGTERM ends the loader within bounds, its client killed, the batches kept" {
+	need_perf
+	local f=$DATA/rawsys-dd.pipe spool=$BATS_TEST_TMPDIR/spool t=$BATS_TEST_TMPDIR pid child lpid st=0
+	# a server that accepts connections and never answers
+	python3 -c 'import socket, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(64)
+print(s.getsockname()[1], flush=True)
+time.sleep(3600)' >"$t/port" &
+	lpid=$!
+	KILL_PIDS=$lpid
+	wait_until '[ -s "$t/port" ]'
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$(cat "$t/port")" -d "$DB" -t fz --spool "$spool" \
+		<"$f" 2>"$t/err" &
+	pid=$!
+	KILL_PIDS="$lpid $pid"
+	# its client waits on the server (CREATE TABLE)
+	wait_until "pgrep -P $pid >/dev/null"
+	child=$(pgrep -P "$pid")
+	kill -TERM "$pid"
+	wait_end "$pid" || st=$?
+	cat "$t/err"
+	[ "$st" = 1 ]
+	! kill -0 "$child" 2>/dev/null
+	grep -q "batches not inserted are kept in $spool" "$t/err"
+	# the real server gets them, each once
+	run -0 --separate-stderr loader -t fz --spool "$spool" </dev/null
+	[ "$(ch -q "SELECT count() FROM $DB.fz")" = "$(perf_samples "$f")" ]
+}
+
+@test "pstream-clickhouse: --spool with no input inserts the spool (table created first); a name is never SQL" {
+	need_perf
+	local f=$DATA/rawsys-dd.pipe spool=$BATS_TEST_TMPDIR/spool t=$BATS_TEST_TMPDIR pid n st=0 evil
+	n=$(perf_samples "$f")
+	# the server unreachable: the table not created, the batches kept
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P 1 -d "$DB" -t rec --spool "$spool" <"$f" 2>"$t/err" &
+	pid=$!
+	KILL_PIDS=$pid
+	wait_until "grep -q retrying '$t/err'"
+	kill -TERM "$pid"
+	wait_end "$pid" || st=$?
+	[ "$st" = 1 ]
+	grep -q "batches not inserted are kept in $spool" "$t/err"
+	# the hint followed: no stream, the same options
+	run -0 --separate-stderr loader -t rec --spool "$spool" </dev/null
+	echo "$stderr"
+	[ "$(ch -q "SELECT count() FROM $DB.rec")" = "$n" ]
+	[ -z "$(ls "$spool")" ]
+	# a file whose name would have made the batch check count every row (and so remove
+	# it unloaded) is no batch: left alone, said, nothing inserted nor removed
+	evil="b-000000000001-' OR 1 OR '.json"
+	yes '{}' | head -n "$n" >"$spool/$evil"
+	run -0 --separate-stderr loader -t rec --spool "$spool" -v </dev/null
+	echo "$stderr"
+	[[ "$stderr" == *"$evil: not a batch of pstream-clickhouse: left alone"* ]]
+	[ -e "$spool/$evil" ]
+	[ "$(ch -q "SELECT count() FROM $DB.rec")" = "$n" ]
+}
+
+@test "pstream-clickhouse: a CREATE TABLE over 128 KiB (3,000 uprobe fields) goes in, on the client's stdin" {
+	need_perf
+	local u=/sys/kernel/tracing/uprobe_events t=$BATS_TEST_TMPDIR off e a args
+	[ -w "$u" ] && [ -x /usr/bin/true ] || skip "no uprobe_events here"
+	# the entry point of /usr/bin/true as a file offset
+	off=$(python3 -c 'import struct
+f = open("/usr/bin/true", "rb").read()
+entry, phoff = struct.unpack_from("<QQ", f, 24)
+size, num = struct.unpack_from("<HH", f, 54)
+for i in range(num):
+    typ, _, off, vaddr, _, filesz = struct.unpack_from("<IIQQQQ", f, phoff + i * size)
+    if typ == 1 and vaddr <= entry < vaddr + filesz:
+        print(hex(entry - vaddr + off))') && [ -n "$off" ] || skip "/usr/bin/true is not a 64-bit ELF"
+	UPROBES=pst$$
+	for e in $(seq 30); do
+		args=
+		for a in $(seq 100); do
+			args="$args $(printf 'e%02d_a%03d_a_long_field_name' "$e" "$a")=%di"
+		done
+		echo "p:$UPROBES/e$e /usr/bin/true:$off$args" 2>/dev/null >>"$u" ||
+			skip "cannot add uprobes here"
+	done
+	"$BIN/precord" -q -e "$UPROBES:*" -o "$t/up.pipe" -- /usr/bin/true
+	for e in $(seq 30); do echo "-:$UPROBES/e$e" >>"$u"; done
+	UPROBES=
+	[ "$("$BIN/pheader" --schema clickhouse --table "$DB.up" "$t/up.pipe" | wc -c)" -gt 131072 ]
+	# the real client creates the table; the rows are kept apart (an insert into 3,000
+	# columns needs more memory than the test server allows)
+	cat >"$t/client" <<'END'
+#!/bin/sh
+case "$*" in *INSERT*) exec cat >>"$ROWS" ;; esac
+exec clickhouse-client "$@"
+END
+	chmod +x "$t/client"
+	export ROWS=$t/rows
+	run -0 --separate-stderr load_into up "$t/up.pipe" --client "$t/client"
+	[ "$(ch -q "SELECT count() FROM system.columns WHERE database = '$DB' AND table = 'up'")" -gt 3000 ]
+	[ "$(wc -l <"$ROWS")" = "$(perf_samples "$t/up.pipe")" ]
+}
+
+@test "pstream-clickhouse: an empty spool under ASan/UBSan (no qsort of NULL)" {
+	local san=$TOP/build/san/bin/pstream-clickhouse client
+	[ -x "$san" ] || skip "sanitized programs not built (make check builds them)"
+	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=halt_on_error=1
+	export LSAN_OPTIONS="suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0"
+	client=$(fake_client)
+	export ROWS=$BATS_TEST_TMPDIR/rows
+	: >"$ROWS"
+	clean_run "$san" --client "$client" --spool "$BATS_TEST_TMPDIR/spool" "$DATA/rawsys-dd.pipe"
+	[ "$(wc -l <"$ROWS")" = 896 ]
 }
