@@ -10,7 +10,7 @@ setup() {
 
 @test "pcat: --help prints the usage on stdout and exits 0" {
 	run -0 --separate-stderr "$BIN/pcat" --help
-	[[ "$output" == "usage: pcat [-fmq] [--data] [-o file] [file ...]"* ]]
+	[[ "$output" == "usage: pcat [-fmq] [--data] [--distinct] [-o file] [file ...]"* ]]
 	[ -z "$stderr" ]
 }
 
