@@ -219,3 +219,17 @@ expect_file_damage() {
 		cmp_or_show "$t/a.txt" "$t/b.txt"
 	done
 }
+
+@test "badinput: a hostile input name stays on its message's one line, escaped" {
+	# a file name, like a comm or an event name, may hold a newline or an escape sequence:
+	# it must not print a line of its own nor drive the terminal
+	local name=$'bad\n  x\033[31m' prog
+	printf 'not a perf stream at all\n' >"$BATS_TEST_TMPDIR/$name"
+	for prog in "pcat -f" ptojson pcount pheader "pfilter -f comm=x -i" "psplit -n 1 -d $BATS_TEST_TMPDIR/d" \
+		pflame "pstream-clickhouse --client true"; do
+		# shellcheck disable=SC2086
+		run -1 --separate-stderr "$BIN/"$prog "$BATS_TEST_TMPDIR/$name"
+		[ "${#stderr_lines[@]}" -eq 1 ] || { echo "$prog:"; echo "$stderr"; return 1; }
+		[[ "$stderr" == *'bad\n  x\x1b[31m'* ]] || { echo "$prog: $stderr"; return 1; }
+	done
+}

@@ -13,16 +13,68 @@
 
 const char *ps_progname = "pstream";
 
+/*
+ * Names in a message come from streams, file names and neighbours: a newline in one would
+ * print a line of its own, an escape sequence would drive the terminal.  Control bytes (and
+ * the C1 controls in UTF-8) are written escaped, as \n, \t or \xNN; a message stays one
+ * line whatever it names.
+ */
+static void put_text(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	for (; p < end; p++) {
+		if (*p == '\n')
+			fputs("\\n", stderr);
+		else if (*p == '\t')
+			fputs("\\t", stderr);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(stderr, "\\x%02x", *p);
+		else if (*p == 0xc2 && p + 1 < end && p[1] >= 0x80 && p[1] <= 0x9f)
+			fprintf(stderr, "\\xc2\\x%02x", *++p);
+		else
+			fputc(*p, stderr);
+	}
+}
+
+static void put_str(const char *s)
+{
+	put_text(s, strlen(s));
+}
+
+/* a message formatted, then written as put_text() writes it */
+static void put_fmt(const char *fmt, va_list ap)
+{
+	char small[512], *big = NULL;
+	va_list again;
+	int n;
+
+	va_copy(again, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= (int)sizeof(small) && (big = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(big, (size_t)n + 1, fmt, again);
+	va_end(again);
+	if (n < 0)
+		return;
+	if (big)
+		put_text(big, (size_t)n);
+	else
+		put_text(small, strnlen(small, sizeof(small) - 1));
+	free(big);
+}
+
 void ps_warn(const struct ps_error *err)
 {
 	if (!err || !err->code)
 		return;
 	fprintf(stderr, "%s: ", ps_progname);
-	if (err->input)
-		fprintf(stderr, "%s: ", err->input);
+	if (err->input) {
+		put_str(err->input);
+		fputs(": ", stderr);
+	}
 	if (err->has_offset)
 		fprintf(stderr, "offset 0x%" PRIx64 ": ", err->offset);
-	fputs(err->detail[0] ? err->detail : ps_strerror(err->code), stderr);
+	put_str(err->detail[0] ? err->detail : ps_strerror(err->code));
 	if (err->sys_errno)
 		fprintf(stderr, ": %s", strerror(err->sys_errno));
 	fputc('\n', stderr);
@@ -40,7 +92,7 @@ void ps_msg(const char *fmt, ...)
 
 	fprintf(stderr, "%s: ", ps_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_fmt(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -58,7 +110,7 @@ void ps_status(const char *fmt, ...)
 	if (fmt) {
 		fprintf(stderr, "%s: ", ps_progname);
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		put_fmt(fmt, ap);
 		va_end(ap);
 	}
 	fflush(stderr);
@@ -76,7 +128,7 @@ void ps_usage_error(const char *fmt, ...)
 
 	fprintf(stderr, "%s: ", ps_progname);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_fmt(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n%s: try '%s --help'\n", ps_progname, ps_progname);
 	exit(2);
