@@ -318,6 +318,34 @@ static PS_NORETURN void fatal_sys(const char *what, const char *path)
 	ps_die(&err);
 }
 
+/*
+ * A spool that someone else can write is one where they can put a symbolic link at the
+ * name of a batch or of the lock, and have this run (often root's) write or truncate any
+ * file through it, or remove batches unloaded.  Refused: the spool must be a directory of
+ * ours, not a link, that nobody else can write.
+ */
+static void spool_check_owner(const char *dir)
+{
+	struct ps_error err = { 0 };
+	struct stat st;
+
+	if (lstat(dir, &st) < 0)
+		fatal_sys("cannot use the spool directory", dir);
+	if (!S_ISDIR(st.st_mode))
+		ps_error__set(&err, PS_EUSAGE, dir, PS_NO_OFFSET,
+		              "the spool is not a directory (a symbolic link is not followed)");
+	else if (st.st_uid != geteuid())
+		ps_error__set(
+		        &err, PS_EUSAGE, dir, PS_NO_OFFSET,
+		        "the spool directory belongs to another user: give a directory of yours");
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		ps_error__set(
+		        &err, PS_EUSAGE, dir, PS_NO_OFFSET,
+		        "others can write the spool directory: chmod go-w it, or give another");
+	if (err.code)
+		ps_die(&err);
+}
+
 static PS_NORETURN void out_of_memory(void)
 {
 	ps_msg("out of memory");
@@ -688,6 +716,7 @@ static void loader_init(struct loader *l, const struct opts *o)
 	if (o->spool) {
 		if (mkdir(o->spool, 0700) < 0 && errno != EEXIST)
 			fatal_sys("cannot create the spool directory", o->spool);
+		spool_check_owner(o->spool);
 		l->dir = xasprintf("%s", o->spool);
 		spool_lock(l);
 		spool_resume(l);

@@ -630,7 +630,7 @@ loader() {
 	"$BIN/pcat" $(for i in $(seq 10); do echo "$DATA/rawsys-dd.pipe"; done) >"$f"
 	n=$(perf_samples "$f")
 	mkdir "$spool"
-	mount -t tmpfs -o size=1m tmpfs "$spool" 2>/dev/null ||
+	mount -t tmpfs -o size=1m,mode=0700 tmpfs "$spool" 2>/dev/null ||
 		skip "cannot mount a tmpfs here (root needed)"
 	MNT=$spool
 	run -0 --separate-stderr timeout 120 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" \

@@ -381,3 +381,25 @@ written() {
 	[ -L "$T/so" ]
 	no_leftovers
 }
+
+@test "files: pstream-clickhouse --spool refuses a directory others can write, a link, another user's" {
+	# a neighbour who can write the spool could put a link at a batch's or the lock's name
+	# and have root's loader truncate any file through it, or remove batches unloaded
+	local s=$BATS_TEST_TMPDIR/spool f=$DATA/rawsys-dd.pipe
+	mkdir -m 0777 "$s"
+	echo precious >"$BATS_TEST_TMPDIR/precious"
+	run -2 --separate-stderr "$BIN/pstream-clickhouse" --client true --spool "$s" <"$f"
+	[[ "$stderr" == *"$s: others can write the spool directory"* ]]
+	chmod 0700 "$s"
+	ln -s "$s" "$s.link"
+	run -2 --separate-stderr "$BIN/pstream-clickhouse" --client true --spool "$s.link" <"$f"
+	[[ "$stderr" == *"$s.link: the spool is not a directory"* ]]
+	if [ "$(id -u)" = 0 ] && chown nobody "$s" 2>/dev/null; then
+		run -2 --separate-stderr "$BIN/pstream-clickhouse" --client true --spool "$s" <"$f"
+		[[ "$stderr" == *"belongs to another user"* ]]
+		chown 0 "$s"
+	fi
+	# a spool of ours, 0700: used
+	run -0 --separate-stderr "$BIN/pstream-clickhouse" --client true --spool "$s" <"$f"
+	[ "$(cat "$BATS_TEST_TMPDIR/precious")" = precious ]
+}
