@@ -258,7 +258,8 @@ static int copy_input(struct piece *p, struct sink *out, struct ps_session *firs
 			if (!ps_session__same_attrs(first, s)) {
 				ps_error__set(
 				        err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
-				        "its events are not those of %s: not a piece of the same recording",
+				        "its events are not those of %s: not a piece of the same recording "
+				        "(to merge different recordings: pcat --merge)",
 				        first_name);
 				return -1;
 			}
@@ -271,7 +272,8 @@ static int copy_input(struct piece *p, struct sink *out, struct ps_session *firs
 	}
 	if (r == 0 && !checked && !ps_session__same_attrs(first, s)) {
 		ps_error__set(err, PS_EMISMATCH, ps_input__name(in), PS_NO_OFFSET,
-		              "its events are not those of %s: not a piece of the same recording",
+		              "its events are not those of %s: not a piece of the same recording "
+		              "(to merge different recordings: pcat --merge)",
 		              first_name);
 		return -1;
 	}

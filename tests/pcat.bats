@@ -82,6 +82,8 @@ setup() {
 @test "pcat: inputs of different recordings are refused" {
 	run -1 --separate-stderr "$BIN/pcat" -o "$BATS_TEST_TMPDIR/out" "$DATA/rawsys-dd.pipe" "$DATA/compressed-z.pipe"
 	[[ "$stderr" == "pcat: $DATA/compressed-z.pipe: its events are not those of $DATA/rawsys-dd.pipe"* ]]
+	# and what to do instead
+	[[ "$stderr" == *"(to merge different recordings: pcat --merge)" ]]
 	# the first input was delivered in full before the refusal
 	cmp -n "$(stat -c %s "$DATA/rawsys-dd.pipe")" "$DATA/rawsys-dd.pipe" "$BATS_TEST_TMPDIR/out"
 }
