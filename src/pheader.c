@@ -25,6 +25,7 @@
 #include "lib/schema.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/text.h"
 #include "lib/xalloc.h"
 
 static const char usage_text[] =
@@ -356,24 +357,7 @@ static json_t *build_doc(struct ps_input *in, const struct opts *o, struct state
  * cannot reach a tty: C0, DEL and C1 (U+0080 to U+009F, such as the one-byte CSI) */
 static void put_textn(const char *s, size_t n)
 {
-	for (; n && *s; s++, n--) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == 0xc2 && n > 1 && (unsigned char)s[1] >= 0x80 &&
-		    (unsigned char)s[1] < 0xa0) {
-			printf("\\xc2\\x%02x", (unsigned char)s[1]);
-			s++;
-			n--;
-		} else if (c == '\n') {
-			fputs("\\n", stdout);
-		} else if (c == '\t') {
-			fputs("\\t", stdout);
-		} else if (c < 0x20 || c == 0x7f) {
-			printf("\\x%02x", c);
-		} else {
-			putchar(c);
-		}
-	}
+	ps_text__put_line(stdout, s, n);
 }
 
 static void put_text(const char *s)

@@ -10,31 +10,18 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "text.h"
 
 const char *ps_progname = "pstream";
 
 /*
  * Names in a message come from streams, file names and neighbours: a newline in one would
- * print a line of its own, an escape sequence would drive the terminal.  Control bytes (and
- * the C1 controls in UTF-8) are written escaped, as \n, \t or \xNN; a message stays one
- * line whatever it names.
+ * print a line of its own, an escape sequence would drive the terminal.  A message is
+ * written as ps_text__put_line() writes a name: one line whatever it names.
  */
 static void put_text(const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s, *end = p + n;
-
-	for (; p < end; p++) {
-		if (*p == '\n')
-			fputs("\\n", stderr);
-		else if (*p == '\t')
-			fputs("\\t", stderr);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(stderr, "\\x%02x", *p);
-		else if (*p == 0xc2 && p + 1 < end && p[1] >= 0x80 && p[1] <= 0x9f)
-			fprintf(stderr, "\\xc2\\x%02x", *++p);
-		else
-			fputc(*p, stderr);
-	}
+	ps_text__put_line(stderr, s, n);
 }
 
 static void put_str(const char *s)

@@ -16,6 +16,7 @@
 
 #include "abi.h"
 #include "compat.h"
+#include "json.h"
 #include "key.h"
 #include "sample.h"
 #include "session.h"
@@ -638,41 +639,16 @@ const char *ps_key__column(const char *key, size_t idx, char *buf, size_t len)
 	return buf;
 }
 
-/* The length of the valid UTF-8 sequence at @s (1 to 4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* overlong forms, UTF-16 surrogates, past U+10FFFF */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
-		return 0;
-	return n;
-}
-
 const char *ps_key__shown(const char *value, char *buf, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
-	const unsigned char *p = (const unsigned char *)value;
+	const unsigned char *p = (const unsigned char *)value, *end = p + strlen(value);
 	size_t o = 0;
 
 	if (!len)
 		return buf;
 	while (*p) {
-		size_t n = utf8_len(p), i;
+		size_t n = ps_json__utf8_seq(p, (size_t)(end - p)), i;
 		char esc[4];
 		size_t elen = 0;
 

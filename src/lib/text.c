@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * text.c - string helpers: the edit distance behind "did you mean" suggestions.
+ * text.c - string helpers: the edit distance behind "did you mean" suggestions, names
+ * written on one line.
  */
 #include <stdint.h>
 #include <string.h>
@@ -31,4 +32,22 @@ size_t ps_edit_distance(const char *a, const char *b)
 		}
 	}
 	return row[lb];
+}
+
+void ps_text__put_line(FILE *fp, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+
+	for (; p < end && *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", fp);
+		else if (*p == '\t')
+			fputs("\\t", fp);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(fp, "\\x%02x", *p);
+		else if (*p == 0xc2 && p + 1 < end && p[1] >= 0x80 && p[1] <= 0x9f)
+			fprintf(fp, "\\xc2\\x%02x", *++p);
+		else
+			fputc(*p, fp);
+	}
 }
