@@ -7,6 +7,8 @@ two hosts out of one recording with it: the same events and ids, other names."""
 import struct
 import sys
 
+import pipestream
+
 FEAT_HOSTNAME = 3
 
 
@@ -20,23 +22,15 @@ def main():
     for arg in args:
         old, new = arg.split("=")
         names[old.encode()] = new.encode()
-    data = sys.stdin.buffer.read()
-    out = bytearray(data[:16])
-    off = 16
-    while off + 8 <= len(data):
-        typ, misc, size = struct.unpack_from("<IHH", data, off)
-        rec = bytearray(data[off:off + size])
-        extra = b""
-        if typ == 66:  # TRACING_DATA: the payload follows the record
-            plen = struct.unpack_from("<I", rec, 8)[0]
-            extra = data[off + size:off + size + plen]
-        elif typ == 80 and host is not None and struct.unpack_from("<Q", rec, 8)[0] == FEAT_HOSTNAME:
+    def edit(typ, misc, rec, payload):
+        if typ == 80 and host is not None and struct.unpack_from("<Q", rec, 8)[0] == FEAT_HOSTNAME:
             room = (len(host) + 1 + 63) // 64 * 64
             rec = bytearray(struct.pack("<IHH", typ, misc, 0)) + rec[8:16]
             rec += struct.pack("<I", room) + host + b"\0" * (room - len(host))
             rec += b"\0" * (-len(rec) % 8)
             struct.pack_into("<H", rec, 6, len(rec))
-        elif typ == 3:  # COMM: pid, tid, name, then the sample_id trailer
+            return rec, payload
+        if typ == 3:  # COMM: pid, tid, name, then the sample_id trailer
             end = rec.index(b"\0", 16)
             new = names.get(bytes(rec[16:end]))
             if new is not None:
@@ -44,9 +38,8 @@ def main():
                 if len(new) + 1 > room:
                     sys.exit("rehost.py: %s does not fit" % new.decode())
                 rec[16:16 + room] = new + b"\0" * (room - len(new))
-        out += rec + extra
-        off += size + len(extra)
-    sys.stdout.buffer.write(out)
+        return None
 
+    pipestream.rewrite(edit)
 
 main()

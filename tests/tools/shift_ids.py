@@ -7,36 +7,29 @@ synthesized records) stay 0."""
 import struct
 import sys
 
+import pipestream
+
 IDENTIFIER = 1 << 16
 SAMPLE_ID_ALL = 1 << 18
 
 
 def main():
     delta = int(sys.argv[1])
-    data = bytearray(sys.stdin.buffer.read())
-    out = bytearray(data[:16])
-    off = 16
-    ident_all = True
-    id_all = False
+    state = {"ident_all": True, "id_all": False}
 
     def shift(buf, at):
         v = struct.unpack_from("<Q", buf, at)[0]
         if v:
             struct.pack_into("<Q", buf, at, v + delta)
 
-    while off + 8 <= len(data):
-        typ, misc, size = struct.unpack_from("<IHH", data, off)
-        rec = bytearray(data[off:off + size])
-        extra = b""
-        if typ == 66:  # TRACING_DATA: the payload follows the record
-            plen = struct.unpack_from("<I", rec, 8)[0]
-            extra = data[off + size:off + size + plen]
+    def edit(typ, misc, rec, payload):
+        size = len(rec)
         if typ == 64:  # ATTR
             asize = struct.unpack_from("<I", rec, 12)[0]
             st, = struct.unpack_from("<Q", rec, 8 + 24)
             flags, = struct.unpack_from("<Q", rec, 8 + 40)
-            ident_all = ident_all and bool(st & IDENTIFIER)
-            id_all = bool(flags & SAMPLE_ID_ALL)
+            state["ident_all"] = state["ident_all"] and bool(st & IDENTIFIER)
+            state["id_all"] = bool(flags & SAMPLE_ID_ALL)
             for at in range(8 + asize, size, 8):
                 shift(rec, at)
         elif typ == 78:  # EVENT_UPDATE
@@ -48,13 +41,12 @@ def main():
                 shift(rec, 16 + i * esz)
         elif typ == 9:
             shift(rec, 8)
-        elif typ < 64 and id_all:
+        elif typ < 64 and state["id_all"]:
             shift(rec, size - 8)
-        if not ident_all:
+        if not state["ident_all"]:
             sys.exit("shift_ids.py: every event must carry PERF_SAMPLE_IDENTIFIER")
-        out += rec + extra
-        off += size + len(extra)
-    sys.stdout.buffer.write(out)
+        return None
 
+    pipestream.rewrite(edit)
 
 main()

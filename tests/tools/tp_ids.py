@@ -11,6 +11,8 @@ import re
 import struct
 import sys
 
+import pipestream
+
 S_IP, S_TID, S_TIME, S_ADDR, S_READ, S_CALLCHAIN = 1, 2, 4, 8, 0x10, 0x20
 S_ID, S_CPU, S_PERIOD, S_STREAM_ID, S_RAW, S_IDENTIFIER = 0x40, 0x80, 0x100, 0x200, 0x400, 0x10000
 R_ENABLED, R_RUNNING, R_ID, R_GROUP, R_LOST = 1, 2, 4, 8, 16
@@ -126,29 +128,23 @@ def main():
     for arg in sys.argv[1:]:
         old, new = arg.split("=")
         ids[int(old, 0)] = int(new, 0)
-    data = sys.stdin.buffer.read()
-    out = bytearray(data[:16])
-    off = 16
     attrs = {}  # sample id -> (sample_type, read_format, config)
-    first_st = None
-    ct = (0, 2)
-    while off + 8 <= len(data):
-        typ, misc, size = struct.unpack_from("<IHH", data, off)
-        rec = bytearray(data[off:off + size])
-        extra = b""
-        if typ == 66:  # TRACING_DATA: the payload follows the record
-            plen = struct.unpack_from("<I", rec, 8)[0]
-            blob = data[off + size:off + size + plen]
-            ct = common_type_at(blob)
-            extra = tracing(blob, ids)
-            struct.pack_into("<I", rec, 8, len(extra))
-            off += len(blob)
-        elif typ == 64:  # ATTR
+    state = {"first_st": None, "ct": (0, 2)}
+
+    def edit(typ, misc, rec, payload):
+        size = len(rec)
+        if typ == 66:  # TRACING_DATA: renumber the formats of the payload
+            state["ct"] = common_type_at(payload)
+            payload = tracing(payload, ids)
+            struct.pack_into("<I", rec, 8, len(payload))
+            return rec, payload
+        if typ == 64:  # ATTR
             atype, asize = struct.unpack_from("<II", rec, 8)
             cfg, _, st, rf = struct.unpack_from("<QQQQ", rec, 16)
             if atype == TRACEPOINT and cfg in ids:
                 struct.pack_into("<Q", rec, 16, ids[cfg])
-            first_st = st if first_st is None else first_st
+            if state["first_st"] is None:
+                state["first_st"] = st
             for at in range(8 + asize, size, 8):
                 attrs[struct.unpack_from("<Q", rec, at)[0]] = (st, rf, atype)
         elif typ == 65:  # HEADER_EVENT_TYPE: u64 event id, name
@@ -157,7 +153,8 @@ def main():
                 struct.pack_into("<Q", rec, 8, ids[eid])
         elif typ == 80 and struct.unpack_from("<Q", rec, 8)[0] == FEAT_EVENT_DESC:
             event_desc(rec, ids)
-        elif typ == 9 and first_st is not None:
+        elif typ == 9 and state["first_st"] is not None:
+            first_st = state["first_st"]
             if first_st & S_IDENTIFIER:
                 sid_at = 8
             else:
@@ -165,12 +162,12 @@ def main():
             st, rf, atype = attrs.get(struct.unpack_from("<Q", rec, sid_at)[0], (0, 0, 0))
             at = raw_at(rec, st, rf) if atype == TRACEPOINT else None
             if at is not None:
+                ct = state["ct"]
                 fmt = "<H" if ct[1] == 2 else "<I"
                 v, = struct.unpack_from(fmt, rec, at + ct[0])
                 struct.pack_into(fmt, rec, at + ct[0], ids.get(v, v))
-        out += rec + extra
-        off += size
-    sys.stdout.buffer.write(out)
+        return None
 
+    pipestream.rewrite(edit)
 
 main()
