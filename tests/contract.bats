@@ -35,17 +35,9 @@ record16() {
 }
 
 @test "contract: SIGINT while waiting for input ends with status 0" {
-	mkfifo "$BATS_TEST_TMPDIR/fifo"
-	"$BIN/pcat" <"$BATS_TEST_TMPDIR/fifo" >"$BATS_TEST_TMPDIR/out" &
-	local pid=$!
-	exec 5>"$BATS_TEST_TMPDIR/fifo"
-	head -c 16 "$DATA/rawsys-dd.pipe" >&5
-	sleep 0.3
-	kill -INT "$pid"
-	local st=0
-	wait "$pid" || st=$?
-	exec 5>&-
-	[ "$st" -eq 0 ]
+	head -c 16 "$DATA/rawsys-dd.pipe" >"$BATS_TEST_TMPDIR/head"
+	signal_while_reading INT 0.3 "$BATS_TEST_TMPDIR/head" "$BIN/pcat"
+	[ "$signal_status" -eq 0 ]
 	cmp_or_show "$BATS_TEST_TMPDIR/out" <(head -c 16 "$DATA/rawsys-dd.pipe")
 }
 

@@ -72,3 +72,22 @@ cmp_or_show() {
 		return 1
 	fi
 }
+
+# signal_while_reading SIGNAL PAUSE INPUT COMMAND...: COMMAND reads a fifo into
+# $BATS_TEST_TMPDIR/out; INPUT's bytes are written into the fifo, which stays open; after
+# PAUSE seconds COMMAND gets SIGNAL.  Its exit status is left in $signal_status.
+signal_while_reading() {
+	local sig=$1 pause=$2 input=$3 fifo="$BATS_TEST_TMPDIR/fifo" pid
+	shift 3
+	rm -f "$fifo"
+	mkfifo "$fifo"
+	"$@" <"$fifo" >"$BATS_TEST_TMPDIR/out" &
+	pid=$!
+	exec 5>"$fifo"
+	cat "$input" >&5
+	sleep "$pause"
+	kill -"$sig" "$pid"
+	signal_status=0
+	wait "$pid" || signal_status=$?
+	exec 5>&-
+}

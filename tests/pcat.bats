@@ -124,17 +124,8 @@ setup() {
 
 @test "pcat: SIGTERM ends it with status 0 after writing every complete record" {
 	local f="$DATA/rawsys-dd.pipe"
-	mkfifo "$BATS_TEST_TMPDIR/fifo"
-	"$BIN/pcat" <"$BATS_TEST_TMPDIR/fifo" >"$BATS_TEST_TMPDIR/out" &
-	local pid=$!
-	exec 5>"$BATS_TEST_TMPDIR/fifo"
-	cat "$f" >&5
-	sleep 0.5
-	kill -TERM "$pid"
-	local st=0
-	wait "$pid" || st=$?
-	exec 5>&-
-	[ "$st" -eq 0 ]
+	signal_while_reading TERM 0.5 "$f" "$BIN/pcat"
+	[ "$signal_status" -eq 0 ]
 	cmp_or_show "$f" "$BATS_TEST_TMPDIR/out"
 }
 

@@ -280,17 +280,8 @@ our_counts() {
 
 @test "pcount: SIGINT prints the last interval and exits 0" {
 	local f="$DATA/rawsys-dd.pipe"
-	mkfifo "$BATS_TEST_TMPDIR/fifo"
-	"$BIN/pcount" -j -i 10 <"$BATS_TEST_TMPDIR/fifo" >"$BATS_TEST_TMPDIR/out" &
-	local pid=$!
-	exec 5>"$BATS_TEST_TMPDIR/fifo"
-	cat "$f" >&5
-	sleep 0.5
-	kill -INT "$pid"
-	local st=0
-	wait "$pid" || st=$?
-	exec 5>&-
-	[ "$st" -eq 0 ]
+	signal_while_reading INT 0.5 "$f" "$BIN/pcount" -j -i 10
+	[ "$signal_status" -eq 0 ]
 	[ "$(jq .total "$BATS_TEST_TMPDIR/out")" -eq 896 ]
 	[ "$(jq .partial "$BATS_TEST_TMPDIR/out")" = true ]
 }
