@@ -91,3 +91,13 @@ signal_while_reading() {
 	wait "$pid" || signal_status=$?
 	exec 5>&-
 }
+
+# output_is: the standard output of the last `run` is exactly the lines on standard input
+output_is() {
+	local want
+	want=$(cat)
+	if [ "$output" != "$want" ]; then
+		diff <(printf '%s\n' "$want") <(printf '%s\n' "$output") | head -n 20
+		return 1
+	fi
+}

@@ -182,13 +182,14 @@ same_out_of_order() {
 	EOF
 	same_as_perf "$BATS_TEST_TMPDIR/s.pipe"
 	run -0 --separate-stderr "$PORDER" "$BATS_TEST_TMPDIR/s.pipe"
-	[ "${lines[0]}" = "0.000001000 100 100 sh" ]
-	[ "${lines[1]}" = "0.000002500 100 100 ls" ]
-	[ "${lines[2]}" = "0.000003000 100 100 ls" ]
-	[ "${lines[3]}" = "0.000003600 101 101 ls" ]
-	[ "${lines[4]}" = "0.000003700 200 201 :201" ]
-	[ "${lines[5]}" = "0.000003800 200 200 :200" ]
-	[ "${#lines[@]}" -eq 6 ]
+	output_is <<-EOF
+		0.000001000 100 100 sh
+		0.000002500 100 100 ls
+		0.000003000 100 100 ls
+		0.000003600 101 101 ls
+		0.000003700 200 201 :201
+		0.000003800 200 200 :200
+	EOF
 }
 
 @test "order: untimed records first; FORK, EXIT, thread 0, unnamed parents as perf has them" {
@@ -213,13 +214,15 @@ same_out_of_order() {
 	EOF
 	same_as_perf "$BATS_TEST_TMPDIR/s.pipe"
 	run -0 --separate-stderr "$PORDER" "$BATS_TEST_TMPDIR/s.pipe"
-	[ "${lines[0]}" = "0.000000000 50 50 :50" ]
-	[ "${lines[1]}" = "0.000004000 0 0 swapper" ]
-	[ "${lines[2]}" = "0.000004200 301 301 :301" ]
-	[ "${lines[3]}" = "0.000004400 300 300 old" ]
-	[ "${lines[4]}" = "0.000004600 400 400 old" ]
-	[ "${lines[5]}" = "0.000004800 302 303 old" ]
-	[ "${lines[6]}" = "0.000005000 300 300 old" ]
+	output_is <<-EOF
+		0.000000000 50 50 :50
+		0.000004000 0 0 swapper
+		0.000004200 301 301 :301
+		0.000004400 300 300 old
+		0.000004600 400 400 old
+		0.000004800 302 303 old
+		0.000005000 300 300 old
+	EOF
 }
 
 @test "order: a late record is counted and comes out at the next round, as perf does" {
@@ -272,9 +275,11 @@ same_out_of_order() {
 	EOF
 	same_as_perf "$BATS_TEST_TMPDIR/s.pipe"
 	run -0 --separate-stderr "$PORDER" "$BATS_TEST_TMPDIR/s.pipe"
-	[ "${lines[0]}" = "0.000000010 1 1 a" ]
-	[ "${lines[1]}" = "0.000000020 1 1 b" ]
-	[ "${lines[2]}" = "0.000000030 1 1 b" ]
+	output_is <<-EOF
+		0.000000010 1 1 a
+		0.000000020 1 1 b
+		0.000000030 1 1 b
+	EOF
 }
 
 @test "order: over the memory cap, what is held comes out early and porder says so once" {
