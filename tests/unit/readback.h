@@ -63,8 +63,7 @@ struct back_rec {
 	size_t len;
 	bool has_sample; /* a SAMPLE that parsed: its numbers below (not its pointers) */
 	struct ps_sample sample;
-	const char *event; /* the sample's event name (static copy below) */
-	char event_buf[64];
+	char event_buf[64]; /* the sample's event name */
 };
 
 struct back {
@@ -125,7 +124,6 @@ static inline void read_back(const char *path, unsigned int flags, struct back *
 			                                           &perr) == 0;
 			if (a && a->name)
 				snprintf(g->event_buf, sizeof(g->event_buf), "%s", a->name);
-			g->event = g->event_buf;
 		}
 	}
 	k->nr_attrs = ps_session__nr_attrs(ps_input__session(in));
@@ -140,6 +138,74 @@ static inline size_t back_count(const struct back *k, uint32_t type)
 	for (i = 0; i < k->n; i++)
 		n += k->r[i].type == type;
 	return n;
+}
+
+/* ---- a small recording: one software event sampling ST_SMALL, threads, samples ---- */
+
+#define ST_SMALL (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+                  PERF_SAMPLE_PERIOD)
+
+/* the pipe header and the ATTR record of the event with id @id (named @name when given) */
+static inline void small_header(struct buf *b, uint64_t id, const char *name)
+{
+	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE, .sample_type = ST_SMALL,
+		                     .flags = PS_ATTR_FLAG_SAMPLE_ID_ALL };
+	size_t at;
+
+	pipe_header(b);
+	attr_rec(b, &a, &id, 1);
+	if (!name)
+		return;
+	at = rec_begin(b, PS_RECORD_EVENT_UPDATE, 0);
+	put64(b, 2); /* NAME */
+	put64(b, id);
+	put_str(b, name);
+	pad8(b);
+	rec_end(b, at);
+}
+
+/* the sample_id trailer of ST_SMALL */
+static inline void small_trailer(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time,
+                                 uint64_t id)
+{
+	put32(b, pid);
+	put32(b, tid);
+	put64(b, time);
+	put64(b, id);
+}
+
+static inline size_t small_comm(struct buf *b, uint32_t pid, uint32_t tid, const char *name,
+                                uint64_t time, uint64_t id)
+{
+	size_t at = rec_begin(b, PERF_RECORD_COMM, 0), n = strlen(name) + 1;
+
+	put32(b, pid);
+	put32(b, tid);
+	put_bytes(b, name, n);
+	grow(b, PS_ALIGN8(n) - n);
+	small_trailer(b, pid, tid, time, id);
+	rec_end(b, at);
+	return at;
+}
+
+static inline size_t small_sample(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time,
+                                  uint64_t id)
+{
+	size_t at = rec_begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+
+	put64(b, 0x400000 + time); /* ip */
+	put32(b, pid);
+	put32(b, tid);
+	put64(b, time);
+	put64(b, id);
+	put64(b, 1); /* period */
+	rec_end(b, at);
+	return at;
+}
+
+static inline void small_round(struct buf *b)
+{
+	rec_end(b, rec_begin(b, PS_RECORD_FINISHED_ROUND, 0));
 }
 
 #endif
