@@ -64,6 +64,7 @@ struct back_rec {
 	bool has_sample; /* a SAMPLE that parsed: its numbers below (not its pointers) */
 	struct ps_sample sample;
 	char event_buf[64]; /* the sample's event name */
+	char comm[32];      /* the sample's thread name as the reader knew it then */
 };
 
 struct back {
@@ -115,6 +116,8 @@ static inline void read_back(const char *path, unsigned int flags, struct back *
 		if (!g->bytes)
 			abort();
 		memcpy(g->bytes, rec.data, rec.len);
+		if (rec.type != PERF_RECORD_SAMPLE)
+			ps_session__process_sideband(s, &rec); /* thread names */
 		if (rec.type == PERF_RECORD_SAMPLE) {
 			const struct ps_attr *a = ps_session__attr_of(s, &rec);
 
@@ -124,6 +127,9 @@ static inline void read_back(const char *path, unsigned int flags, struct back *
 			                                           &perr) == 0;
 			if (a && a->name)
 				snprintf(g->event_buf, sizeof(g->event_buf), "%s", a->name);
+			if (g->has_sample && ps_session__comm(s, g->sample.tid))
+				snprintf(g->comm, sizeof(g->comm), "%s",
+				         ps_session__comm(s, g->sample.tid));
 		}
 	}
 	k->nr_attrs = ps_session__nr_attrs(ps_input__session(in));
