@@ -51,7 +51,6 @@ static void header(struct buf *b, uint32_t type, uint16_t size)
 	put16(b, size);
 }
 
-
 /* the attr body: a software or tracepoint event sampling id, tid and time */
 static void attr_body(struct buf *b, uint32_t type, uint64_t config, uint64_t sample_type)
 {

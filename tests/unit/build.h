@@ -266,7 +266,8 @@ static inline void pipe_header(struct buf *b)
 }
 
 /* A record of @n u64 words after its header; returns its offset. */
-static inline size_t rec_words(struct buf *b, uint32_t type, uint16_t misc, const uint64_t *w, size_t n)
+static inline size_t rec_words(struct buf *b, uint32_t type, uint16_t misc, const uint64_t *w,
+                               size_t n)
 {
 	size_t at = rec_begin(b, type, misc), i;
 
@@ -286,7 +287,8 @@ static inline size_t rec_raw(struct buf *b, uint32_t type, const void *body, siz
 	return at;
 }
 
-static inline size_t attr_rec(struct buf *b, const struct attr_spec *a, const uint64_t *ids, size_t n)
+static inline size_t attr_rec(struct buf *b, const struct attr_spec *a, const uint64_t *ids,
+                              size_t n)
 {
 	size_t at = rec_begin(b, PS_RECORD_HEADER_ATTR, 0), i;
 
@@ -299,7 +301,7 @@ static inline size_t attr_rec(struct buf *b, const struct attr_spec *a, const ui
 
 /* COMM: pid, tid, name padded to 8, then @ntr trailer words. */
 static inline size_t comm_rec(struct buf *b, uint32_t pid, uint32_t tid, const char *name,
-                          const uint64_t *trailer, size_t ntr)
+                              const uint64_t *trailer, size_t ntr)
 {
 	size_t at = rec_begin(b, PERF_RECORD_COMM, 0), i;
 	size_t n = strlen(name) + 1;

@@ -148,13 +148,14 @@ static inline size_t back_count(const struct back *k, uint32_t type)
 
 /* ---- a small recording: one software event sampling ST_SMALL, threads, samples ---- */
 
-#define ST_SMALL (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-                  PERF_SAMPLE_PERIOD)
+#define ST_SMALL \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_PERIOD)
 
 /* the pipe header and the ATTR record of the event with id @id (named @name when given) */
 static inline void small_header(struct buf *b, uint64_t id, const char *name)
 {
-	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE, .sample_type = ST_SMALL,
+	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE,
+		                     .sample_type = ST_SMALL,
 		                     .flags = PS_ATTR_FLAG_SAMPLE_ID_ALL };
 	size_t at;
 

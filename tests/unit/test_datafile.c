@@ -144,8 +144,7 @@ static void test_features(void)
 	CHECK(input != NULL);
 	while (input && ps_input__next(input, &rec, &err) == 1)
 		;
-	p = input ? ps_session__feature(ps_input__session(input), PS_FEAT_SAMPLE_TIME, &len) :
-	            NULL;
+	p = input ? ps_session__feature(ps_input__session(input), PS_FEAT_SAMPLE_TIME, &len) : NULL;
 	CHECK(p && len == 16);
 	CHECK(p && ps_get64(p, false) == 200 && ps_get64(p + 8, false) == 400);
 	p = input ? ps_session__feature(ps_input__session(input), PS_FEAT_HOSTNAME, &len) : NULL;

@@ -60,7 +60,8 @@ static void check_recorded(struct ps_session *s)
 	/* `perf report --header-only` of the same file: hostname vm, nrcpus 2 and 2 */
 	f = ps_header_json__features(s);
 	CHECK(f && strcmp(json_string_value(json_object_get(f, "hostname")), "vm") == 0);
-	CHECK(f && json_integer_value(json_object_get(json_object_get(f, "nrcpus"), "online")) == 2);
+	CHECK(f &&
+	      json_integer_value(json_object_get(json_object_get(f, "nrcpus"), "online")) == 2);
 	CHECK(f && json_integer_value(json_object_get(json_object_get(f, "nrcpus"), "avail")) == 2);
 	CHECK(f && strcmp(json_string_value(json_object_get(f, "arch")), "x86_64") == 0);
 	CHECK(f && json_integer_value(json_object_get(f, "total_mem")) == 24683664);
@@ -170,8 +171,8 @@ static void test_features(bool swap)
 	CHECK(ps_header_json__feature(s, PS_FEAT_ARCH) == NULL); /* absent */
 	all = ps_header_json__features(s);
 	CHECK(all && json_object_size(all) == 4);
-	CHECK(all && json_integer_value(json_object_get(json_object_get(all, "unknown_60"),
-	                                                "size")) == 8);
+	CHECK(all &&
+	      json_integer_value(json_object_get(json_object_get(all, "unknown_60"), "size")) == 8);
 	json_decref(all);
 	ps_session__delete(s);
 
@@ -181,8 +182,8 @@ static void test_features(bool swap)
 	CHECK(all && json_is_true(json_object_get(json_object_get(all, "hostname"), "malformed")));
 	CHECK(all && json_is_true(json_object_get(json_object_get(all, "cmdline"), "malformed")));
 	CHECK(all && json_is_true(json_object_get(json_object_get(all, "nrcpus"), "malformed")));
-	CHECK(all && json_integer_value(json_object_get(json_object_get(all, "nrcpus"), "size")) ==
-	                     4);
+	CHECK(all &&
+	      json_integer_value(json_object_get(json_object_get(all, "nrcpus"), "size")) == 4);
 	json_decref(all);
 	ps_session__delete(s);
 }
@@ -216,14 +217,14 @@ static void test_build_id(bool swap)
 	CHECK(o && strcmp(json_string_value(json_object_get(o, "cpumode")), "kernel") == 0);
 	CHECK(o && strcmp(json_string_value(json_object_get(o, "build_id")),
 	                  "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3") == 0);
-	CHECK(o && strcmp(json_string_value(json_object_get(o, "filename")),
-	                  "/usr/lib/libc.so.6") == 0);
+	CHECK(o &&
+	      strcmp(json_string_value(json_object_get(o, "filename")), "/usr/lib/libc.so.6") == 0);
 	json_decref(o);
 	/* misc bit 15: the size byte says how much of the 20 bytes is the id */
 	rec = build_id(&b, PERF_RECORD_MISC_USER | (1u << 15), 8);
 	o = ps_header_json__build_id(&rec, swap);
-	CHECK(o && strcmp(json_string_value(json_object_get(o, "build_id")), "a0a1a2a3a4a5a6a7") ==
-	                   0);
+	CHECK(o &&
+	      strcmp(json_string_value(json_object_get(o, "build_id")), "a0a1a2a3a4a5a6a7") == 0);
 	json_decref(o);
 	rec = build_id(&b, 1u << 15, 200); /* a size beyond the 20 bytes there are */
 	o = ps_header_json__build_id(&rec, swap);

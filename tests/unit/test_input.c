@@ -944,9 +944,8 @@ static void zstream_build(struct zstream *z, bool swap, bool cut_last, uint32_t 
 		uint64_t w[3] = { 0xffffffff81000000ULL + (uint64_t)i, pair(7, 7, swap),
 			          1000 + (uint64_t)i };
 
-		z->ioff[z->ni] = i == 4 ?
-		                         comm_rec(&z->inner, 7, 7, "a longer command", NULL, 0) :
-		                         rec_words(&z->inner, PERF_RECORD_SAMPLE, 2, w, 3);
+		z->ioff[z->ni] = i == 4 ? comm_rec(&z->inner, 7, 7, "a longer command", NULL, 0) :
+		                          rec_words(&z->inner, PERF_RECORD_SAMPLE, 2, w, 3);
 		z->ilen[z->ni] = z->inner.len - z->ioff[z->ni];
 		z->ni++;
 	}

@@ -34,7 +34,8 @@ static void trailer(struct buf *b, uint32_t pid, uint32_t tid, uint64_t time)
 
 static void env_open(struct env *e, bool swap)
 {
-	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE, .sample_type = ST,
+	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE,
+		                     .sample_type = ST,
 		                     .flags = PS_ATTR_FLAG_SAMPLE_ID_ALL };
 	const uint64_t id = ID;
 
@@ -84,7 +85,7 @@ static struct ps_sideband_info comm(struct env *e, uint32_t pid, uint32_t tid, c
 }
 
 static struct ps_sideband_info task(struct env *e, uint32_t type, uint32_t pid, uint32_t ppid,
-                                   uint32_t tid, uint32_t ptid)
+                                    uint32_t tid, uint32_t ptid)
 {
 	size_t at = rec_begin(&e->b, type, 0);
 

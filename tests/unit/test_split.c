@@ -87,7 +87,8 @@ static void comms(const struct back *k, char *out, size_t size)
 	out[0] = 0;
 	for (i = 0; i < k->n; i++)
 		if (k->r[i].type == PERF_RECORD_SAMPLE && o < size)
-			o += (size_t)snprintf(out + o, size - o, "%s%s", o ? " " : "", k->r[i].comm);
+			o += (size_t)snprintf(out + o, size - o, "%s%s", o ? " " : "",
+			                      k->r[i].comm);
 }
 
 /* piece @k: @n samples, all of thread @tid, each after a COMM naming @tid */
@@ -117,8 +118,9 @@ static void test_split(bool swap)
 {
 	static const char *const keys[2] = { "ten", "twenty" };
 	char *dir = scratch_dir();
-	struct ps_split_config cfg = { .dir = dir, .pattern = "p-%k-%n.pipe", .max_pieces = 10,
-		                       .max_open = 1 };
+	struct ps_split_config cfg = {
+		.dir = dir, .pattern = "p-%k-%n.pipe", .max_pieces = 10, .max_open = 1
+	};
 	struct buf b = { .swap = swap };
 	struct ps_error err = { 0 };
 	struct back k;
@@ -147,8 +149,9 @@ static void test_info(void)
 {
 	static const char *const keys[2] = { "-a/b", "" };
 	char *dir = scratch_dir();
-	struct ps_split_config cfg = { .dir = dir, .pattern = "%k", .max_pieces = 10,
-		                       .max_open = 4 };
+	struct ps_split_config cfg = {
+		.dir = dir, .pattern = "%k", .max_pieces = 10, .max_open = 4
+	};
 	struct buf b = { 0 };
 	struct ps_error err = { 0 };
 	struct stat st;
@@ -166,8 +169,9 @@ static void test_refused(void)
 {
 	static const char *const keys[2] = { "a", "b" };
 	char *dir = scratch_dir();
-	struct ps_split_config cfg = { .dir = dir, .pattern = "%k", .max_pieces = 1,
-		                       .max_open = 1 };
+	struct ps_split_config cfg = {
+		.dir = dir, .pattern = "%k", .max_pieces = 1, .max_open = 1
+	};
 	struct buf b = { 0 };
 	struct ps_error err = { 0 };
 

@@ -13,8 +13,9 @@
 #include "build.h"
 #include "unit.h"
 
-#define ST (PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-            PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define ST                                                                                        \
+	(PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_CPU | \
+	 PERF_SAMPLE_PERIOD)
 
 /* the sample_id trailer of ST: pid, tid, time, id, cpu, res */
 static void trailer(struct buf *b, uint64_t id)
@@ -162,7 +163,8 @@ static void round_rec(struct buf *b)
 /* the two events: ids 11 and 22, ST, sample_id_all */
 static void attrs(struct buf *b)
 {
-	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE, .sample_type = ST,
+	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE,
+		                     .sample_type = ST,
 		                     .flags = PS_ATTR_FLAG_SAMPLE_ID_ALL };
 	const uint64_t id1 = 11, id2 = 22;
 
@@ -237,11 +239,15 @@ static void test_layouts(void)
 		void (*build)(struct buf *);
 		const char *what;
 	} cases[] = {
-		{ attrs, "ATTR" },          { sample, "SAMPLE" },
-		{ comm, "COMM" },           { mmap2_inode, "MMAP2" },
+		{ attrs, "ATTR" },
+		{ sample, "SAMPLE" },
+		{ comm, "COMM" },
+		{ mmap2_inode, "MMAP2" },
 		{ mmap2_build_id, "MMAP2 build-id" },
-		{ fork_rec, "FORK" },       { lost, "LOST" },
-		{ ksymbol, "KSYMBOL" },     { feature_hostname, "FEATURE hostname" },
+		{ fork_rec, "FORK" },
+		{ lost, "LOST" },
+		{ ksymbol, "KSYMBOL" },
+		{ feature_hostname, "FEATURE hostname" },
 		{ feature_nrcpus, "FEATURE nrcpus" },
 		{ event_update, "EVENT_UPDATE" },
 		{ round_rec, "FINISHED_ROUND" },
@@ -332,7 +338,7 @@ static void test_unknown(void)
 	t = turn(&o, 0, &err);
 	CHECK(t != NULL);
 	CHECK(t && memcmp(t + 8, o.b.p + 8, 16) == 0); /* the body as it was */
-	CHECK(t && ps_get32(t, !o.b.swap) == 90);     /* the header turned */
+	CHECK(t && ps_get32(t, !o.b.swap) == 90);      /* the header turned */
 	CHECK_EQ_U64(ps_swap__left_alone(o.w), 1);
 	CHECK(turn(&strict, 0, &err) == NULL);
 	CHECK_EQ_U64(err.code, PS_EUNSUP);
