@@ -100,12 +100,11 @@ static void feature(struct buf *b, uint64_t feat, const void *payload, size_t n)
 /* a session of @swap order that has seen the FEATURE records @build appends */
 static struct ps_session *feature_session(bool swap, void (*build)(struct buf *))
 {
-	struct ps_session *s = ps_session__new(swap);
 	struct buf b = { .swap = swap };
+	struct ps_session *s;
 
 	build(&b);
-	if (!s || feed_all(s, &b) < 0)
-		abort();
+	s = session_fed(&b);
 	buf_free(&b);
 	return s;
 }

@@ -60,6 +60,33 @@ static int merge_files(const char *dir, struct buf *bufs, int n, bool distinct, 
 	return r;
 }
 
+/* two recordings of thread 10 (named @ca, @cb) with samples at @ta, @tb, in a directory */
+struct two {
+	char *dir;
+	const char *out;
+	struct buf in[2];
+	struct back k;
+};
+
+static void two_open(struct two *w, const char *ca, const uint64_t *ta, const char *cb,
+                     const uint64_t *tb, bool swap_second)
+{
+	memset(w, 0, sizeof(*w));
+	w->dir = scratch_dir();
+	w->out = path_in(w->dir, "out.pipe", 0);
+	w->in[1].swap = swap_second;
+	recording(&w->in[0], ca, ta);
+	recording(&w->in[1], cb, tb);
+}
+
+static void two_close(struct two *w)
+{
+	back_free(&w->k);
+	buf_free(&w->in[0]);
+	buf_free(&w->in[1]);
+	scratch_remove(w->dir);
+}
+
 /* the times of @k's samples joined by ' ' */
 static void times(const struct back *k, char *out, size_t size)
 {
@@ -72,53 +99,49 @@ static void times(const struct back *k, char *out, size_t size)
 			                      (unsigned long long)k->r[i].sample.time);
 }
 
+/* merge @w's inputs into @w->out and read that back into @w->k; the merge's result */
+static int two_merge(struct two *w, bool distinct, struct ps_error *err)
+{
+	int r = merge_files(w->dir, w->in, 2, distinct, w->out, err);
+
+	read_back(w->out, 0, &w->k);
+	return r;
+}
+
 static void test_pieces(bool swap_second)
 {
 	static const uint64_t ta[] = { 100, 300, 500, 0 }, tb[] = { 200, 400, 0 };
-	char *dir = scratch_dir();
-	const char *out = path_in(dir, "out.pipe", 0);
-	struct buf in[2] = { { 0 }, { .swap = swap_second } };
 	struct ps_error err = { 0 };
-	struct back k;
+	struct two w;
 	char t[128];
 
-	recording(&in[0], "sh", ta);
-	recording(&in[1], "sh", tb);
-	CHECK(merge_files(dir, in, 2, false, out, &err) == 0);
-	read_back(out, 0, &k);
-	CHECK(k.last == 0 && !k.swapped);
+	two_open(&w, "sh", ta, "sh", tb, swap_second);
+	CHECK(two_merge(&w, false, &err) == 0);
+	CHECK(w.k.last == 0 && !w.k.swapped);
 	/* one header for the pieces of one recording; inputs of two byte orders are taken
 	 * for two recordings */
-	CHECK_EQ_U64(k.nr_attrs, swap_second ? 2 : 1);
-	CHECK_EQ_U64(back_count(&k, PS_RECORD_HEADER_ATTR), swap_second ? 2 : 1);
-	times(&k, t, sizeof(t));
+	CHECK_EQ_U64(w.k.nr_attrs, swap_second ? 2 : 1);
+	CHECK_EQ_U64(back_count(&w.k, PS_RECORD_HEADER_ATTR), swap_second ? 2 : 1);
+	times(&w.k, t, sizeof(t));
 	CHECK(strcmp(t, "100 200 300 400 500") == 0);
-	back_free(&k);
-	buf_free(&in[0]);
-	buf_free(&in[1]);
-	scratch_remove(dir);
+	two_close(&w);
 }
 
 static void test_recordings(void)
 {
 	static const uint64_t ta[] = { 100, 300, 0 }, tb[] = { 200, 400, 0 };
-	char *dir = scratch_dir();
-	const char *out = path_in(dir, "out.pipe", 0);
-	struct buf in[2] = { { 0 }, { 0 } };
 	struct ps_error err = { 0 };
 	uint64_t id_a = 0, id_b = 0;
-	struct back k;
+	struct two w;
 	char names[128] = "";
 	size_t i, o = 0;
 
-	recording(&in[0], "alpha", ta);
-	recording(&in[1], "beta", tb);
-	CHECK(merge_files(dir, in, 2, true, out, &err) == 0);
-	read_back(out, 0, &k);
-	CHECK(k.last == 0);
-	CHECK_EQ_U64(k.nr_attrs, 2); /* each recording keeps its event */
-	for (i = 0; i < k.n; i++) {
-		const struct back_rec *r = &k.r[i];
+	two_open(&w, "alpha", ta, "beta", tb, false);
+	CHECK(two_merge(&w, true, &err) == 0);
+	CHECK(w.k.last == 0);
+	CHECK_EQ_U64(w.k.nr_attrs, 2); /* each recording keeps its event */
+	for (i = 0; i < w.k.n; i++) {
+		const struct back_rec *r = &w.k.r[i];
 
 		if (!r->has_sample)
 			continue;
@@ -132,42 +155,31 @@ static void test_recordings(void)
 	CHECK(id_a && id_b && id_a != id_b);
 	/* thread 10 is another thread in each recording: each sample has its own's name */
 	CHECK(strcmp(names, "alpha beta alpha beta") == 0);
-	back_free(&k);
-	buf_free(&in[0]);
-	buf_free(&in[1]);
-	scratch_remove(dir);
+	two_close(&w);
 }
 
 /* the second input breaks off inside a record: its error, after what came before */
 static void test_damaged(void)
 {
 	static const uint64_t ta[] = { 100, 300, 0 }, tb[] = { 200, 0 };
-	char *dir = scratch_dir();
-	const char *out = path_in(dir, "out.pipe", 0);
-	struct buf in[2] = { { 0 }, { 0 } };
 	struct ps_error err = { 0 };
-	struct back k;
+	struct two w;
 	size_t cut;
 
-	recording(&in[0], "sh", ta);
-	recording(&in[1], "sh", tb);
-	cut = small_sample(&in[1], 10, 10, 250, 42);
-	in[1].len = cut + 20;
-	CHECK(merge_files(dir, in, 2, false, out, &err) == -1);
+	two_open(&w, "sh", ta, "sh", tb, false);
+	cut = small_sample(&w.in[1], 10, 10, 250, 42);
+	w.in[1].len = cut + 20;
+	CHECK(two_merge(&w, false, &err) == -1);
 	CHECK_EQ_U64(err.code, PS_ETRUNC);
 	CHECK(strstr(failed_input, "in1.pipe") != NULL);
 	CHECK(err.has_offset && err.offset == cut);
-	read_back(out, 0, &k);
 	/* every whole sample was handed out before the error: 100, 200, 300 */
-	CHECK_EQ_U64(back_count(&k, PERF_RECORD_SAMPLE), 3);
-	back_free(&k);
+	CHECK_EQ_U64(back_count(&w.k, PERF_RECORD_SAMPLE), 3);
 	memset(&err, 0, sizeof(err));
-	CHECK(ps_merge__open(1, (const char *const[]){ path_in(dir, "none.pipe", 1) }, 1000,
+	CHECK(ps_merge__open(1, (const char *const[]){ path_in(w.dir, "none.pipe", 1) }, 1000,
 	                     &err) == NULL);
 	CHECK(err.code != 0 && strstr(err.input ? err.input : "", "none.pipe") != NULL);
-	buf_free(&in[0]);
-	buf_free(&in[1]);
-	scratch_remove(dir);
+	two_close(&w);
 }
 
 int main(void)

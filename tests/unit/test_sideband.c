@@ -41,14 +41,11 @@ static void env_open(struct env *e, bool swap)
 
 	memset(e, 0, sizeof(*e));
 	e->swap = e->b.swap = e->out.swap = swap;
-	e->s = ps_session__new(swap);
 	attr_rec(&e->b, &a, &id, 1);
-	if (!e->s || feed_all(e->s, &e->b) < 0)
-		abort();
+	e->s = session_fed(&e->b);
 	e->sb = ps_sideband__new(e->s);
 	if (!e->sb)
 		abort();
-	e->b.len = 0;
 }
 
 static void env_close(struct env *e)

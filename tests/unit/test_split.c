@@ -67,6 +67,16 @@ static int split_file(const char *path, struct ps_split_config *cfg, const char 
 	return r < 0 ? -1 : 0;
 }
 
+/* a scratch directory holding stream() as in.pipe (@b keeps its bytes) */
+static char *setup(struct buf *b)
+{
+	char *dir = scratch_dir();
+
+	stream(b);
+	write_file(path_in(dir, "in.pipe", 0), b);
+	return dir;
+}
+
 static void test_patterns(void)
 {
 	CHECK(ps_split__pattern_ok("", false) != NULL);
@@ -117,17 +127,15 @@ static void check_piece(const struct back *k, size_t n, uint32_t tid)
 static void test_split(bool swap)
 {
 	static const char *const keys[2] = { "ten", "twenty" };
-	char *dir = scratch_dir();
+	struct buf b = { .swap = swap };
+	char *dir = setup(&b);
 	struct ps_split_config cfg = {
 		.dir = dir, .pattern = "p-%k-%n.pipe", .max_pieces = 10, .max_open = 1
 	};
-	struct buf b = { .swap = swap };
 	struct ps_error err = { 0 };
 	struct back k;
 	char names[128];
 
-	stream(&b);
-	write_file(path_in(dir, "in.pipe", 0), &b);
 	CHECK(split_file(path_in(dir, "in.pipe", 0), &cfg, keys, &err) == 0);
 	read_back(path_in(dir, "p-ten-0000.pipe", 1), 0, &k);
 	CHECK(k.swapped == swap);
@@ -148,16 +156,14 @@ static void test_split(bool swap)
 static void test_info(void)
 {
 	static const char *const keys[2] = { "-a/b", "" };
-	char *dir = scratch_dir();
+	struct buf b = { 0 };
+	char *dir = setup(&b);
 	struct ps_split_config cfg = {
 		.dir = dir, .pattern = "%k", .max_pieces = 10, .max_open = 4
 	};
-	struct buf b = { 0 };
 	struct ps_error err = { 0 };
 	struct stat st;
 
-	stream(&b);
-	write_file(path_in(dir, "in.pipe", 0), &b);
 	CHECK(split_file(path_in(dir, "in.pipe", 0), &cfg, keys, &err) == 0);
 	CHECK(stat(path_in(dir, "%2Da%2Fb", 1), &st) == 0); /* no option, no directory */
 	CHECK(stat(path_in(dir, "%", 1), &st) == 0);        /* the empty key */
@@ -168,15 +174,13 @@ static void test_info(void)
 static void test_refused(void)
 {
 	static const char *const keys[2] = { "a", "b" };
-	char *dir = scratch_dir();
+	struct buf b = { 0 };
+	char *dir = setup(&b);
 	struct ps_split_config cfg = {
 		.dir = dir, .pattern = "%k", .max_pieces = 1, .max_open = 1
 	};
-	struct buf b = { 0 };
 	struct ps_error err = { 0 };
 
-	stream(&b);
-	write_file(path_in(dir, "in.pipe", 0), &b);
 	CHECK(split_file(path_in(dir, "in.pipe", 0), &cfg, keys, &err) < 0);
 	CHECK_EQ_U64(err.code, PS_ECAP);
 	CHECK(strstr(err.detail, "more than 1 pieces (the next one is for key 'b')") != NULL);

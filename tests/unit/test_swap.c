@@ -89,27 +89,59 @@ static void mmap2_build_id(struct buf *b)
 	mmap2(b, true);
 }
 
+/* a record of @n fields of the given widths, then the trailer of event @id (0: none) */
+struct field {
+	unsigned int width;
+	uint64_t v;
+};
+
+static void fields(struct buf *b, uint32_t type, const struct field *f, size_t n, uint64_t id)
+{
+	size_t at = rec_begin(b, type, 0), i;
+
+	for (i = 0; i < n; i++) {
+		if (f[i].width == 8)
+			put64(b, f[i].v);
+		else if (f[i].width == 4)
+			put32(b, (uint32_t)f[i].v);
+		else
+			put16(b, (uint16_t)f[i].v);
+	}
+	if (id)
+		trailer(b, id);
+	rec_end(b, at);
+}
+
 static void fork_rec(struct buf *b)
 {
-	size_t at = rec_begin(b, PERF_RECORD_FORK, 0);
+	static const struct field f[] = {
+		{ 4, 300 }, { 4, 200 }, { 4, 302 }, { 4, 200 }, { 8, 99 }
+	};
 
-	put32(b, 300);
-	put32(b, 200);
-	put32(b, 302);
-	put32(b, 200);
-	put64(b, 99);
-	trailer(b, 22);
-	rec_end(b, at);
+	fields(b, PERF_RECORD_FORK, f, ARRAY_SIZE(f), 22);
 }
 
 static void lost(struct buf *b)
 {
-	size_t at = rec_begin(b, PERF_RECORD_LOST, 0);
+	static const struct field f[] = { { 8, 11 }, { 8, 17 } };
 
-	put64(b, 11);
-	put64(b, 17);
-	trailer(b, 11);
-	rec_end(b, at);
+	fields(b, PERF_RECORD_LOST, f, ARRAY_SIZE(f), 11);
+}
+
+static void throttle(struct buf *b)
+{
+	static const struct field f[] = { { 8, 5000 }, { 8, 11 }, { 8, 12 } };
+
+	fields(b, PERF_RECORD_THROTTLE, f, ARRAY_SIZE(f), 11);
+}
+
+static void text_poke(struct buf *b)
+{
+	static const struct field f[] = {
+		{ 8, 0xffffffff81000000ULL }, { 2, 0 }, { 2, 0 }, { 4, 0 }
+	};
+
+	fields(b, PERF_RECORD_TEXT_POKE, f, ARRAY_SIZE(f), 11);
 }
 
 static void ksymbol(struct buf *b)
@@ -137,22 +169,18 @@ static void feature_hostname(struct buf *b)
 
 static void feature_nrcpus(struct buf *b)
 {
-	size_t at = rec_begin(b, PS_RECORD_HEADER_FEATURE, 0);
+	static const struct field f[] = { { 8, PS_FEAT_NRCPUS }, { 4, 2 }, { 4, 4 } };
 
-	put64(b, PS_FEAT_NRCPUS);
-	put32(b, 2);
-	put32(b, 4);
-	rec_end(b, at);
+	fields(b, PS_RECORD_HEADER_FEATURE, f, ARRAY_SIZE(f), 0);
 }
 
 static void event_update(struct buf *b)
 {
-	size_t at = rec_begin(b, PS_RECORD_EVENT_UPDATE, 0);
+	static const struct field f[] = {
+		{ 8, PS_EVENT_UPDATE_SCALE }, { 8, 11 }, { 8, 0x3ff0000000000000ULL } /* 1.0 */
+	};
 
-	put64(b, PS_EVENT_UPDATE_SCALE);
-	put64(b, 11);
-	put64(b, 0x3ff0000000000000ULL); /* 1.0 */
-	rec_end(b, at);
+	fields(b, PS_RECORD_EVENT_UPDATE, f, ARRAY_SIZE(f), 0);
 }
 
 static void round_rec(struct buf *b)
@@ -183,14 +211,11 @@ static void order_open(struct order *o, bool swap, unsigned int flags)
 {
 	memset(o, 0, sizeof(*o));
 	o->b.swap = swap;
-	o->s = ps_session__new(swap);
 	attrs(&o->b);
-	if (!o->s || feed_all(o->s, &o->b) < 0)
-		abort();
+	o->s = session_fed(&o->b);
 	o->w = ps_swap__new(o->s, flags);
 	if (!o->w)
 		abort();
-	o->b.len = 0;
 }
 
 static void order_close(struct order *o)
@@ -246,6 +271,8 @@ static void test_layouts(void)
 		{ mmap2_build_id, "MMAP2 build-id" },
 		{ fork_rec, "FORK" },
 		{ lost, "LOST" },
+		{ throttle, "THROTTLE" },
+		{ text_poke, "TEXT_POKE" },
 		{ ksymbol, "KSYMBOL" },
 		{ feature_hostname, "FEATURE hostname" },
 		{ feature_nrcpus, "FEATURE nrcpus" },
