@@ -144,6 +144,16 @@ static void text_poke(struct buf *b)
 	fields(b, PERF_RECORD_TEXT_POKE, f, ARRAY_SIZE(f), 11);
 }
 
+static void namespaces(struct buf *b)
+{
+	static const struct field f[] = {
+		{ 4, 300 }, { 4, 301 },        { 8, 2 }, /* pid, tid, two namespaces */
+		{ 8, 1 },   { 8, 0xf0000001 }, { 8, 2 }, { 8, 0xf0000002 }, /* dev, inode each */
+	};
+
+	fields(b, PERF_RECORD_NAMESPACES, f, ARRAY_SIZE(f), 11);
+}
+
 static void ksymbol(struct buf *b)
 {
 	size_t at = rec_begin(b, PERF_RECORD_KSYMBOL, 0);
@@ -271,6 +281,7 @@ static void test_layouts(void)
 		{ mmap2_build_id, "MMAP2 build-id" },
 		{ fork_rec, "FORK" },
 		{ lost, "LOST" },
+		{ namespaces, "NAMESPACES" },
 		{ throttle, "THROTTLE" },
 		{ text_poke, "TEXT_POKE" },
 		{ ksymbol, "KSYMBOL" },
