@@ -22,6 +22,8 @@ static const struct ps_record_field mmap_fields[] = {
 	MAP_RANGE,
 	F("filename", 32, STR, 0),
 };
+/* MMAP2 names the object by device and inode, or (misc MMAP_BUILD_ID) by build-id */
+#define MMAP2_PROT_FILE F("prot", 56, U32, 4), F("flags", 60, U32, 4), F("filename", 64, STR, 0)
 static const struct ps_record_field mmap2_fields[] = {
 	PID_TID,
 	MAP_RANGE,
@@ -29,17 +31,13 @@ static const struct ps_record_field mmap2_fields[] = {
 	F("min", 36, U32, 4),
 	F("ino", 40, U64, 8),
 	F("ino_generation", 48, U64, 8),
-	F("prot", 56, U32, 4),
-	F("flags", 60, U32, 4),
-	F("filename", 64, STR, 0),
+	MMAP2_PROT_FILE,
 };
 static const struct ps_record_field mmap2_build_id_fields[] = {
 	PID_TID,
 	MAP_RANGE,
 	F("build_id", 32, BUILD_ID, 24),
-	F("prot", 56, U32, 4),
-	F("flags", 60, U32, 4),
-	F("filename", 64, STR, 0),
+	MMAP2_PROT_FILE,
 };
 static const struct ps_record_field comm_fields[] = {
 	PID_TID,
@@ -80,10 +78,7 @@ static const struct ps_record_field ksymbol_fields[] = {
 	F("flags", 14, U16, 2), F("name", 16, STR, 0),
 };
 static const struct ps_record_field bpf_event_fields[] = {
-	F("type", 0, U16, 2),
-	F("flags", 2, U16, 2),
-	F("id", 4, U32, 4),
-	F("tag", 8, BYTES, 8),
+	F("type", 0, U16, 2), F("flags", 2, U16, 2), F("id", 4, U32, 4), F("tag", 8, BYTES, 8)
 };
 static const struct ps_record_field cgroup_fields[] = { F("id", 0, U64, 8), F("path", 8, STR, 0) };
 static const struct ps_record_field text_poke_fields[] = {
@@ -251,12 +246,10 @@ static const struct ps_record_field compressed_fields[] = {
 	F("version", 0, U32, 4), F("type", 4, U32, 4),      F("level", 8, U32, 4),
 	F("ratio", 12, U32, 4),  F("mmap_len", 16, U32, 4),
 };
-static const struct ps_record_field clock_data_fields[] = {
-	F("version", 0, U32, 4),
-	F("clockid", 4, U32, 4),
-	F("tod_ns", 8, U64, 8),
-	F("clockid_ns", 16, U64, 8),
-};
+static const struct ps_record_field clock_data_fields[] = { F("version", 0, U32, 4),
+	                                                    F("clockid", 4, U32, 4),
+	                                                    F("tod_ns", 8, U64, 8),
+	                                                    F("clockid_ns", 16, U64, 8) };
 static const struct ps_record_field clockid_fields[] = { F("resolution_ns", 0, U64, 8) };
 static const struct ps_record_field dir_format_fields[] = { F("version", 0, U64, 8) };
 
