@@ -1055,16 +1055,18 @@ static void count_lost(struct ctx *c, const struct ps_record *rec, uint64_t n)
 static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
 {
 	bool swap;
+	uint64_t lost;
 
 	if (rec->type == PERF_RECORD_SAMPLE)
 		return count_sample(c, rec, err);
 	swap = ps_session__swapped(c->s);
 	/* LOST records give what a ring dropped; LOST_SAMPLES, written at the end, every
 	 * sample an event lost, those included: the larger sum is what was lost */
-	if (rec->type == PERF_RECORD_LOST && rec->size >= 24)
-		count_lost(c, rec, ps_get64(rec->data + 16, swap));
-	else if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16)
-		c->lost_samples += ps_get64(rec->data + 8, swap);
+	if (rec->type == PERF_RECORD_LOST && ps_record__get(rec, swap, "lost", &lost) == 0)
+		count_lost(c, rec, lost);
+	else if (rec->type == PERF_RECORD_LOST_SAMPLES &&
+	         ps_record__get(rec, swap, "lost", &lost) == 0)
+		c->lost_samples += lost;
 	return 0;
 }
 

@@ -1353,11 +1353,14 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 	const char *comm = NULL;
 	char note[512];
 	size_t start;
+	uint64_t lost;
 
-	if (rec->type == PERF_RECORD_LOST && rec->size >= 24)
-		c->lost_chunks += ps_get64(rec->data + 16, ps_session__swapped(c->s));
-	else if (rec->type == PERF_RECORD_LOST_SAMPLES && rec->size >= 16)
-		c->lost_samples += ps_get64(rec->data + 8, ps_session__swapped(c->s));
+	if (rec->type == PERF_RECORD_LOST &&
+	    ps_record__get(rec, ps_session__swapped(c->s), "lost", &lost) == 0)
+		c->lost_chunks += lost;
+	else if (rec->type == PERF_RECORD_LOST_SAMPLES &&
+	         ps_record__get(rec, ps_session__swapped(c->s), "lost", &lost) == 0)
+		c->lost_samples += lost;
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return 0;
 	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)

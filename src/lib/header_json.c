@@ -854,12 +854,8 @@ static json_t *hybrid_pmu(struct cur *c)
 }
 
 /* A fixed layout: fields of 4 or 8 bytes, read in order. */
-struct field {
-	const char *name;
-	unsigned int width;
-};
-
-static json_t *fixed_fields(struct cur *c, const struct field *fields, size_t n)
+/* a payload of fixed numbers (record.h's feature fields) as an object */
+static json_t *fixed_fields(struct cur *c, const struct ps_record_field *fields, size_t n)
 {
 	json_t *o = json_object();
 	size_t i;
@@ -877,21 +873,12 @@ static json_t *fixed_fields(struct cur *c, const struct field *fields, size_t n)
 
 static json_t *decode(const struct ps_session *s, unsigned int feat, struct cur *c)
 {
-	static const struct field nrcpus[] = { { "avail", 4 }, { "online", 4 } };
-	static const struct field sample_time[] = { { "first", 8 }, { "last", 8 } };
-	static const struct field compressed[] = {
-		{ "version", 4 }, { "type", 4 }, { "level", 4 }, { "ratio", 4 }, { "mmap_len", 4 },
-	};
-	static const struct field clock_data[] = {
-		{ "version", 4 },
-		{ "clockid", 4 },
-		{ "tod_ns", 8 },
-		{ "clockid_ns", 8 },
-	};
-	static const struct field clockid[] = { { "resolution_ns", 8 } };
-	static const struct field dir_format[] = { { "version", 8 } };
+	size_t n = 0;
+	const struct ps_record_field *fixed = ps_feature_fields(feat, &n);
 	json_t *v;
 
+	if (fixed && feat != PS_FEAT_COMPRESSED)
+		return fixed_fields(c, fixed, n);
 	switch (feat) {
 	case PS_FEAT_HOSTNAME:
 	case PS_FEAT_OSRELEASE:
@@ -900,8 +887,6 @@ static json_t *decode(const struct ps_session *s, unsigned int feat, struct cur 
 	case PS_FEAT_CPUDESC:
 	case PS_FEAT_CPUID:
 		return str_json(c);
-	case PS_FEAT_NRCPUS:
-		return fixed_fields(c, nrcpus, ARRAY_SIZE(nrcpus));
 	case PS_FEAT_TOTAL_MEM:
 		v = ps_json_u64(get64(c));
 		return c->bad ? (json_decref(v), NULL) : v;
@@ -922,26 +907,18 @@ static json_t *decode(const struct ps_session *s, unsigned int feat, struct cur 
 		return list_json(c, get32(c), 12, group);
 	case PS_FEAT_CACHE:
 		return cache(c);
-	case PS_FEAT_SAMPLE_TIME:
-		return fixed_fields(c, sample_time, ARRAY_SIZE(sample_time));
 	case PS_FEAT_MEM_TOPOLOGY:
 		return mem_topology(c);
-	case PS_FEAT_CLOCKID:
-		return fixed_fields(c, clockid, ARRAY_SIZE(clockid));
-	case PS_FEAT_DIR_FORMAT:
-		return fixed_fields(c, dir_format, ARRAY_SIZE(dir_format));
 	case PS_FEAT_BPF_PROG_INFO:
 	case PS_FEAT_BPF_BTF:
 		return u32_count_json(c);
 	case PS_FEAT_COMPRESSED:
-		v = fixed_fields(c, compressed, ARRAY_SIZE(compressed));
+		v = fixed_fields(c, fixed, n);
 		if (v && json_integer_value(json_object_get(v, "type")) == 1)
 			json_object_set_new(v, "type", json_string("zstd"));
 		return v;
 	case PS_FEAT_CPU_PMU_CAPS:
 		return caps_object(c, get32(c));
-	case PS_FEAT_CLOCK_DATA:
-		return fixed_fields(c, clock_data, ARRAY_SIZE(clock_data));
 	case PS_FEAT_HYBRID_TOPOLOGY:
 		return list_json(c, get32(c), 8, hybrid_pmu);
 	case PS_FEAT_PMU_CAPS:

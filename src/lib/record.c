@@ -1,71 +1,220 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * record.c - the record type table: names and classes.
+ * record.c - the record type table: names, classes, smallest sizes and body layouts;
+ * the feature names.
  */
+#include <string.h>
+
 #include "compat.h"
 #include "record.h"
 
-struct type_info {
-	const char *name;
-	enum ps_record_class cls;
+#define F(name, off, kind, width)                 \
+	{                                         \
+		name, off, PS_FIELD_##kind, width \
+	}
+#define PID_TID F("pid", 0, I32, 4), F("tid", 4, I32, 4)
+#define MAP_RANGE F("start", 8, HEX, 8), F("len", 16, HEX, 8), F("pgoff", 24, HEX, 8)
+
+/* ---- the bodies of the kernel's records (perf_event.h), fields in perf's order ---- */
+
+static const struct ps_record_field mmap_fields[] = {
+	PID_TID,
+	MAP_RANGE,
+	F("filename", 32, STR, 0),
+};
+/* MMAP2 names the object by device and inode, or (misc MMAP_BUILD_ID) by build-id */
+#define MMAP2_PROT_FILE F("prot", 56, U32, 4), F("flags", 60, U32, 4), F("filename", 64, STR, 0)
+static const struct ps_record_field mmap2_fields[] = {
+	PID_TID,
+	MAP_RANGE,
+	F("maj", 32, U32, 4),
+	F("min", 36, U32, 4),
+	F("ino", 40, U64, 8),
+	F("ino_generation", 48, U64, 8),
+	MMAP2_PROT_FILE,
+};
+static const struct ps_record_field mmap2_build_id_fields[] = {
+	PID_TID,
+	MAP_RANGE,
+	F("build_id", 32, BUILD_ID, 24),
+	MMAP2_PROT_FILE,
+};
+static const struct ps_record_field comm_fields[] = {
+	PID_TID,
+	F("comm", 8, STR, 0),
+	F("exec", PERF_RECORD_MISC_COMM_EXEC, MISC, 0),
+};
+static const struct ps_record_field fork_fields[] = {
+	F("pid", 0, I32, 4),   F("ppid", 4, I32, 4),  F("tid", 8, I32, 4),
+	F("ptid", 12, I32, 4), F("time", 16, U64, 8),
+};
+static const struct ps_record_field lost_fields[] = { F("id", 0, U64, 8), F("lost", 8, U64, 8) };
+static const struct ps_record_field lost_samples_fields[] = { F("lost", 0, U64, 8) };
+static const struct ps_record_field throttle_fields[] = {
+	F("time", 0, U64, 8),
+	F("id", 8, U64, 8),
+	F("stream_id", 16, U64, 8),
+};
+static const struct ps_record_field aux_fields[] = {
+	F("aux_offset", 0, HEX, 8),
+	F("aux_size", 8, HEX, 8),
+	F("flags", 16, U64, 8),
+};
+static const struct ps_record_field switch_fields[] = {
+	F("out", PERF_RECORD_MISC_SWITCH_OUT, MISC, 0),
+};
+static const struct ps_record_field switch_cpu_wide_fields[] = {
+	F("out", PERF_RECORD_MISC_SWITCH_OUT, MISC, 0),
+	F("next_prev_pid", 0, I32, 4),
+	F("next_prev_tid", 4, I32, 4),
+};
+static const struct ps_record_field pid_tid_fields[] = { PID_TID };
+static const struct ps_record_field namespaces_fields[] = {
+	PID_TID,
+	F("nr_namespaces", 8, COUNT, 8),
+};
+static const struct ps_record_field ksymbol_fields[] = {
+	F("addr", 0, HEX, 8),   F("len", 8, U32, 4),   F("ksym_type", 12, U16, 2),
+	F("flags", 14, U16, 2), F("name", 16, STR, 0),
+};
+static const struct ps_record_field bpf_event_fields[] = {
+	F("type", 0, U16, 2), F("flags", 2, U16, 2), F("id", 4, U32, 4), F("tag", 8, BYTES, 8)
+};
+static const struct ps_record_field cgroup_fields[] = { F("id", 0, U64, 8), F("path", 8, STR, 0) };
+static const struct ps_record_field text_poke_fields[] = {
+	F("addr", 0, HEX, 8),
+	F("old_len", 8, U16, 2),
+	F("new_len", 10, U16, 2),
+};
+static const struct ps_record_field hw_id_fields[] = { F("hw_id", 0, U64, 8) };
+
+#define FIELDS(f) .fields = f, .nfields = ARRAY_SIZE(f)
+#define KERNEL(n, min, ...)                                                       \
+	{                                                                         \
+		.name = n, .cls = PS_CLASS_SIDEBAND, .min_size = min, __VA_ARGS__ \
+	}
+#define OWN(n, c, min)                                          \
+	{                                                       \
+		.name = n, .cls = PS_CLASS_##c, .min_size = min \
+	}
+
+/*
+ * Every record type perf 6.1 writes (and CALLCHAIN_DEFERRED): teaching the library a new
+ * one is a row here.  A record shorter than its min_size is corrupt.
+ */
+static const struct ps_record_layout layouts[] = {
+	[PERF_RECORD_MMAP] = KERNEL("MMAP", 40, FIELDS(mmap_fields), .json = true),
+	[PERF_RECORD_LOST] =
+	        KERNEL("LOST", 24, FIELDS(lost_fields), .tail = PS_TAIL_U64, .json = true),
+	[PERF_RECORD_COMM] = KERNEL("COMM", 16, FIELDS(comm_fields), .json = true),
+	[PERF_RECORD_EXIT] = KERNEL("EXIT", 32, FIELDS(fork_fields), .json = true),
+	[PERF_RECORD_THROTTLE] =
+	        KERNEL("THROTTLE", 32, FIELDS(throttle_fields), .tail = PS_TAIL_U64, .json = true),
+	[PERF_RECORD_UNTHROTTLE] = KERNEL("UNTHROTTLE", 32, FIELDS(throttle_fields),
+	                                  .tail = PS_TAIL_U64, .json = true),
+	[PERF_RECORD_FORK] = KERNEL("FORK", 32, FIELDS(fork_fields), .json = true),
+	/* pid, tid, then the read_format values: at least one */
+	[PERF_RECORD_READ] = KERNEL("READ", 24, FIELDS(pid_tid_fields), .tail = PS_TAIL_U64),
+	[PERF_RECORD_SAMPLE] = { .name = "SAMPLE", .cls = PS_CLASS_SAMPLE, .min_size = 8 },
+	[PERF_RECORD_MMAP2] = KERNEL(
+	        "MMAP2", 72, FIELDS(mmap2_fields), .alt_misc = PERF_RECORD_MISC_MMAP_BUILD_ID,
+	        .alt_fields = mmap2_build_id_fields,
+	        .alt_nfields = ARRAY_SIZE(mmap2_build_id_fields), .json = true),
+	[PERF_RECORD_AUX] = KERNEL("AUX", 32, FIELDS(aux_fields), .tail = PS_TAIL_U64),
+	[PERF_RECORD_ITRACE_START] = KERNEL("ITRACE_START", 16, FIELDS(pid_tid_fields)),
+	[PERF_RECORD_LOST_SAMPLES] = KERNEL("LOST_SAMPLES", 16, FIELDS(lost_samples_fields),
+	                                    .tail = PS_TAIL_U64, .json = true),
+	[PERF_RECORD_SWITCH] = KERNEL("SWITCH", 8, FIELDS(switch_fields), .json = true),
+	[PERF_RECORD_SWITCH_CPU_WIDE] =
+	        KERNEL("SWITCH_CPU_WIDE", 16, FIELDS(switch_cpu_wide_fields), .json = true),
+	[PERF_RECORD_NAMESPACES] = KERNEL("NAMESPACES", 24, FIELDS(namespaces_fields),
+	                                  .tail = PS_TAIL_COUNTED, .tail_words = 2),
+	[PERF_RECORD_KSYMBOL] = KERNEL("KSYMBOL", 24, FIELDS(ksymbol_fields), .json = true),
+	[PERF_RECORD_BPF_EVENT] = KERNEL("BPF_EVENT", 24, FIELDS(bpf_event_fields)),
+	[PERF_RECORD_CGROUP] = KERNEL("CGROUP", 16, FIELDS(cgroup_fields), .json = true),
+	[PERF_RECORD_TEXT_POKE] = KERNEL("TEXT_POKE", 20, FIELDS(text_poke_fields)),
+	[PERF_RECORD_AUX_OUTPUT_HW_ID] =
+	        KERNEL("AUX_OUTPUT_HW_ID", 16, FIELDS(hw_id_fields), .tail = PS_TAIL_U64),
+	[PS_RECORD_CALLCHAIN_DEFERRED] = KERNEL("CALLCHAIN_DEFERRED", 8, .tail = PS_TAIL_U64),
+	[PS_RECORD_HEADER_ATTR] = OWN("ATTR", HEADER, 8),
+	[PS_RECORD_HEADER_EVENT_TYPE] = OWN("EVENT_TYPE", HEADER, 8),
+	[PS_RECORD_HEADER_TRACING_DATA] = OWN("TRACING_DATA", HEADER, 12),
+	[PS_RECORD_HEADER_BUILD_ID] = OWN("BUILD_ID", HEADER, 36),
+	[PS_RECORD_FINISHED_ROUND] = OWN("FINISHED_ROUND", CONTROL, 8),
+	[PS_RECORD_ID_INDEX] = OWN("ID_INDEX", HEADER, 16),
+	[PS_RECORD_AUXTRACE_INFO] = OWN("AUXTRACE_INFO", HEADER, 16),
+	[PS_RECORD_AUXTRACE] = OWN("AUXTRACE", SIDEBAND, 16),
+	[PS_RECORD_AUXTRACE_ERROR] = OWN("AUXTRACE_ERROR", SIDEBAND, 8),
+	[PS_RECORD_THREAD_MAP] = OWN("THREAD_MAP", HEADER, 16),
+	[PS_RECORD_CPU_MAP] = OWN("CPU_MAP", HEADER, 8),
+	[PS_RECORD_STAT_CONFIG] = OWN("STAT_CONFIG", HEADER, 16),
+	[PS_RECORD_STAT] = OWN("STAT", SIDEBAND, 8),
+	[PS_RECORD_STAT_ROUND] = OWN("STAT_ROUND", SIDEBAND, 24),
+	[PS_RECORD_EVENT_UPDATE] = OWN("EVENT_UPDATE", HEADER, 24),
+	[PS_RECORD_TIME_CONV] = OWN("TIME_CONV", HEADER, 32),
+	[PS_RECORD_HEADER_FEATURE] = OWN("FEATURE", HEADER, 16),
+	[PS_RECORD_COMPRESSED] = OWN("COMPRESSED", CONTROL, 8),
+	[PS_RECORD_FINISHED_INIT] = OWN("FINISHED_INIT", CONTROL, 8),
+	[PS_RECORD_COMPRESSED2] = OWN("COMPRESSED2", CONTROL, 16),
+	[PS_RECORD_BPF_METADATA] = OWN("BPF_METADATA", HEADER, 8),
+	[PS_RECORD_SCHEDSTAT_CPU] = OWN("SCHEDSTAT_CPU", SIDEBAND, 8),
+	[PS_RECORD_SCHEDSTAT_DOMAIN] = OWN("SCHEDSTAT_DOMAIN", SIDEBAND, 8),
 };
 
-static const struct type_info types[] = {
-	[PERF_RECORD_MMAP] = { "MMAP", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_LOST] = { "LOST", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_COMM] = { "COMM", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_EXIT] = { "EXIT", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_THROTTLE] = { "THROTTLE", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_UNTHROTTLE] = { "UNTHROTTLE", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_FORK] = { "FORK", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_READ] = { "READ", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_SAMPLE] = { "SAMPLE", PS_CLASS_SAMPLE },
-	[PERF_RECORD_MMAP2] = { "MMAP2", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_AUX] = { "AUX", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_ITRACE_START] = { "ITRACE_START", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_LOST_SAMPLES] = { "LOST_SAMPLES", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_SWITCH] = { "SWITCH", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_SWITCH_CPU_WIDE] = { "SWITCH_CPU_WIDE", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_NAMESPACES] = { "NAMESPACES", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_KSYMBOL] = { "KSYMBOL", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_BPF_EVENT] = { "BPF_EVENT", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_CGROUP] = { "CGROUP", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_TEXT_POKE] = { "TEXT_POKE", PS_CLASS_SIDEBAND },
-	[PERF_RECORD_AUX_OUTPUT_HW_ID] = { "AUX_OUTPUT_HW_ID", PS_CLASS_SIDEBAND },
-	[PS_RECORD_CALLCHAIN_DEFERRED] = { "CALLCHAIN_DEFERRED", PS_CLASS_SIDEBAND },
-	[PS_RECORD_HEADER_ATTR] = { "ATTR", PS_CLASS_HEADER },
-	[PS_RECORD_HEADER_EVENT_TYPE] = { "EVENT_TYPE", PS_CLASS_HEADER },
-	[PS_RECORD_HEADER_TRACING_DATA] = { "TRACING_DATA", PS_CLASS_HEADER },
-	[PS_RECORD_HEADER_BUILD_ID] = { "BUILD_ID", PS_CLASS_HEADER },
-	[PS_RECORD_FINISHED_ROUND] = { "FINISHED_ROUND", PS_CLASS_CONTROL },
-	[PS_RECORD_ID_INDEX] = { "ID_INDEX", PS_CLASS_HEADER },
-	[PS_RECORD_AUXTRACE_INFO] = { "AUXTRACE_INFO", PS_CLASS_HEADER },
-	[PS_RECORD_AUXTRACE] = { "AUXTRACE", PS_CLASS_SIDEBAND },
-	[PS_RECORD_AUXTRACE_ERROR] = { "AUXTRACE_ERROR", PS_CLASS_SIDEBAND },
-	[PS_RECORD_THREAD_MAP] = { "THREAD_MAP", PS_CLASS_HEADER },
-	[PS_RECORD_CPU_MAP] = { "CPU_MAP", PS_CLASS_HEADER },
-	[PS_RECORD_STAT_CONFIG] = { "STAT_CONFIG", PS_CLASS_HEADER },
-	[PS_RECORD_STAT] = { "STAT", PS_CLASS_SIDEBAND },
-	[PS_RECORD_STAT_ROUND] = { "STAT_ROUND", PS_CLASS_SIDEBAND },
-	[PS_RECORD_EVENT_UPDATE] = { "EVENT_UPDATE", PS_CLASS_HEADER },
-	[PS_RECORD_TIME_CONV] = { "TIME_CONV", PS_CLASS_HEADER },
-	[PS_RECORD_HEADER_FEATURE] = { "FEATURE", PS_CLASS_HEADER },
-	[PS_RECORD_COMPRESSED] = { "COMPRESSED", PS_CLASS_CONTROL },
-	[PS_RECORD_FINISHED_INIT] = { "FINISHED_INIT", PS_CLASS_CONTROL },
-	[PS_RECORD_COMPRESSED2] = { "COMPRESSED2", PS_CLASS_CONTROL },
-	[PS_RECORD_BPF_METADATA] = { "BPF_METADATA", PS_CLASS_HEADER },
-	[PS_RECORD_SCHEDSTAT_CPU] = { "SCHEDSTAT_CPU", PS_CLASS_SIDEBAND },
-	[PS_RECORD_SCHEDSTAT_DOMAIN] = { "SCHEDSTAT_DOMAIN", PS_CLASS_SIDEBAND },
-};
+const struct ps_record_layout *ps_record_layout(uint32_t type)
+{
+	return type < ARRAY_SIZE(layouts) && layouts[type].name ? &layouts[type] : NULL;
+}
+
+const struct ps_record_field *ps_record_layout__fields(const struct ps_record_layout *l,
+                                                       uint16_t misc, size_t *n)
+{
+	if (l->alt_misc && (misc & l->alt_misc)) {
+		*n = l->alt_nfields;
+		return l->alt_fields;
+	}
+	*n = l->nfields;
+	return l->fields;
+}
+
+int ps_record__get(const struct ps_record *rec, bool swap, const char *name, uint64_t *v)
+{
+	const struct ps_record_layout *l = ps_record_layout(rec->type);
+	const struct ps_record_field *f;
+	size_t i, n;
+
+	if (!l)
+		return -1;
+	f = ps_record_layout__fields(l, rec->misc, &n);
+	for (i = 0; i < n; i++, f++) {
+		const unsigned char *p = rec->data + 8 + f->off;
+
+		if (strcmp(f->name, name) != 0)
+			continue;
+		if (f->kind > PS_FIELD_COUNT || rec->size < 8u + f->off + f->width)
+			return -1;
+		*v = f->width == 8 ? ps_get64(p, swap) :
+		     f->width == 4 ? ps_get32(p, swap) :
+		                     ps_get16(p, swap);
+		if (f->kind == PS_FIELD_I32)
+			*v = (uint64_t)(int64_t)(int32_t)*v;
+		return 0;
+	}
+	return -1;
+}
 
 const char *ps_record_type_name(uint32_t type)
 {
-	return type < ARRAY_SIZE(types) ? types[type].name : NULL;
+	const struct ps_record_layout *l = ps_record_layout(type);
+
+	return l ? l->name : NULL;
 }
 
 enum ps_record_class ps_record_type_class(uint32_t type)
 {
-	return type < ARRAY_SIZE(types) && types[type].name ? types[type].cls : PS_CLASS_UNKNOWN;
+	const struct ps_record_layout *l = ps_record_layout(type);
+
+	return l ? l->cls : PS_CLASS_UNKNOWN;
 }
 
 bool ps_record_type_repeats_per_piece(uint32_t type)
@@ -75,53 +224,53 @@ bool ps_record_type_repeats_per_piece(uint32_t type)
 	return ps_record_type_class(type) == PS_CLASS_HEADER && type != PS_RECORD_HEADER_BUILD_ID;
 }
 
-/*
- * The fixed fields of each type, header included: a record shorter than this is corrupt
- * (perf refuses it too).  Variable parts (names, paths, read values) count as empty here.
- */
-static const uint16_t min_sizes[] = {
-	[PERF_RECORD_MMAP] = 40,
-	[PERF_RECORD_LOST] = 24,
-	[PERF_RECORD_COMM] = 16,
-	[PERF_RECORD_EXIT] = 32,
-	[PERF_RECORD_THROTTLE] = 32,
-	[PERF_RECORD_UNTHROTTLE] = 32,
-	[PERF_RECORD_FORK] = 32,
-	[PERF_RECORD_READ] = 24,
-	[PERF_RECORD_MMAP2] = 72,
-	[PERF_RECORD_AUX] = 32,
-	[PERF_RECORD_ITRACE_START] = 16,
-	[PERF_RECORD_LOST_SAMPLES] = 16,
-	[PERF_RECORD_SWITCH_CPU_WIDE] = 16,
-	[PERF_RECORD_NAMESPACES] = 24,
-	[PERF_RECORD_KSYMBOL] = 24,
-	[PERF_RECORD_BPF_EVENT] = 24,
-	[PERF_RECORD_CGROUP] = 16,
-	[PERF_RECORD_TEXT_POKE] = 20,
-	[PERF_RECORD_AUX_OUTPUT_HW_ID] = 16,
-	[PS_RECORD_HEADER_TRACING_DATA] = 12,
-	[PS_RECORD_HEADER_BUILD_ID] = 36,
-	[PS_RECORD_ID_INDEX] = 16,
-	[PS_RECORD_AUXTRACE_INFO] = 16,
-	[PS_RECORD_AUXTRACE] = 16,
-	[PS_RECORD_THREAD_MAP] = 16,
-	[PS_RECORD_STAT_CONFIG] = 16,
-	[PS_RECORD_STAT_ROUND] = 24,
-	[PS_RECORD_EVENT_UPDATE] = 24,
-	[PS_RECORD_TIME_CONV] = 32,
-	[PS_RECORD_HEADER_FEATURE] = 16,
-	[PS_RECORD_COMPRESSED2] = 16,
-};
-
 unsigned int ps_record_type_min_size(uint32_t type)
 {
-	return type < ARRAY_SIZE(min_sizes) && min_sizes[type] ? min_sizes[type] :
-	                                                         PS_RECORD_HEADER_SIZE;
+	const struct ps_record_layout *l = ps_record_layout(type);
+
+	return l ? l->min_size : PS_RECORD_HEADER_SIZE;
 }
 
 bool ps_record_type_has_trailer(uint32_t type)
 {
 	return type >= 1 && type < PS_RECORD_USER_START && type != PERF_RECORD_SAMPLE;
+}
+
+/* ---- the feature payloads that are a fixed set of numbers ---- */
+
+static const struct ps_record_field nrcpus_fields[] = { F("avail", 0, U32, 4),
+	                                                F("online", 4, U32, 4) };
+static const struct ps_record_field sample_time_fields[] = { F("first", 0, U64, 8),
+	                                                     F("last", 8, U64, 8) };
+static const struct ps_record_field compressed_fields[] = {
+	F("version", 0, U32, 4), F("type", 4, U32, 4),      F("level", 8, U32, 4),
+	F("ratio", 12, U32, 4),  F("mmap_len", 16, U32, 4),
+};
+static const struct ps_record_field clock_data_fields[] = { F("version", 0, U32, 4),
+	                                                    F("clockid", 4, U32, 4),
+	                                                    F("tod_ns", 8, U64, 8),
+	                                                    F("clockid_ns", 16, U64, 8) };
+static const struct ps_record_field clockid_fields[] = { F("resolution_ns", 0, U64, 8) };
+static const struct ps_record_field dir_format_fields[] = { F("version", 0, U64, 8) };
+
+static const struct {
+	const struct ps_record_field *fields;
+	size_t n;
+} feature_fields[] = {
+	[PS_FEAT_NRCPUS] = { nrcpus_fields, ARRAY_SIZE(nrcpus_fields) },
+	[PS_FEAT_SAMPLE_TIME] = { sample_time_fields, ARRAY_SIZE(sample_time_fields) },
+	[PS_FEAT_COMPRESSED] = { compressed_fields, ARRAY_SIZE(compressed_fields) },
+	[PS_FEAT_CLOCK_DATA] = { clock_data_fields, ARRAY_SIZE(clock_data_fields) },
+	[PS_FEAT_CLOCKID] = { clockid_fields, ARRAY_SIZE(clockid_fields) },
+	[PS_FEAT_DIR_FORMAT] = { dir_format_fields, ARRAY_SIZE(dir_format_fields) },
+};
+
+const struct ps_record_field *ps_feature_fields(uint64_t feat, size_t *n)
+{
+	if (feat >= ARRAY_SIZE(feature_fields) || !feature_fields[feat].fields)
+		return NULL;
+	*n = feature_fields[feat].n;
+	return feature_fields[feat].fields;
 }
 
 static const char *const features[] = {

@@ -265,9 +265,7 @@ int ps_sample__parse_id(const struct ps_session *s, const struct ps_record *rec,
 	if (!a || !(a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL))
 		return 0;
 	st = a->sample_type;
-	n = 8 * (!!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ID) +
-	         !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
-	         !!(st & PERF_SAMPLE_IDENTIFIER));
+	n = 8 * (size_t)a->trailer_words;
 	if (n > rec->size - 8u)
 		return -1;
 	out->attr = a;

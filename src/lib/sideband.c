@@ -480,9 +480,7 @@ int ps_sideband__apply(struct ps_sideband *sb, const struct ps_record *rec,
 		size_t n = 0;
 
 		if (a && (a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL) && (st & PERF_SAMPLE_TID)) {
-			n = !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
-			    !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-			    !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER);
+			n = a->trailer_words;
 			if (body >= 8 * n) {
 				const unsigned char *tr = rec->data + rec->size - 8 * n;
 
@@ -518,13 +516,8 @@ int ps_sideband__replay_thread(const struct ps_sideband *sb, uint32_t tid, ps_si
 
 	if (!t || !t->named)
 		return 0;
-	if (a && (a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL)) {
-		uint64_t st = a->sample_type;
-
-		trailer = 8 * (!!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
-		               !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-		               !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER));
-	}
+	if (a)
+		trailer = 8 * (size_t)a->trailer_words; /* 0 without sample_id_all */
 	clen = PS_ALIGN8(strlen(t->comm) + 1);
 	size = 16 + clen + trailer;
 	memset(rec, 0, sizeof(rec));

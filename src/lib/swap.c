@@ -521,75 +521,52 @@ static void sample(struct ps_swap *w, struct cur *c, const struct ps_attr *a)
 
 /* ---- kernel records other than SAMPLE (STREAM-FORMAT 3.1), before their trailer ---- */
 
+/* whether every field of @f is a u64: such a body is turned word by word to its end */
+static bool words_only(const struct ps_record_field *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (f[i].width != 8 || f[i].kind > PS_FIELD_COUNT)
+			return false;
+	return true;
+}
+
+/* the body by its layout (record.h): each number at its width, text and tags as they are */
 static void kernel_body(struct ps_swap *w, struct cur *c, const struct ps_record *rec)
 {
-	switch (rec->type) {
-	case PERF_RECORD_MMAP:
-		nums(c, 2, 4);
-		nums(c, 3, 8);
-		break;
-	case PERF_RECORD_LOST:
-	case PERF_RECORD_THROTTLE:
-	case PERF_RECORD_UNTHROTTLE:
-	case PERF_RECORD_AUX:
-	case PERF_RECORD_LOST_SAMPLES:
-	case PERF_RECORD_AUX_OUTPUT_HW_ID:
-	case PS_RECORD_CALLCHAIN_DEFERRED:
-		rest_u64(c);
-		break;
-	case PERF_RECORD_COMM:
-	case PERF_RECORD_ITRACE_START:
-	case PERF_RECORD_SWITCH_CPU_WIDE:
-		nums(c, 2, 4);
-		break;
-	case PERF_RECORD_EXIT:
-	case PERF_RECORD_FORK:
-		nums(c, 4, 4);
-		u64(c);
-		break;
-	case PERF_RECORD_READ:
-		nums(c, 2, 4);
-		rest_u64(c);
-		break;
-	case PERF_RECORD_MMAP2:
-		nums(c, 2, 4);
-		nums(c, 3, 8);
-		if (rec->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			skip(c, 2); /* build_id_size, pad */
-			u16(c);
-			skip(c, 20);
-		} else {
-			nums(c, 2, 4); /* maj, min */
-			nums(c, 2, 8); /* ino, ino_generation */
-		}
-		nums(c, 2, 4); /* prot, flags */
-		break;
-	case PERF_RECORD_SWITCH:
-		break;
-	case PERF_RECORD_NAMESPACES:
-		nums(c, 2, 4);
-		nums(c, 2 * u64(c), 8);
-		break;
-	case PERF_RECORD_KSYMBOL:
-		u64(c);
-		u32(c);
-		nums(c, 2, 2);
-		break;
-	case PERF_RECORD_BPF_EVENT:
-		nums(c, 2, 2);
-		u32(c);
-		break;
-	case PERF_RECORD_CGROUP:
-		u64(c);
-		break;
-	case PERF_RECORD_TEXT_POKE:
-		u64(c);
-		nums(c, 2, 2);
-		break;
-	default:
+	const struct ps_record_layout *l = ps_record_layout(rec->type);
+	const struct ps_record_field *f;
+	uint64_t count = 0;
+	size_t i, n;
+
+	if (!l || l->cls != PS_CLASS_SIDEBAND) {
 		unknown(w, "its layout is not known");
-		break;
+		return;
 	}
+	f = ps_record_layout__fields(l, rec->misc, &n);
+	if (l->tail == PS_TAIL_U64 && words_only(f, n)) {
+		rest_u64(c);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (f[i].kind >= PS_FIELD_STR && f[i].kind != PS_FIELD_BUILD_ID)
+			continue; /* bytes as recorded, or a misc bit */
+		if (8u + f[i].off > c->pos)
+			skip(c, 8u + f[i].off - c->pos);
+		if (f[i].kind == PS_FIELD_BUILD_ID) {
+			skip(c, 2); /* size, a reserved byte */
+			u16(c);     /* reserved */
+		} else if (f[i].kind == PS_FIELD_COUNT) {
+			count = u64(c);
+		} else {
+			num(c, f[i].width);
+		}
+	}
+	if (l->tail == PS_TAIL_U64)
+		rest_u64(c);
+	else if (l->tail == PS_TAIL_COUNTED)
+		nums(c, count * l->tail_words, 8);
 }
 
 /* ---- perf's own records ---- */
@@ -681,10 +658,29 @@ static uint32_t nr_cpus(const struct ps_swap *w)
 }
 
 /* A FEATURE payload (STREAM-FORMAT 6). */
+/* @n numbers laid out as @f says (record.h), one after the other */
+static void fixed_numbers(struct cur *c, const struct ps_record_field *f, size_t n)
+{
+	size_t i;
+
+	if (words_only(f, n)) {
+		rest_u64(c);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		num(c, f[i].width);
+}
+
 static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 {
 	uint32_t n, i, j, attr_size, ncpu;
+	size_t nfixed;
+	const struct ps_record_field *fixed = ps_feature_fields(feat, &nfixed);
 
+	if (fixed) {
+		fixed_numbers(c, fixed, nfixed);
+		return;
+	}
 	switch (feat) {
 	case PS_FEAT_HOSTNAME:
 	case PS_FEAT_OSRELEASE:
@@ -694,14 +690,8 @@ static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 	case PS_FEAT_CPUID:
 		string(c);
 		break;
-	case PS_FEAT_NRCPUS:
-		nums(c, 2, 4);
-		break;
 	case PS_FEAT_TOTAL_MEM:
-	case PS_FEAT_SAMPLE_TIME:
 	case PS_FEAT_MEM_TOPOLOGY:
-	case PS_FEAT_CLOCKID:
-	case PS_FEAT_DIR_FORMAT:
 		rest_u64(c);
 		break;
 	case PS_FEAT_CMDLINE:
@@ -782,9 +772,6 @@ static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 		if (n)
 			unknown(w, "BTF data"); /* BTF data has its own byte order */
 		break;
-	case PS_FEAT_COMPRESSED:
-		nums(c, 5, 4);
-		break;
 	case PS_FEAT_CPU_PMU_CAPS:
 	case PS_FEAT_HYBRID_TOPOLOGY:
 		n = u32(c);
@@ -792,10 +779,6 @@ static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 			string(c);
 			string(c);
 		}
-		break;
-	case PS_FEAT_CLOCK_DATA:
-		nums(c, 2, 4);
-		nums(c, 2, 8);
 		break;
 	case PS_FEAT_PMU_CAPS:
 		n = u32(c);

@@ -51,12 +51,6 @@ static void header(struct buf *b, uint32_t type, uint16_t size)
 	put16(b, size);
 }
 
-static void pipe_header(struct buf *b)
-{
-	put64(b, PS_MAGIC);
-	put64(b, PS_PIPE_HEADER_SIZE);
-}
-
 /* the attr body: a software or tracepoint event sampling id, tid and time */
 static void attr_body(struct buf *b, uint32_t type, uint64_t config, uint64_t sample_type)
 {

@@ -113,6 +113,48 @@ static inline int feed(struct ps_session *s, const struct buf *b, uint32_t type,
 	return ps_session__process(s, &rec, "test", &err);
 }
 
+/* the record that starts at @at in @b, as ps_input__next() describes it (offset @at) */
+static inline struct ps_record rec_at(const struct buf *b, size_t at)
+{
+	struct ps_record rec = { 0 };
+
+	rec.data = b->p + at;
+	rec.type = ps_get32(b->p + at, b->swap);
+	rec.misc = ps_get16(b->p + at + 4, b->swap);
+	rec.size = ps_get16(b->p + at + 6, b->swap);
+	rec.len = rec.size;
+	rec.offset = at;
+	return rec;
+}
+
+/* Every record of @b (no pipe header) applied to session @s; -1 at the first refused. */
+static inline int feed_all(struct ps_session *s, const struct buf *b)
+{
+	struct ps_error err = { 0 };
+	size_t at;
+
+	for (at = 0; at + 8 <= b->len;) {
+		struct ps_record rec = rec_at(b, at);
+
+		if (rec.size < 8 || ps_session__process(s, &rec, "test", &err) < 0)
+			return -1;
+		at += rec.size;
+	}
+	return 0;
+}
+
+/* A new session of @b's byte order fed the records in @b, which is emptied; aborts when
+ * the session refuses one (a bug in the test). */
+static inline struct ps_session *session_fed(struct buf *b)
+{
+	struct ps_session *s = ps_session__new(b->swap);
+
+	if (!s || feed_all(s, b) < 0)
+		abort();
+	b->len = 0;
+	return s;
+}
+
 /* What the tests set in a perf_event_attr; the rest is 0, the sample period 1. */
 struct attr_spec {
 	uint32_t type;
@@ -191,6 +233,99 @@ static inline int session_attr(struct ps_session *s, uint32_t type, uint64_t con
 	}
 	free(b.p);
 	return r;
+}
+
+/* ---- whole records, appended to a stream in @b ---- */
+
+/* The u64 word that puts u32 @a then u32 @b in the stream's byte order (TID, CPU). */
+static inline uint64_t pair(uint32_t a, uint32_t b, bool swap)
+{
+	bool le = ps_host_is_big_endian() == swap;
+
+	return le ? ((uint64_t)b << 32) | a : ((uint64_t)a << 32) | b;
+}
+
+static inline void buf_free(struct buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Start a record (size patched by rec_end); returns its offset in @b. */
+static inline size_t rec_begin(struct buf *b, uint32_t type, uint16_t misc)
+{
+	size_t at = b->len;
+
+	put32(b, type);
+	put16(b, misc);
+	put16(b, 0);
+	return at;
+}
+
+static inline void rec_end(struct buf *b, size_t at)
+{
+	size_t size = b->len - at;
+
+	if (size > UINT16_MAX)
+		abort();
+	ps_put16(b->p + at + 6, (uint16_t)size, b->swap);
+}
+
+static inline void pipe_header(struct buf *b)
+{
+	put64(b, PS_MAGIC);
+	put64(b, PS_PIPE_HEADER_SIZE);
+}
+
+/* A record of @n u64 words after its header; returns its offset. */
+static inline size_t rec_words(struct buf *b, uint32_t type, uint16_t misc, const uint64_t *w,
+                               size_t n)
+{
+	size_t at = rec_begin(b, type, misc), i;
+
+	for (i = 0; i < n; i++)
+		put64(b, w[i]);
+	rec_end(b, at);
+	return at;
+}
+
+/* A record with @n bytes of body (any length: records need not be multiples of 8). */
+static inline size_t rec_raw(struct buf *b, uint32_t type, const void *body, size_t n)
+{
+	size_t at = rec_begin(b, type, 0);
+
+	put_bytes(b, body, n);
+	rec_end(b, at);
+	return at;
+}
+
+static inline size_t attr_rec(struct buf *b, const struct attr_spec *a, const uint64_t *ids,
+                              size_t n)
+{
+	size_t at = rec_begin(b, PS_RECORD_HEADER_ATTR, 0), i;
+
+	attr_bytes(b, a, 128);
+	for (i = 0; i < n; i++)
+		put64(b, ids[i]);
+	rec_end(b, at);
+	return at;
+}
+
+/* COMM: pid, tid, name padded to 8, then @ntr trailer words. */
+static inline size_t comm_rec(struct buf *b, uint32_t pid, uint32_t tid, const char *name,
+                              const uint64_t *trailer, size_t ntr)
+{
+	size_t at = rec_begin(b, PERF_RECORD_COMM, 0), i;
+	size_t n = strlen(name) + 1;
+
+	put32(b, pid);
+	put32(b, tid);
+	put_bytes(b, name, n);
+	grow(b, PS_ALIGN8(n) - n);
+	for (i = 0; i < ntr; i++)
+		put64(b, trailer[i]);
+	rec_end(b, at);
+	return at;
 }
 
 /* a system of tracepoints: its name and the format texts of its events */

@@ -29,95 +29,6 @@
 
 /* ---- building streams ---- */
 
-/* The u64 word that puts u32 @a then u32 @b in the stream's byte order (TID, CPU). */
-static uint64_t pair(uint32_t a, uint32_t b, bool swap)
-{
-	bool le = ps_host_is_big_endian() == swap;
-
-	return le ? ((uint64_t)b << 32) | a : ((uint64_t)a << 32) | b;
-}
-
-static void buf_free(struct buf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-/* Start a record (size patched by rec_end); returns its offset in @b. */
-static size_t rec_begin(struct buf *b, uint32_t type, uint16_t misc)
-{
-	size_t at = b->len;
-
-	put32(b, type);
-	put16(b, misc);
-	put16(b, 0);
-	return at;
-}
-
-static void rec_end(struct buf *b, size_t at)
-{
-	size_t size = b->len - at;
-
-	if (size > UINT16_MAX)
-		abort();
-	ps_put16(b->p + at + 6, (uint16_t)size, b->swap);
-}
-
-static void pipe_header(struct buf *b)
-{
-	put64(b, PS_MAGIC);
-	put64(b, PS_PIPE_HEADER_SIZE);
-}
-
-/* A record of @n u64 words after its header; returns its offset. */
-static size_t rec_words(struct buf *b, uint32_t type, uint16_t misc, const uint64_t *w, size_t n)
-{
-	size_t at = rec_begin(b, type, misc), i;
-
-	for (i = 0; i < n; i++)
-		put64(b, w[i]);
-	rec_end(b, at);
-	return at;
-}
-
-/* A record with @n bytes of body (any length: records need not be multiples of 8). */
-static size_t rec_raw(struct buf *b, uint32_t type, const void *body, size_t n)
-{
-	size_t at = rec_begin(b, type, 0);
-
-	put_bytes(b, body, n);
-	rec_end(b, at);
-	return at;
-}
-
-static size_t attr_record(struct buf *b, const struct attr_spec *a, const uint64_t *ids, size_t n)
-{
-	size_t at = rec_begin(b, PS_RECORD_HEADER_ATTR, 0), i;
-
-	attr_bytes(b, a, 128);
-	for (i = 0; i < n; i++)
-		put64(b, ids[i]);
-	rec_end(b, at);
-	return at;
-}
-
-/* COMM: pid, tid, name padded to 8, then @ntr trailer words. */
-static size_t comm_record(struct buf *b, uint32_t pid, uint32_t tid, const char *name,
-                          const uint64_t *trailer, size_t ntr)
-{
-	size_t at = rec_begin(b, PERF_RECORD_COMM, 0), i;
-	size_t n = strlen(name) + 1;
-
-	put32(b, pid);
-	put32(b, tid);
-	put_bytes(b, name, n);
-	grow(b, PS_ALIGN8(n) - n);
-	for (i = 0; i < ntr; i++)
-		put64(b, trailer[i]);
-	rec_end(b, at);
-	return at;
-}
-
 /* ---- reading them back ---- */
 
 enum via {
@@ -400,7 +311,7 @@ static void odd_stream(struct odd_stream *s, bool swap)
 	s->len[s->n++] = 13;
 	s->off[s->n] = rec_raw(b, 30, "0123456789abc", 13); /* 21: unknown kernel type */
 	s->len[s->n++] = 21;
-	s->off[s->n] = comm_record(b, 42, 43, "sh", NULL, 0); /* 24, at offset 50 */
+	s->off[s->n] = comm_rec(b, 42, 43, "sh", NULL, 0); /* 24, at offset 50 */
 	s->len[s->n++] = 24;
 	s->off[s->n] = rec_words(b, PS_RECORD_FINISHED_ROUND, 0, fr, 0);
 	s->len[s->n++] = 8;
@@ -713,7 +624,7 @@ static void test_bad_attr(bool swap)
 
 	/* attr.size larger than the record */
 	pipe_header(&b);
-	at = attr_record(&b, &a, NULL, 0);
+	at = attr_rec(&b, &a, NULL, 0);
 	bad = rec_begin(&b, PS_RECORD_HEADER_ATTR, 0);
 	attr_bytes(&b, &a, 136);
 	rec_end(&b, bad);
@@ -1027,15 +938,14 @@ static void zstream_build(struct zstream *z, bool swap, bool cut_last, uint32_t 
 	z->zhead = type == PS_RECORD_COMPRESSED2 ? 16 : 8;
 	z->b.swap = z->inner.swap = swap;
 	pipe_header(&z->b);
-	z->attr_off = attr_record(&z->b, &a, NULL, 0);
+	z->attr_off = attr_rec(&z->b, &a, NULL, 0);
 	rec_raw(&z->b, PS_RECORD_HEADER_FEATURE, feat27, sizeof(feat27) - 1);
 	for (i = 0; i < 10; i++) {
 		uint64_t w[3] = { 0xffffffff81000000ULL + (uint64_t)i, pair(7, 7, swap),
 			          1000 + (uint64_t)i };
 
-		z->ioff[z->ni] = i == 4 ?
-		                         comm_record(&z->inner, 7, 7, "a longer command", NULL, 0) :
-		                         rec_words(&z->inner, PERF_RECORD_SAMPLE, 2, w, 3);
+		z->ioff[z->ni] = i == 4 ? comm_rec(&z->inner, 7, 7, "a longer command", NULL, 0) :
+		                          rec_words(&z->inner, PERF_RECORD_SAMPLE, 2, w, 3);
 		z->ilen[z->ni] = z->inner.len - z->ioff[z->ni];
 		z->ni++;
 	}
@@ -1306,7 +1216,7 @@ static void pdata_build(struct pdata *d, bool swap)
 		uint64_t s2[5] = { 0x2000, pair(5, 6, swap), 778, 570, 1 };
 		static const uint64_t none[1];
 
-		d->rec_off[d->nrec++] = comm_record(b, 5, 5, "true", tr, 3);
+		d->rec_off[d->nrec++] = comm_rec(b, 5, 5, "true", tr, 3);
 		d->rec_off[d->nrec++] = rec_words(b, PERF_RECORD_SAMPLE, 2, s1, 5);
 		d->rec_off[d->nrec++] = rec_words(b, PERF_RECORD_SAMPLE, 2, s2, 5);
 		d->rec_off[d->nrec++] = rec_words(b, PS_RECORD_FINISHED_ROUND, 0, none, 0);
@@ -1607,8 +1517,8 @@ static void test_session(bool swap)
 	int seen = 0;
 
 	pipe_header(&b);
-	attr_record(&b, &clk, ids0, 2);
-	attr_record(&b, &tp, ids1, 2);
+	attr_rec(&b, &clk, ids0, 2);
+	attr_rec(&b, &tp, ids1, 2);
 	{
 		size_t at = rec_begin(&b, PS_RECORD_EVENT_UPDATE, 0);
 
@@ -1657,7 +1567,7 @@ static void test_session(bool swap)
 		rec_end(&b, s_off[1]);
 		s_off[2] = rec_words(&b, PERF_RECORD_SAMPLE, 0, s2, 7);
 		s_off[3] = rec_words(&b, PERF_RECORD_SAMPLE, 0, s3, 7);
-		c_off = comm_record(&b, 8, 9, "worker", tr, 5);
+		c_off = comm_rec(&b, 8, 9, "worker", tr, 5);
 		u_off = rec_words(&b, 30, 0, tr30, 5);
 	}
 	if (feed_open(&f, &b, VIA_PIPE, 50) < 0)
@@ -1763,7 +1673,7 @@ static void test_time_one_attr(bool swap)
 	int n = 0;
 
 	pipe_header(&b);
-	attr_record(&b, &a, NULL, 0);
+	attr_rec(&b, &a, NULL, 0);
 	rec_words(&b, 30, 0, w, 3);
 	rec_words(&b, PERF_RECORD_FORK, 0, w, 3);
 	rec_words(&b, PS_RECORD_FINISHED_ROUND, 0, w, 0);
