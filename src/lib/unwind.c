@@ -103,14 +103,17 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return u->cur != NULL;
 }
 
-/* only inside the stack copy: anything else is unknown */
+/*
+ * Only inside the stack copy: anything else is unknown.  Like perf, the copy's last eight
+ * bytes are not read (perf's unwinders refuse a word that ends where the copy ends).
+ */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct ps_unwind *u = arg;
 	const struct walk *w = u->cur;
 
 	(void)dwfl;
-	if (!w || w->stack_len < 8 || addr < w->sp || addr - w->sp > w->stack_len - 8)
+	if (!w || w->stack_len < 8 || addr < w->sp || addr - w->sp >= w->stack_len - 8)
 		return false;
 	*result = ps_get64(w->stack + (addr - w->sp), w->swap);
 	return true;
