@@ -61,6 +61,7 @@ struct walk {
 	uint64_t *ips;
 	size_t n, max;
 	bool past_first;
+	bool refused; /* a read outside the copy since the last frame */
 };
 
 struct ps_unwind {
@@ -110,11 +111,15 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct ps_unwind *u = arg;
-	const struct walk *w = u->cur;
+	struct walk *w = u->cur;
 
 	(void)dwfl;
-	if (!w || w->stack_len < 8 || addr < w->sp || addr - w->sp >= w->stack_len - 8)
+	if (!w)
 		return false;
+	if (w->stack_len < 8 || addr < w->sp || addr - w->sp >= w->stack_len - 8) {
+		w->refused = true;
+		return false;
+	}
 	*result = ps_get64(w->stack + (addr - w->sp), w->swap);
 	return true;
 }
@@ -205,6 +210,7 @@ static int frame_callback(Dwfl_Frame *state, void *arg)
 	Dwarf_Addr pc;
 	bool activation;
 
+	w->refused = false;
 	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
 		return DWARF_CB_ABORT;
 	if (!activation)
@@ -240,6 +246,7 @@ size_t ps_unwind__sample(struct ps_unwind *u, const struct ps_sample *smp, uint6
 	struct walk w = { 0 };
 	unsigned int bit, k = 0;
 	size_t i;
+	int rc;
 
 	if (max > PS_UNWIND_MAX_FRAMES)
 		max = PS_UNWIND_MAX_FRAMES;
@@ -275,8 +282,14 @@ size_t ps_unwind__sample(struct ps_unwind *u, const struct ps_sample *smp, uint6
 		w.ss->attached = true;
 	}
 	/* the first frame is the ip already written: frame_callback skips it */
-	dwfl_getthread_frames(w.ss->dwfl, w.pid ? (pid_t)w.pid : 1, frame_callback, &w);
+	rc = dwfl_getthread_frames(w.ss->dwfl, w.pid ? (pid_t)w.pid : 1, frame_callback, &w);
 	u->cur = NULL;
+	/*
+	 * A return address past the end of the copy: perf's unwinder shows one more frame, at
+	 * address 0 minus one ("[unknown]"), and so do we.
+	 */
+	if (rc >= 0 && w.refused && w.n < max)
+		ips[w.n++] = UINT64_MAX;
 	return w.n;
 }
 
