@@ -75,9 +75,36 @@ struct ps_unwind {
 
 static char *debuginfo_path;
 
+/* the inlined functions' DWARF: the object's own, else its debug file */
 static const Dwfl_Callbacks dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                        const char *file_name, const char *debuglink_file,
+                        GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)file_name;
+	(void)debuglink_file;
+	(void)debuglink_crc;
+	(void)debuginfo_file_name;
+	return -1;
+}
+
+/*
+ * Unwinding: the objects' own CFI (.eh_frame, else their .debug_frame), never a separate
+ * debug file, which every session of every process would read again (decompressing it)
+ * for the rare address its .eh_frame does not cover.
+ */
+static const Dwfl_Callbacks unwind_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = no_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 
@@ -167,7 +194,7 @@ static struct session *session__get(struct ps_unwind *u, uint32_t pid, uint64_t 
 			victim = s;
 	}
 	session__end(victim);
-	victim->dwfl = dwfl_begin(&dwfl_callbacks);
+	victim->dwfl = dwfl_begin(&unwind_callbacks);
 	if (!victim->dwfl)
 		return NULL;
 	victim->pid = pid;
