@@ -907,13 +907,15 @@ static struct ps_dwarf *dso__dwarf(struct ps_symbols *st, struct ps_dso *d)
 }
 
 /*
- * Name the frame at @ip into @out (room for @max, at least 1): the functions DWARF says
- * are inlined there each as a frame of its own, innermost first, then the function that
- * holds them, as perf script shows them (a name that is not the symbol's is marked
- * inlined, even the outermost one).  Return: the frames written.
+ * Name the frame at @ip into @out (room for @max, at least 1); with @inlines (an unwound
+ * frame: perf 6.1 looks for inlined functions there only, not in the kernel's chains),
+ * the functions DWARF says are inlined there each as a frame of its own, innermost
+ * first, then the function that holds them, as perf script shows them (a name that is
+ * not the symbol's is marked inlined, even the outermost one).  Return: the frames
+ * written.
  */
 static size_t name_frame(struct ps_symbols *st, uint32_t pid, unsigned int mode, uint64_t ip,
-                         struct ps_frame *out, size_t max)
+                         bool inlines, struct ps_frame *out, size_t max)
 {
 	const char *names[8];
 	struct ps_symbol base;
@@ -925,7 +927,7 @@ static size_t name_frame(struct ps_symbols *st, uint32_t pid, unsigned int mode,
 	out[0].ip = ip;
 	out[0].inlined = false;
 	find(st, pid, mode, ip, &out[0].sym, &d, &va);
-	if (!d || !out[0].sym.name || !(dw = dso__dwarf(st, d)))
+	if (!inlines || !d || !out[0].sym.name || !(dw = dso__dwarf(st, d)))
 		return 1;
 	base = out[0].sym;
 	n = ps_dwarf__inlines(dw, va, names, ARRAY_SIZE(names));
@@ -997,7 +999,7 @@ size_t ps_symbols__frames(struct ps_symbols *st, const struct ps_sample *smp, st
 			}
 			continue;
 		}
-		n += name_frame(st, pid, mode, ip, out + n, max - n);
+		n += name_frame(st, pid, mode, ip, false, out + n, max - n);
 	}
 	/* the user part of a --call-graph dwarf sample, after the kernel's chain, as perf */
 	if (n >= max || pid == PID_KERNEL || !ps_unwind__usable(smp))
@@ -1008,7 +1010,7 @@ size_t ps_symbols__frames(struct ps_symbols *st, const struct ps_sample *smp, st
 		return n;
 	nr_ips = ps_unwind__sample(st->unwind, smp, ips, max - n);
 	for (k = 0; k < nr_ips && n < max; k++)
-		n += name_frame(st, pid, PERF_RECORD_MISC_USER, ips[k], out + n, max - n);
+		n += name_frame(st, pid, PERF_RECORD_MISC_USER, ips[k], true, out + n, max - n);
 	return n;
 }
 

@@ -149,7 +149,8 @@ bool ps_symbols__sample(struct ps_symbols *st, const struct ps_sample *smp, uint
  * chain with no frames, as in perf.  A sample with user registers and a user stack copy
  * (--call-graph dwarf) gets its user frames from unwinding them (unwind.h), after the
  * chain's own.  Where an object's DWARF (its own, or its debug file's) says functions are
- * inlined at an address, each is a frame of its own (@inlined).
+ * inlined at an unwound address, each is a frame of its own (@inlined), as perf 6.1 shows
+ * them (it does not look for them in the chains the kernel gives).
  * @out: room for @max frames
  * Return: the number of frames written; 0 when the sample has no callchain.
  */
