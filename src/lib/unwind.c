@@ -451,6 +451,20 @@ static size_t lookup(struct ps_dwarf *dw, uint64_t vaddr, const char **names, si
 		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
 			break;
 	}
+	if (i < nr && dwarf_tag(&scopes[i]) == DW_TAG_subprogram) {
+		/*
+		 * Aliases an assembler describes as sibling functions over the same code
+		 * (munmap, __munmap, __GI_munmap): addr2line names the last, so do we.
+		 */
+		Dwarf_Die sib = scopes[i], next;
+
+		for (int k = 0; k < 16 && dwarf_siblingof(&sib, &next) == 0 &&
+		                dwarf_tag(&next) == DW_TAG_subprogram &&
+		                dwarf_haspc(&next, vaddr - bias) == 1;
+		     k++)
+			sib = next;
+		scopes[i] = sib;
+	}
 	if (i < nr)
 		nr = dwarf_getscopes_die(&scopes[i], &chain);
 	else
