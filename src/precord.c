@@ -107,8 +107,10 @@ static void parse_call_graph(const char *arg, struct ps_recorder_config *cfg)
 	cfg->stack_dump = PS_RECORDER_STACK_DUMP;
 	if (arg[5] == ',')
 		/* the kernel takes at most 65528 bytes, a multiple of 8 */
-		cfg->stack_dump = (uint32_t)((ps_parse_u64(arg + 6, 8, 65528, "--call-graph dwarf,SIZE") +
-		                              7) & ~7ull);
+		cfg->stack_dump =
+		        (uint32_t)((ps_parse_u64(arg + 6, 8, 65528, "--call-graph dwarf,SIZE") +
+		                    7) &
+		                   ~7ull);
 }
 
 static PS_NORETURN void usage(FILE *fp, int status)

@@ -78,7 +78,7 @@ struct ps_symbols {
 	uint64_t reads; /* tables read, for tests */
 	uint64_t gen;   /* the last generation given to a process's maps */
 	struct ps_unwind *unwind;
-	size_t nr_dwarf;     /* objects with their DWARF open */
+	size_t nr_dwarf;      /* objects with their DWARF open */
 	uint64_t frames_call; /* counts ps_symbols__frames() calls: names in use stay open */
 	/* what a program says once (ps_symbols__take_notice()): a ring of strings */
 	char *notices[MAX_NOTICES];

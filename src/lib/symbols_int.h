@@ -69,7 +69,7 @@ struct ps_dso {
 	bool dwarf_tried;       /* ps_dwarf__open() was tried (and @dwarf is what it gave) */
 	uint64_t dwarf_use;     /* the frames call that last used @dwarf */
 	bool unwind_refused;    /* could not be opened for unwinding: not tried again */
-	struct ps_dso *next; /* hash chain */
+	struct ps_dso *next;    /* hash chain */
 };
 
 /* where objects are looked for, and how big a table may grow */

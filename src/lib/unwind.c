@@ -36,9 +36,9 @@ enum {
 
 /* DWARF register n of x86_64 is perf's register dwarf_to_perf[n] */
 static const unsigned char dwarf_to_perf[NR_DWARF_REGS] = {
-	PERF_AX,      PERF_DX,      PERF_CX,      PERF_BX,       PERF_SI,       PERF_DI,
-	PERF_BP,      PERF_SP,      PERF_R8,      PERF_R8 + 1,   PERF_R8 + 2,   PERF_R8 + 3,
-	PERF_R8 + 4,  PERF_R8 + 5,  PERF_R8 + 6,  PERF_R8 + 7,   PERF_IP,
+	PERF_AX,     PERF_DX,     PERF_CX,     PERF_BX,     PERF_SI,     PERF_DI,
+	PERF_BP,     PERF_SP,     PERF_R8,     PERF_R8 + 1, PERF_R8 + 2, PERF_R8 + 3,
+	PERF_R8 + 4, PERF_R8 + 5, PERF_R8 + 6, PERF_R8 + 7, PERF_IP,
 };
 
 struct session {
@@ -83,8 +83,8 @@ static const Dwfl_Callbacks dwfl_callbacks = {
 };
 
 static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-                        const char *file_name, const char *debuglink_file,
-                        GElf_Word debuglink_crc, char **debuginfo_file_name)
+                        const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                        char **debuginfo_file_name)
 {
 	(void)mod;
 	(void)userdata;
@@ -320,8 +320,7 @@ size_t ps_unwind__sample(struct ps_unwind *u, const struct ps_sample *smp, uint6
 	return w.n;
 }
 
-struct ps_unwind *ps_unwind__new(const struct ps_dso_paths *paths, ps_unwind_map_fn map,
-                                 void *ctx)
+struct ps_unwind *ps_unwind__new(const struct ps_dso_paths *paths, ps_unwind_map_fn map, void *ctx)
 {
 	struct ps_unwind *u = calloc(1, sizeof(*u));
 
@@ -458,9 +457,9 @@ static size_t lookup(struct ps_dwarf *dw, uint64_t vaddr, const char **names, si
 		 */
 		Dwarf_Die sib = scopes[i], next;
 
-		for (int k = 0; k < 16 && dwarf_siblingof(&sib, &next) == 0 &&
-		                dwarf_tag(&next) == DW_TAG_subprogram &&
-		                dwarf_haspc(&next, vaddr - bias) == 1;
+		for (int k = 0;
+		     k < 16 && dwarf_siblingof(&sib, &next) == 0 &&
+		     dwarf_tag(&next) == DW_TAG_subprogram && dwarf_haspc(&next, vaddr - bias) == 1;
 		     k++)
 			sib = next;
 		scopes[i] = sib;

@@ -49,8 +49,7 @@ typedef bool (*ps_unwind_map_fn)(void *ctx, uint32_t pid, uint64_t addr, struct 
  * @map: how an address of a process is found in its maps; @ctx is given to it
  * Return: the unwinder, or NULL when out of memory.
  */
-struct ps_unwind *ps_unwind__new(const struct ps_dso_paths *paths, ps_unwind_map_fn map,
-                                 void *ctx);
+struct ps_unwind *ps_unwind__new(const struct ps_dso_paths *paths, ps_unwind_map_fn map, void *ctx);
 
 /** ps_unwind__delete() - end every session; NULL is allowed. */
 void ps_unwind__delete(struct ps_unwind *u);

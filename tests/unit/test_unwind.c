@@ -49,7 +49,7 @@ static uint64_t stack_end(void)
 
 /* the kernel's copy, byte by byte: not through ASan's view of this stack's redzones */
 static __attribute__((no_sanitize_address, noinline)) void raw_copy(unsigned char *dst,
-                                                                   uint64_t src, size_t n)
+                                                                    uint64_t src, size_t n)
 {
 	const volatile unsigned char *p = (const volatile unsigned char *)(uintptr_t)src;
 
@@ -231,8 +231,7 @@ static void test_self(struct ps_symbols *st)
 	free(c.stack);
 }
 
-static bool any_map(void *ctx, uint32_t pid, uint64_t addr, struct ps_unwind_map *m,
-                    uint64_t *gen)
+static bool any_map(void *ctx, uint32_t pid, uint64_t addr, struct ps_unwind_map *m, uint64_t *gen)
 {
 	(void)ctx;
 	(void)pid;
