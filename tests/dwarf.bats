@@ -163,3 +163,12 @@ for _ in range(3):
 	grep -q CALLCHAIN "$BATS_TEST_TMPDIR/fp.attr"
 	! grep -q STACK_USER "$BATS_TEST_TMPDIR/fp.attr"
 }
+
+@test "dwarf: pflame draws the unwound frames, inlined ones included" {
+	need_workload
+	dwarf_pipe
+	"$BIN/pflame" "$WORK/dwarf.pipe" >"$BATS_TEST_TMPDIR/out.svg"
+	for f in main recurse leaf_work mix_inline; do
+		grep -q ">$f<\|\"$f\"\|$f (" "$BATS_TEST_TMPDIR/out.svg" || grep -q "$f" "$BATS_TEST_TMPDIR/out.svg"
+	done
+}
