@@ -379,9 +379,10 @@ static int fold_sample(struct ctx *c, const struct ps_sample *smp, uint16_t misc
 	/* kinds: the callchain's context markers, frame for frame, else the sample's mode */
 	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && smp->nr_callchain) {
 		m = chain_kinds(smp, c->chain, PS_SYMBOLS_MAX_STACK);
-		if (m == n - 1)
-			for (i = 1; i < n; i++)
-				c->kinds[i] = c->chain[m - i];
+		/* past the chain's frames: a --call-graph dwarf sample's unwound user frames */
+		if (m <= n - 1)
+			for (i = 0; i < m; i++)
+				c->kinds[n - 1 - i] = c->chain[i];
 	} else if (n == 2 && (misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL) {
 		c->kinds[1] = PS_FRAME_KERNEL;
 	}

@@ -36,6 +36,7 @@ static const char usage_text[] =
 #define OPT_FILTER 256
 #define OPT_DURATION 257
 #define OPT_NO_EXCLUDE_SELF 258
+#define OPT_CALL_GRAPH 259
 
 struct event_opt {
 	const char *spec;   /* -e */
@@ -75,7 +76,9 @@ static const char help_text[] =
         "      --filter EXPR      kernel filter for the tracepoints of the -e before it\n"
         "  -F, --freq HZ          sample software events HZ times a second (4000)\n"
         "  -f, --force            write the binary stream even to a terminal\n"
-        "  -g                     record call chains\n"
+        "  -g                     record call chains (--call-graph fp)\n"
+        "      --call-graph MODE  fp: frame pointers; dwarf[,SIZE]: the user registers and\n"
+        "                         SIZE bytes of user stack (8192), unwound when read\n"
         "  -k, --clockid CLOCK    time samples with CLOCK: monotonic (the default),\n"
         "                         monotonic_raw, realtime, boottime, tai\n"
         "  -l, --list             list the events that can be recorded\n"
@@ -90,6 +93,25 @@ static const char help_text[] =
         "      --no-exclude-self  also record precord's own pipeline (-a, -C)\n"
         "  -h, --help             show this help\n"
         "  -V, --version          show the version\n";
+
+/* --call-graph fp | dwarf[,SIZE], as perf record takes it */
+static void parse_call_graph(const char *arg, struct ps_recorder_config *cfg)
+{
+	cfg->callchain = true;
+	cfg->stack_dump = 0;
+	if (strcmp(arg, "fp") == 0)
+		return;
+	if (strncmp(arg, "dwarf", 5) != 0 || (arg[5] && arg[5] != ','))
+		ps_usage_error("--call-graph: unknown mode '%s'; the modes are fp and dwarf[,SIZE]",
+		               arg);
+	cfg->stack_dump = PS_RECORDER_STACK_DUMP;
+	if (arg[5] == ',')
+		/* the kernel takes at most 65528 bytes, a multiple of 8 */
+		cfg->stack_dump =
+		        (uint32_t)((ps_parse_u64(arg + 6, 8, 65528, "--call-graph dwarf,SIZE") +
+		                    7) &
+		                   ~7ull);
+}
 
 static PS_NORETURN void usage(FILE *fp, int status)
 {
@@ -147,6 +169,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "count", required_argument, NULL, 'c' },
 		{ "clockid", required_argument, NULL, 'k' },
 		{ "cpu", required_argument, NULL, 'C' },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "event", required_argument, NULL, 'e' },
 		{ "filter", required_argument, NULL, OPT_FILTER },
@@ -198,6 +221,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'g':
 			o->cfg.callchain = true;
+			o->cfg.stack_dump = 0;
+			break;
+		case OPT_CALL_GRAPH:
+			parse_call_graph(optarg, &o->cfg);
 			break;
 		case 'h':
 			usage(stdout, 0);

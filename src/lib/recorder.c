@@ -505,10 +505,18 @@ static void build_attr(struct ps_recorder *r, struct rec_event *e, bool first, s
 		a->use_clockid = 1;
 		a->clockid = c->clockid;
 	}
+	if (c->callchain && c->stack_dump) {
+		/* what perf record --call-graph dwarf asks: the user part is unwound later */
+		a->sample_regs_user = PS_RECORDER_REGS_USER;
+		a->sample_stack_user = c->stack_dump;
+		a->exclude_callchain_user = 1;
+	}
 	if (first) {
 		/* the side-band: one event carries it for all */
 		a->mmap = 1;
 		a->mmap2 = 1;
+		/* unwinding needs every map of the stack's objects, data ones too */
+		a->mmap_data = c->callchain && c->stack_dump;
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
@@ -627,6 +635,8 @@ int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cf
 	r->sample_type |= r->nr_ev > 1 ? PERF_SAMPLE_IDENTIFIER : PERF_SAMPLE_ID;
 	if (cfg->callchain)
 		r->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (cfg->callchain && cfg->stack_dump)
+		r->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 	r->pid_off = 8 + (r->nr_ev > 1 ? 8 : 0) + 8;
 	r->trailer_size = 32; /* TID, TIME, ID or IDENTIFIER, CPU */
 	for (i = 0; i < r->nr_ev; i++)

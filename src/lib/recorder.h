@@ -48,6 +48,9 @@ struct ps_recorder;
  *          by frequency
  * @freq: samples per second for software events (-F); 0: PS_RECORDER_DEFAULT_FREQ
  * @callchain: sample call chains (-g)
+ * @stack_dump: with @callchain, --call-graph dwarf: the user registers and this many bytes
+ *              of user stack in each sample, the kernel's chain only (as perf record
+ *              --call-graph dwarf); 0: frame pointers
  * @mmap_pages: ring data pages per CPU, a power of two; 0: PS_RECORDER_RING_MAX bytes or
  *              less, as described above
  * @exclude_self: in system-wide mode, leave out the samples of the recorder's own
@@ -61,6 +64,10 @@ struct ps_recorder;
  *               clock, and write the CLOCKID and CLOCK_DATA features that map it to wall time
  * @clockid: the POSIX clock, when @use_clockid
  */
+/* --call-graph dwarf's stack copy by default, and its registers (x86_64: perf's mask) */
+#define PS_RECORDER_STACK_DUMP 8192
+#define PS_RECORDER_REGS_USER 0xff0fffull
+
 struct ps_recorder_config {
 	bool system_wide;
 	const char *cpu_list;
@@ -70,6 +77,7 @@ struct ps_recorder_config {
 	uint64_t period;
 	uint64_t freq;
 	bool callchain;
+	uint32_t stack_dump;
 	unsigned int mmap_pages;
 	bool exclude_self;
 	bool out_pipe;

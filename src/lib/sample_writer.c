@@ -477,6 +477,8 @@ static void frames(struct ps_sample_writer *w, struct ps_json_buf *b, const stru
 		KEY(b, ",\"ip\":");
 		ps_json__hex(b, f[i].ip);
 		symbol(w, b, &f[i].sym, false);
+		if (f[i].inlined)
+			KEY(b, ",\"inlined\":true");
 		ps_json__close(b, o, '{', '}');
 	}
 	ps_json__close(b, at, '[', ']');

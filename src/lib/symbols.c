@@ -21,6 +21,7 @@
 #include "signals.h"
 #include "symbols.h"
 #include "symbols_int.h"
+#include "unwind.h"
 #include "xalloc.h"
 
 #define PROC_BUCKETS 4096
@@ -34,6 +35,7 @@
 #define MAX_READS 3      /* reads of one object's table in a row that served few lookups */
 #define READ_WORTH 65536 /* lookups that make a read worth it: the count starts again */
 #define MAX_NOTICES 32   /* notices waiting to be taken */
+#define MAX_DWARF 32     /* objects whose DWARF is open at once (inlined functions) */
 
 #define KERNEL_NAME "[kernel.kallsyms]"
 #define MISC_BUILD_ID_SIZE (1u << 15)
@@ -49,6 +51,7 @@ struct proc {
 	struct map *maps;
 	size_t nr, cap;
 	uint64_t last_use;
+	uint64_t gen; /* changes with the maps of objects (unwind sessions follow it) */
 	struct proc *next;
 };
 
@@ -73,6 +76,10 @@ struct ps_symbols {
 	size_t sym_bytes, sym_max;
 	uint64_t clock; /* use counter for eviction */
 	uint64_t reads; /* tables read, for tests */
+	uint64_t gen;   /* the last generation given to a process's maps */
+	struct ps_unwind *unwind;
+	size_t nr_dwarf;      /* objects with their DWARF open */
+	uint64_t frames_call; /* counts ps_symbols__frames() calls: names in use stay open */
 	/* what a program says once (ps_symbols__take_notice()): a ring of strings */
 	char *notices[MAX_NOTICES];
 	size_t notice_head, nr_notices;
@@ -150,6 +157,10 @@ static void dso__unload(struct ps_symbols *st, struct ps_dso *d)
 
 static void dso__free(struct ps_symbols *st, struct ps_dso *d)
 {
+	if (d->dwarf) {
+		ps_dwarf__close(d->dwarf);
+		st->nr_dwarf--;
+	}
 	dso__unload(st, d);
 	free(d->note);
 	free(d->name);
@@ -397,6 +408,7 @@ static struct proc *proc__new(struct ps_symbols *st, uint32_t pid)
 		return NULL;
 	p->pid = pid;
 	p->last_use = ++st->clock;
+	p->gen = ++st->gen;
 	p->next = st->procs[pid % PROC_BUCKETS];
 	st->procs[pid % PROC_BUCKETS] = p;
 	st->nr_procs++;
@@ -603,6 +615,8 @@ static void process_mmap(struct ps_symbols *st, const struct ps_record *rec)
 		return;
 	if (d->kind == PS_DSO_JIT)
 		pgoff = start; /* JIT maps hold absolute addresses */
+	else
+		pr->gen = ++st->gen; /* an object (re)mapped: unwinding starts again */
 	proc__insert(pr, start, start + len, pgoff, d);
 }
 
@@ -789,8 +803,9 @@ static uint64_t to_vaddr(const struct ps_dso *d, const struct map *m, uint64_t a
 	return off;
 }
 
-void ps_symbols__find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode, uint64_t addr,
-                      struct ps_symbol *out)
+/* ps_symbols__find(), and the user object and its address there (@dp NULL when none) */
+static void find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode, uint64_t addr,
+                 struct ps_symbol *out, struct ps_dso **dp, uint64_t *vap)
 {
 	const struct map *m;
 	struct proc *p;
@@ -799,6 +814,7 @@ void ps_symbols__find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode,
 	uint64_t va;
 
 	memset(out, 0, sizeof(*out));
+	*dp = NULL;
 	switch (cpumode) {
 	case PERF_RECORD_MISC_KERNEL:
 		kernel__find(st, addr, out);
@@ -823,11 +839,107 @@ void ps_symbols__find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode,
 		dso__load(st, d);
 	d->lookups++;
 	va = to_vaddr(d, m, addr);
+	*dp = d;
+	*vap = va;
 	s = ps_symtab__find(&d->tab, va);
 	if (s) {
 		out->name = ps_symtab__name(&d->tab, s, NULL);
 		out->off = va - s->start;
 	}
+}
+
+void ps_symbols__find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode, uint64_t addr,
+                      struct ps_symbol *out)
+{
+	struct ps_dso *d;
+	uint64_t va;
+
+	find(st, pid, cpumode, addr, out, &d, &va);
+}
+
+/* the map callback of the unwinder */
+static bool unwind_map(void *ctx, uint32_t pid, uint64_t addr, struct ps_unwind_map *out,
+                       uint64_t *gen)
+{
+	struct ps_symbols *st = ctx;
+	struct proc *p = proc__find(st, pid);
+	const struct map *m = p ? proc__find_map(p, addr) : NULL;
+
+	if (!m)
+		return false;
+	*out = (struct ps_unwind_map){ m->start, m->end, m->pgoff, m->dso };
+	*gen = p->gen;
+	return true;
+}
+
+/*
+ * @d's DWARF, opened on first use; at most MAX_DWARF open, the least recently used closed
+ * first, never one that named a frame of this call (its names are in use).
+ */
+static struct ps_dwarf *dso__dwarf(struct ps_symbols *st, struct ps_dso *d)
+{
+	if (d->kind != PS_DSO_ELF)
+		return NULL;
+	if (!d->dwarf_tried) {
+		if (st->nr_dwarf >= MAX_DWARF) {
+			struct ps_dso *victim = NULL, *x;
+
+			for (size_t b = 0; b < DSO_BUCKETS; b++)
+				for (x = st->dsos[b]; x; x = x->next)
+					if (x->dwarf && x->dwarf_use != st->frames_call &&
+					    (!victim || x->dwarf_use < victim->dwarf_use))
+						victim = x;
+			if (!victim)
+				return NULL;
+			ps_dwarf__close(victim->dwarf);
+			victim->dwarf = NULL;
+			victim->dwarf_tried = false;
+			st->nr_dwarf--;
+		}
+		d->dwarf_tried = true;
+		d->dwarf = ps_dwarf__open(d, &st->paths);
+		if (d->dwarf)
+			st->nr_dwarf++;
+	}
+	if (d->dwarf)
+		d->dwarf_use = st->frames_call;
+	return d->dwarf;
+}
+
+/*
+ * Name the frame at @ip into @out (room for @max, at least 1); with @inlines (an unwound
+ * frame: perf 6.1 looks for inlined functions there only, not in the kernel's chains),
+ * the functions DWARF says are inlined there each as a frame of its own, innermost
+ * first, then the function that holds them, as perf script shows them (a name that is
+ * not the symbol's is marked inlined, even the outermost one).  Return: the frames
+ * written.
+ */
+static size_t name_frame(struct ps_symbols *st, uint32_t pid, unsigned int mode, uint64_t ip,
+                         bool inlines, struct ps_frame *out, size_t max)
+{
+	const char *names[8];
+	struct ps_symbol base;
+	struct ps_dwarf *dw;
+	struct ps_dso *d;
+	uint64_t va = 0;
+	size_t n, i;
+
+	out[0].ip = ip;
+	out[0].inlined = false;
+	find(st, pid, mode, ip, &out[0].sym, &d, &va);
+	if (!inlines || !d || !out[0].sym.name || !(dw = dso__dwarf(st, d)))
+		return 1;
+	base = out[0].sym;
+	n = ps_dwarf__inlines(dw, va, names, ARRAY_SIZE(names));
+	if (n > max)
+		n = max;
+	for (i = 0; i < n; i++) {
+		out[i].ip = ip;
+		out[i].sym = base;
+		out[i].sym.name = names[i];
+		out[i].inlined = strcmp(names[i], base.name) != 0;
+	}
+	return n ? n : 1;
 }
 
 static unsigned int mode_of(const struct ps_symbols *st, uint64_t addr)
@@ -859,13 +971,15 @@ size_t ps_symbols__frames(struct ps_symbols *st, const struct ps_sample *smp, st
 {
 	unsigned int mode = PERF_RECORD_MISC_USER;
 	uint32_t pid = (smp->type & PERF_SAMPLE_TID) ? smp->pid : PID_KERNEL;
-	size_t n = 0;
+	uint64_t ips[PS_UNWIND_MAX_FRAMES];
+	size_t n = 0, nr_ips, k;
 	uint64_t i;
 
 	if (!(smp->type & PERF_SAMPLE_CALLCHAIN))
 		return 0;
 	if (max > PS_SYMBOLS_MAX_STACK)
 		max = PS_SYMBOLS_MAX_STACK;
+	st->frames_call++;
 	for (i = 0; i < smp->nr_callchain && n < max; i++) {
 		uint64_t ip = ps_sample__u64(smp, smp->callchain, i);
 
@@ -885,10 +999,18 @@ size_t ps_symbols__frames(struct ps_symbols *st, const struct ps_sample *smp, st
 			}
 			continue;
 		}
-		out[n].ip = ip;
-		ps_symbols__find(st, pid, mode, ip, &out[n].sym);
-		n++;
+		n += name_frame(st, pid, mode, ip, false, out + n, max - n);
 	}
+	/* the user part of a --call-graph dwarf sample, after the kernel's chain, as perf */
+	if (n >= max || pid == PID_KERNEL || !ps_unwind__usable(smp))
+		return n;
+	if (!st->unwind)
+		st->unwind = ps_unwind__new(&st->paths, unwind_map, st);
+	if (!st->unwind)
+		return n;
+	nr_ips = ps_unwind__sample(st->unwind, smp, ips, max - n);
+	for (k = 0; k < nr_ips && n < max; k++)
+		n += name_frame(st, pid, PERF_RECORD_MISC_USER, ips[k], true, out + n, max - n);
 	return n;
 }
 
@@ -1036,6 +1158,7 @@ void ps_symbols__delete(struct ps_symbols *st)
 			free(x->name);
 			free(x);
 		}
+	ps_unwind__delete(st->unwind);
 	ps_symtab__free(&st->ktab);
 	while (ps_symbols__take_notice(st))
 		;

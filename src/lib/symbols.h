@@ -91,12 +91,17 @@ struct ps_symbol {
 
 /**
  * struct ps_frame - one frame of a sample's call chain.
- * @ip: the address as the callchain holds it
+ * @ip: the address as the callchain holds it (an unwound caller's: its return address
+ *      minus one, as perf shows it)
  * @sym: its name
+ * @inlined: @sym.name is a function DWARF says is inlined at @ip (perf script's
+ *           "NAME (inlined)"): the frames of one address are the inlined functions,
+ *           innermost first, then the function that holds them, all with the same @ip
  */
 struct ps_frame {
 	uint64_t ip;
 	struct ps_symbol sym;
+	bool inlined;
 };
 
 /**
@@ -141,7 +146,11 @@ bool ps_symbols__sample(struct ps_symbols *st, const struct ps_sample *smp, uint
  * ps_symbols__frames() - a sample's callchain as perf script shows it: innermost first,
  * context markers (PERF_CONTEXT_*) setting the mode of the frames after them and not
  * frames themselves, at most PS_SYMBOLS_MAX_STACK frames.  An unknown marker ends the
- * chain with no frames, as in perf.
+ * chain with no frames, as in perf.  A sample with user registers and a user stack copy
+ * (--call-graph dwarf) gets its user frames from unwinding them (unwind.h), after the
+ * chain's own.  Where an object's DWARF (its own, or its debug file's) says functions are
+ * inlined at an unwound address, each is a frame of its own (@inlined), as perf 6.1 shows
+ * them (it does not look for them in the chains the kernel gives).
  * @out: room for @max frames
  * Return: the number of frames written; 0 when the sample has no callchain.
  */

@@ -751,6 +751,40 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 	load_end(d);
 }
 
+int ps_dso__open_object(struct ps_dso *d, const struct ps_dso_paths *p)
+{
+	char path[4096], hex[2 * PS_BUILD_ID_MAX + 1], cand[2][4096];
+	unsigned char bid[PS_BUILD_ID_MAX];
+	size_t bid_len = 0, i = 0;
+	struct elf_file f;
+
+	if (d->kind != PS_DSO_ELF || elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	join(path, sizeof(path), p->symfs, d->name, NULL);
+	if (d->has_build_id) {
+		memcpy(bid, d->build_id, d->build_id_len);
+		bid_len = d->build_id_len;
+		ps_build_id_hex(bid, bid_len, hex);
+		snprintf(cand[i++], sizeof(cand[0]), "%s/.build-id/%.2s/%s/elf", p->debug_dir, hex,
+		         hex + 2);
+	}
+	snprintf(cand[i++], sizeof(cand[0]), "%s", path);
+	for (size_t k = 0; k < i && !ps_stop; k++) {
+		int fd;
+
+		if (elf_file__open(&f, d, cand[k], bid, bid_len) < 0)
+			continue;
+		/* the caller reads it its own way: keep the descriptor only */
+		fd = f.fd;
+		f.fd = -1;
+		elf_file__close(&f);
+		if (lseek(fd, 0, SEEK_SET) == 0)
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
 void ps_dso__load_vdso(struct ps_dso *d, const struct ps_dso_paths *p)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);

@@ -12,6 +12,8 @@
 
 #define PS_BUILD_ID_MAX 20
 
+struct ps_dwarf;
+
 enum ps_dso_kind {
 	PS_DSO_ELF,    /* a file: executable, shared library */
 	PS_DSO_KERNEL, /* [kernel.kallsyms] and its modules */
@@ -63,7 +65,11 @@ struct ps_dso {
 	struct ps_symtab tab;
 	struct ps_load *loads;
 	size_t nr_loads;
-	struct ps_dso *next; /* hash chain */
+	struct ps_dwarf *dwarf; /* its DWARF for inlined functions (unwind.h), or NULL */
+	bool dwarf_tried;       /* ps_dwarf__open() was tried (and @dwarf is what it gave) */
+	uint64_t dwarf_use;     /* the frames call that last used @dwarf */
+	bool unwind_refused;    /* could not be opened for unwinding: not tried again */
+	struct ps_dso *next;    /* hash chain */
 };
 
 /* where objects are looked for, and how big a table may grow */
@@ -113,6 +119,13 @@ size_t ps_symtab__bytes(const struct ps_symtab *t);
 
 /* Read an ELF object's symbols (and program headers) into @d. */
 void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p);
+
+/*
+ * Open the object @d names itself (not a separate debug file): perf's build-id cache, else
+ * its path (under --symfs); build-id checked when the stream gave one.
+ * Return: a read-only descriptor the caller owns, or -1.
+ */
+int ps_dso__open_object(struct ps_dso *d, const struct ps_dso_paths *p);
 
 /* Read this process's [vdso]. */
 void ps_dso__load_vdso(struct ps_dso *d, const struct ps_dso_paths *p);

@@ -66,7 +66,8 @@ int ps_symbols__json(struct ps_symbols *st, json_t *obj, const struct ps_sample 
 
 		if (!f || json_array_append_new(arr, f) < 0 ||
 		    put(f, "ip", ps_json_hex(frames[i].ip)) < 0 ||
-		    put_symbol(f, &frames[i].sym) < 0) {
+		    put_symbol(f, &frames[i].sym) < 0 ||
+		    (frames[i].inlined && put(f, "inlined", json_true()) < 0)) {
 			json_decref(arr);
 			return -1;
 		}

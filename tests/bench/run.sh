@@ -255,6 +255,31 @@ else
 	row "ptojson (symbols)" "skipped: needs perf and gcc"
 fi
 
+# ---- DWARF unwinding (issue 24): ptojson unwinding a --call-graph dwarf stream (inlined
+# frames included) against perf script unwinding it, the same frames printed (goal >= 2x);
+# peak RSS on many short-lived processes against 10x as many (sessions are bounded) ----
+if command -v perf >/dev/null && command -v gcc >/dev/null &&
+	gcc -O2 -g -fomit-frame-pointer -o "$work/dwork" tests/data/dwarf-work.c; then
+	perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - "$work/dwork" 3000 \
+		>"$work/dw.pipe" 2>/dev/null
+	n=$("$BIN/pcount" -j "$work/dw.pipe" | jq .total)
+	t1=$(secs "perf script -i - -F comm,tid,time,ip,sym,dso < '$work/dw.pipe'")
+	t2=$(secs "'$BIN/ptojson' < '$work/dw.pipe'")
+	row "ptojson (dwarf unwinding) vs perf script -F ...,ip,sym,dso ($n samples)" \
+		"$(x "$t1" "$t2")" ">= 2x"
+	for k in 5 50; do
+		perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - -- \
+			bash -c "for i in \$(seq $k); do '$work/dwork' 20; done" \
+			>"$work/dwp$k.pipe" 2>/dev/null
+	done
+	small=$(rss_kb "cat '$work/dwp5.pipe' | '$BIN/ptojson'")
+	large=$(rss_kb "cat '$work/dwp50.pipe' | '$BIN/ptojson'")
+	row "ptojson (dwarf) peak RSS, 50 processes / 5" "$(x "$large" "$small") ($small KiB)" "~1x"
+	rm -f "$work/dw.pipe" "$work/dwp"*.pipe
+else
+	row "ptojson (dwarf unwinding)" "skipped: needs perf and gcc"
+fi
+
 # ---- psplit and pcat --merge (issue 13): throughput as a fraction of the pipe limit
 # (goal >= 0.4x), peak RSS on the stream and on one 10x longer (goal: flat) ----
 split_merge() { # split_merge STREAM DIR: DIR/4.list names 4 pieces of STREAM

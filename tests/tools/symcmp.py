@@ -5,7 +5,7 @@
 usage: symcmp.py PERF_SCRIPT_OUTPUT PTOJSON_OUTPUT MIN_FRAME_PCT MIN_SAMPLE_PCT [COMM]
 
 PERF_SCRIPT_OUTPUT is `perf script -F comm,tid,time,ip,sym,dso` (with or without a
-callchain).  Samples are matched by tid and time; a frame agrees when its function and
+callchain); its "NAME (inlined)" frames are ptojson's frames with "inlined": true.  Samples are matched by tid and time; a frame agrees when its function and
 object are the same.  Prints the totals and the first disagreements; exits 1 when the share
 of agreeing frames or of wholly agreeing samples is under the minimum, or when too few
 samples could be matched.  With COMM, only that command's samples count.
@@ -69,7 +69,9 @@ def json_samples(path):
         for line in f:
             o = json.loads(line)
             if "callchain" in o:
-                frames = [(c.get("sym", "[unknown]"), c.get("dso", "[unknown]"))
+                # perf script shows an inlined function as "NAME (inlined)"
+                frames = [(c.get("sym", "[unknown]"),
+                           "inlined" if c.get("inlined") else c.get("dso", "[unknown]"))
                           for c in o["callchain"]]
             else:
                 frames = [(o.get("sym", "[unknown]"), o.get("dso", "[unknown]"))]

@@ -1,0 +1,174 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# DWARF unwinding: samples of --call-graph dwarf (user registers and a stack copy) unwound
+# through the objects' CFI, inlined functions as frames of their own.  A program built here
+# with -O2 -g -fomit-frame-pointer and python3 are recorded by perf record and by precord,
+# and every comparison is against perf script on the same stream.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	export WORK="$BATS_FILE_TMPDIR"
+	command -v gcc >/dev/null || return 0
+	gcc -O2 -g -fomit-frame-pointer -o "$WORK/dwork" "$BATS_TEST_DIRNAME/data/dwarf-work.c"
+}
+
+setup() {
+	load helpers
+	WORK="$BATS_FILE_TMPDIR"
+}
+
+need_workload() {
+	need_perf
+	[ -x "$WORK/dwork" ] || skip "gcc not installed"
+	perf record -q --call-graph dwarf -e cpu-clock -o /dev/null true 2>/dev/null ||
+		skip "perf cannot record here"
+}
+
+# record NAME ARGS...: a stream, once per file
+record() {
+	local name=$1
+	shift
+	[ -s "$WORK/$name" ] && return 0
+	"$@" >"$WORK/$name.tmp" 2>"$WORK/$name.err" || {
+		cat "$WORK/$name.err"
+		return 1
+	}
+	mv "$WORK/$name.tmp" "$WORK/$name"
+}
+
+dwarf_pipe() {
+	record dwarf.pipe perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - "$WORK/dwork" 300
+}
+
+perf_script() {
+	local f=$1
+	shift
+	if [[ "$f" == *.data ]]; then
+		perf script -i "$f" "$@" 2>/dev/null
+	else
+		perf script -i - "$@" <"$f" 2>/dev/null
+	fi
+}
+
+# compare_frames STREAM [MIN_FRAMES_PCT [MIN_SAMPLES_PCT]]: ptojson's frames against perf's
+compare_frames() {
+	perf_script "$1" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	"$BIN/ptojson" "$1" >"$BATS_TEST_TMPDIR/out.json"
+	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
+		"$BATS_TEST_TMPDIR/out.json" "${2:-98}" "${3:-90}"
+}
+
+@test "dwarf: ptojson unwinds 'perf record --call-graph dwarf -o -' as perf script does" {
+	need_workload
+	dwarf_pipe
+	run -0 compare_frames "$WORK/dwarf.pipe" 99
+	echo "$output"
+	# the user frames are there: the recursion below main, without frame pointers
+	grep -q '"sym":"recurse".*"sym":"main"' "$BATS_TEST_TMPDIR/out.json"
+}
+
+@test "dwarf: ptojson unwinds 'perf record --call-graph dwarf -o FILE' as perf script does" {
+	need_workload
+	[ -s "$WORK/dwarf.data" ] ||
+		perf record -q --call-graph dwarf -e cpu-clock -F 999 -o "$WORK/dwarf.data" \
+			"$WORK/dwork" 200 >/dev/null 2>&1
+	run -0 compare_frames "$WORK/dwarf.data" 99
+	echo "$output"
+}
+
+@test "dwarf: python3 without frame pointers is unwound as perf script unwinds it" {
+	need_workload
+	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+	record py.pipe perf record -q --call-graph dwarf -e cpu-clock -F 499 -o - /usr/bin/python3 -c '
+import json
+def f(n):
+    return sum(i * i for i in range(n))
+for _ in range(3):
+    d = {str(i): json.dumps([i, f(50)]) for i in range(20000)}
+'
+	run -0 compare_frames "$WORK/py.pipe" 98 80
+	echo "$output"
+}
+
+@test "dwarf: inlined functions are frames of their own, as perf script shows them" {
+	need_workload
+	dwarf_pipe
+	perf_script "$WORK/dwarf.pipe" -F ip,sym >"$BATS_TEST_TMPDIR/perf.txt"
+	theirs=$(grep -c 'mix_inline (inlined)' "$BATS_TEST_TMPDIR/perf.txt" || true)
+	[ "$theirs" -gt 0 ] || skip "perf shows no inlined frame here"
+	"$BIN/ptojson" "$WORK/dwarf.pipe" >"$BATS_TEST_TMPDIR/out.json"
+	ours=$(jq -r '.callchain[]? | select(.inlined == true) | .sym' "$BATS_TEST_TMPDIR/out.json" |
+		grep -c '^mix_inline$' || true)
+	echo "perf $theirs, ptojson $ours"
+	[ "$ours" -eq "$theirs" ]
+	# the function that holds it follows, at the same address, not inlined
+	jq -c '.callchain[]?' "$BATS_TEST_TMPDIR/out.json" | grep -A1 '"sym":"mix_inline"' |
+		grep -q '"sym":"leaf_work","symoff":[0-9]*,"dso":"[^"]*"}'
+}
+
+@test "dwarf: pcount --folded is perf's stackcollapse, inlined frames included" {
+	need_workload
+	dwarf_pipe
+	perf script report stackcollapse -i - <"$WORK/dwarf.pipe" 2>/dev/null |
+		sort >"$BATS_TEST_TMPDIR/perf.folded" || skip "perf has no python scripting"
+	[ -s "$BATS_TEST_TMPDIR/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	grep -q ';mix_inline' "$BATS_TEST_TMPDIR/perf.folded"
+	"$BIN/pcount" --folded "$WORK/dwarf.pipe" | sort >"$BATS_TEST_TMPDIR/ours.folded"
+	cmp_or_show "$BATS_TEST_TMPDIR/perf.folded" "$BATS_TEST_TMPDIR/ours.folded"
+}
+
+@test "dwarf: a stack copy too small for the whole stack keeps what it can unwind" {
+	need_workload
+	record small.pipe perf record -q --call-graph dwarf,128 -e cpu-clock -F 999 -o - \
+		"$WORK/dwork" 100
+	run -0 compare_frames "$WORK/small.pipe" 99
+	echo "$output"
+	# the copy ends before main: no sample reaches it, and none is an error
+	! grep -q '"sym":"main"' "$BATS_TEST_TMPDIR/out.json"
+	grep -q '"sym":"leaf_work"' "$BATS_TEST_TMPDIR/out.json"
+}
+
+@test "dwarf: precord --call-graph dwarf writes perf's attr, and both unwind it alike" {
+	need_workload
+	record precord.pipe "$BIN/precord" -q --call-graph dwarf -e cpu-clock -F 999 \
+		-o /dev/stdout "$WORK/dwork" 300
+	perf evlist -v -i - <"$WORK/precord.pipe" 2>/dev/null >"$BATS_TEST_TMPDIR/ours.attr"
+	dwarf_pipe
+	perf evlist -v -i - <"$WORK/dwarf.pipe" 2>/dev/null >"$BATS_TEST_TMPDIR/perf.attr"
+	for k in 'sample_regs_user: 0xff0fff' 'sample_stack_user: 8192' \
+		'exclude_callchain_user: 1' 'mmap_data: 1' 'REGS_USER|STACK_USER'; do
+		grep -q "$k" "$BATS_TEST_TMPDIR/perf.attr"
+		grep -q "$k" "$BATS_TEST_TMPDIR/ours.attr" || {
+			echo "precord's attr lacks $k"
+			cat "$BATS_TEST_TMPDIR/ours.attr"
+			return 1
+		}
+	done
+	run -0 compare_frames "$WORK/precord.pipe" 99
+	echo "$output"
+	grep -q '"inlined":true' "$BATS_TEST_TMPDIR/out.json"
+}
+
+@test "dwarf: precord --call-graph takes fp, dwarf and dwarf,SIZE, and refuses the rest" {
+	run -2 "$BIN/precord" --call-graph lbr -e cpu-clock true
+	[[ "$output" == *"unknown mode 'lbr'"* ]]
+	run -2 "$BIN/precord" --call-graph dwarf,0 -e cpu-clock true
+	run -2 "$BIN/precord" --call-graph dwarf,70000 -e cpu-clock true
+	need_workload
+	"$BIN/precord" -q --call-graph dwarf,1000 -e cpu-clock -o /dev/stdout true |
+		perf evlist -v -i - 2>/dev/null | grep -q 'sample_stack_user: 1000'
+	"$BIN/precord" -q --call-graph fp -e cpu-clock -o /dev/stdout true |
+		perf evlist -v -i - 2>/dev/null >"$BATS_TEST_TMPDIR/fp.attr"
+	grep -q CALLCHAIN "$BATS_TEST_TMPDIR/fp.attr"
+	! grep -q STACK_USER "$BATS_TEST_TMPDIR/fp.attr"
+}
+
+@test "dwarf: pflame draws the unwound frames, inlined ones included" {
+	need_workload
+	dwarf_pipe
+	"$BIN/pflame" "$WORK/dwarf.pipe" >"$BATS_TEST_TMPDIR/out.svg"
+	for f in main recurse leaf_work mix_inline; do
+		grep -q "$f" "$BATS_TEST_TMPDIR/out.svg"
+	done
+}
