@@ -12,6 +12,7 @@
 
 #include "compat.h"
 #include "filter.h"
+#include "xalloc.h"
 
 struct tep_format_field;
 
@@ -242,16 +243,6 @@ const char *ps_filter_op_name(enum fop op);
 
 /* filter_check.c: (re)bind every condition for the attrs of @s; 0, or -1 out of memory */
 int ps_filter_bind(struct ps_filter *f, const struct ps_session *s);
-
-/* filter_explain.c: a growing string; @oom once an allocation failed */
-struct fsbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-void ps_filter_sb_addn(struct fsbuf *b, const char *s, size_t n);
-void ps_filter_sb_add(struct fsbuf *b, const char *s);
 
 /* filter_eval.c */
 bool ps_filter_glob(const char *pat, size_t plen, const char *s, size_t slen);

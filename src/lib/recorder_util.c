@@ -245,4 +245,3 @@ int rec_put_record(struct ps_output *out, uint32_t type, uint16_t misc, const vo
 		return -1;
 	return len ? ps_output__write(out, body, len, err) : 0;
 }
-

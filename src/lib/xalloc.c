@@ -119,11 +119,12 @@ void ps_bytes__printf(struct ps_bytes *b, const char *fmt, ...)
 		b->failed = true;
 		return;
 	}
+	/* within @max, and written whole (else again, now that there is room) */
+	if (!writable(b, (size_t)n + 1)) {
+		b->p[b->len] = 0;
+		return;
+	}
 	if ((size_t)n >= room) {
-		if (!writable(b, (size_t)n + 1)) {
-			b->p[b->len] = 0;
-			return;
-		}
 		va_start(ap, fmt);
 		vsnprintf((char *)b->p + b->len, (size_t)n + 1, fmt, ap);
 		va_end(ap);

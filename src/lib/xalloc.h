@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "compat.h"
 
@@ -75,6 +76,12 @@ int ps_bytes__add(struct ps_bytes *b, const void *src, size_t len, size_t max);
 
 /** ps_bytes__put() - append @len bytes at @src, or set @b->failed. */
 void ps_bytes__put(struct ps_bytes *b, const void *src, size_t len);
+
+/** ps_bytes__puts() - append the string @s without its NUL. */
+static inline void ps_bytes__puts(struct ps_bytes *b, const char *s)
+{
+	ps_bytes__put(b, s, strlen(s));
+}
 
 /** ps_bytes__zero() - append @len zero bytes, or set @b->failed. */
 void ps_bytes__zero(struct ps_bytes *b, size_t len);
