@@ -21,8 +21,8 @@
 
 #include "abi.h"
 #include "io.h"
-#include "opts.h"
 #include "recorder_int.h"
+#include "version.h" /* PS_VERSION, generated */
 #include "xalloc.h"
 
 #define MAX_PROC_FILE (64u << 20)

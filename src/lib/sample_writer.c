@@ -61,11 +61,6 @@ static const char *const key_names[PS_NR_SAMPLE_KEYS] = {
 	[PS_KEY_TYPE] = "type",
 };
 
-const char *ps_sample_key_name(enum ps_sample_key k)
-{
-	return (unsigned int)k < PS_NR_SAMPLE_KEYS ? key_names[k] : NULL;
-}
-
 int ps_sample_key_of(const char *name, size_t len)
 {
 	int k;
