@@ -153,20 +153,11 @@ void rec_synth__trailer(const struct ps_recorder *r, unsigned char *p, pid_t pid
 
 /* ---- recorder_tracefs.c ---- */
 
-/** rec_tracefs__init() - find tracefs (mounting it when root); Return: 0 or -1. */
-int rec_tracefs__init(struct ps_recorder *r, struct ps_error *err);
-
 /**
  * rec_tracefs__add() - add the tracepoints @spec ("sys:name", or a glob) names.
  * Return: how many, or -1 (PS_EUSAGE for a name that does not exist, with suggestions).
  */
 int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *err);
-
-/**
- * rec_tracefs__suggest() - up to three known event names close to @spec, ", "-separated
- * into @out.  Return: how many.
- */
-int rec_tracefs__suggest(struct ps_recorder *r, const char *spec, char *out, size_t outlen);
 
 /* rec_tracefs__unknown() - the usage error for an event that does not exist, with the
  * closest names when there are some.  Return: -1. */

@@ -57,7 +57,8 @@ static int find_root(char *out, size_t outlen, bool may_mount, struct ps_error *
 	        "tracefs is not mounted at /sys/kernel/tracing; mount it as root: mount -t tracefs nodev /sys/kernel/tracing");
 }
 
-int rec_tracefs__init(struct ps_recorder *r, struct ps_error *err)
+/* find tracefs (mounting it when root); Return: 0 or -1 */
+static int tracefs_init(struct ps_recorder *r, struct ps_error *err)
 {
 	if (r->tracefs[0])
 		return 0;
@@ -189,7 +190,8 @@ static void consider(struct cand *best, size_t nbest, const char *spec, const ch
 	}
 }
 
-int rec_tracefs__suggest(struct ps_recorder *r, const char *spec, char *out, size_t outlen)
+/* up to three known event names close to @spec, ", "-separated into @out; Return: how many */
+static int suggest(struct ps_recorder *r, const char *spec, char *out, size_t outlen)
 {
 	struct cand best[3] = { { NULL, 0 } };
 	char *buf = NULL, **names = NULL;
@@ -228,7 +230,7 @@ int rec_tracefs__unknown(struct ps_recorder *r, const char *spec, struct ps_erro
 {
 	char sugg[200];
 
-	if (rec_tracefs__suggest(r, spec, sugg, sizeof(sugg)) > 0)
+	if (suggest(r, spec, sugg, sizeof(sugg)) > 0)
 		return ps_error__set(
 		        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
 		        "unknown event '%s'; did you mean %s? ('precord -l' lists the events)",
@@ -247,7 +249,7 @@ int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *e
 	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(sys) ||
 	    strchr(spec, '/'))
 		return rec_tracefs__unknown(r, spec, err);
-	if (rec_tracefs__init(r, err) < 0)
+	if (tracefs_init(r, err) < 0)
 		return -1;
 	memcpy(sys, spec, (size_t)(colon - spec));
 	sys[colon - spec] = 0;
@@ -325,7 +327,7 @@ int rec_tracefs__blob(struct ps_recorder *r, struct ps_bytes *b, struct ps_error
 	bool *done;
 	int ret = 0;
 
-	if (rec_tracefs__init(r, err) < 0)
+	if (tracefs_init(r, err) < 0)
 		return -1;
 	done = calloc(r->nr_ev ? r->nr_ev : 1, sizeof(*done));
 	if (!done)

@@ -132,8 +132,8 @@ void ps_sample_writer__keep(struct ps_sample_writer *w, uint64_t mask);
 int ps_sample_writer__set_host(struct ps_sample_writer *w, const char *host);
 
 /**
- * ps_sample_writer__set_symbols() - name addresses as ps_symbols__json() does: "sym",
- * "symoff", "dso" of the sample's ip after "host", and "callchain" as frame objects
+ * ps_sample_writer__set_symbols() - name addresses as the oracle's ps_symbols__json() does:
+ * "sym", "symoff", "dso" of the sample's ip after "host", and "callchain" as frame objects
  * {"ip", "sym", "symoff", "dso"}; with @st NULL (no symbols wanted) only the frames change,
  * to {"ip"} objects.  Without this call the callchain is an array of "0x..." strings.
  */
@@ -141,13 +141,14 @@ void ps_sample_writer__set_symbols(struct ps_sample_writer *w, struct ps_symbols
 
 /**
  * ps_sample_writer__set_symbolic() - write a "NAME_sym" text after each symbolic tracepoint
- * field, as ps_sample_json__add_symbolic() adds it.  Call it before the first sample.
+ * field, as the oracle's ps_sample_json__add_symbolic() adds it.  Call it before the first
+ * sample.
  */
 void ps_sample_writer__set_symbolic(struct ps_sample_writer *w, bool on);
 
 /**
  * ps_sample_writer__write() - append the sample's object (no newline) to @b: the same keys,
- * values and order as ps_sample_json() (then "type" when kept), as jansson's compact dump
+ * values and order as the oracle's ps_sample_json(), as jansson's compact dump
  * writes them, except that a u64 above INT64_MAX is an exact number; then "host" and "type"
  * when kept.
  * @comm: the thread's name at the sample's time, or NULL (no "comm" key)
