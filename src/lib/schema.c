@@ -163,7 +163,7 @@ static unsigned int int_bytes(unsigned int size)
 	return size == 1 || size == 2 || size == 4 ? size : 8;
 }
 
-/* One tracepoint field, classified as ptojson writes it (sample_json.c). */
+/* One tracepoint field, classified as ptojson writes it (sample_writer.c). */
 static void add_field(struct cols *c, const struct tep_format_field *f, const char *event)
 {
 	char name[300];
