@@ -24,7 +24,6 @@
 #include "lib/session.h"
 #include "lib/signals.h"
 #include "lib/symbols.h"
-#include "lib/symbols_json.h"
 
 static const char usage_text[] =
         "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--symbolic] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";

@@ -274,10 +274,10 @@ int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 /* ---- messages ---- */
 
 /* Add @name to a comma-separated list unless it is there already. */
-static void sb_add_unique(struct fsbuf *b, const char *name)
+static void sb_add_unique(struct ps_bytes *b, const char *name)
 {
 	size_t n = strlen(name);
-	const char *p = b->p;
+	const char *p = ps_bytes__text(b);
 
 	while (p && *p) {
 		const char *end = strstr(p, ", ");
@@ -290,8 +290,8 @@ static void sb_add_unique(struct fsbuf *b, const char *name)
 		p = end + 2;
 	}
 	if (b->len)
-		ps_filter_sb_add(b, ", ");
-	ps_filter_sb_add(b, name);
+		ps_bytes__puts(b, ", ");
+	ps_bytes__puts(b, name);
 }
 
 static bool any_attr_has(const struct ps_session *s, uint64_t bit)
@@ -326,7 +326,7 @@ static bool has_errno(const struct ps_attr *a)
 /* The fields of the stream: the sample's own that some event carries, then each
  * tracepoint's (only those of @sys:@event when given), common_* last. */
 static void list_fields(const struct ps_session *s, const char *sys, const char *event,
-                        struct fsbuf *b)
+                        struct ps_bytes *b)
 {
 	const struct ps_attr *a;
 	size_t i, k;
@@ -370,7 +370,7 @@ static void list_fields(const struct ps_session *s, const char *sys, const char 
 	}
 }
 
-static void list_events(const struct ps_session *s, struct fsbuf *b)
+static void list_events(const struct ps_session *s, struct ps_bytes *b)
 {
 	const struct ps_attr *a;
 	char name[256];
@@ -415,14 +415,15 @@ static char *closest(const char *name, const char *list, char *buf, size_t len)
 
 /* "@head; the fields ...: LIST", cut with "..." if it does not fit the message. */
 static int fail_with_list(struct ps_filter_error *err, const char *text, size_t pos,
-                          const char *head, const char *what, struct fsbuf *list)
+                          const char *head, const char *what, struct ps_bytes *list)
 {
 	size_t room = sizeof(err->msg);
 	int n;
 
-	if (list->oom)
+	if (list->failed)
 		return ps_filter_seterr(err, NULL, 0, "out of memory");
-	n = snprintf(err->msg, room, "%s; %s: %s", head, what, list->p ? list->p : "none");
+	n = snprintf(err->msg, room, "%s; %s: %s", head, what,
+	             list->len ? ps_bytes__text(list) : "none");
 	err->text = text;
 	err->pos = pos;
 	if (n >= 0 && (size_t)n >= room) {
@@ -440,13 +441,13 @@ static int fail_with_list(struct ps_filter_error *err, const char *text, size_t 
 static int unknown_field(const struct fcond *c, const struct ps_session *s,
                          struct ps_filter_error *err)
 {
-	struct fsbuf list = { 0 };
+	struct ps_bytes list = { 0 };
 	char head[512], near[64];
 	const char *guess;
 	int r;
 
 	if (c->sys) {
-		struct fsbuf events = { 0 };
+		struct ps_bytes events = { 0 };
 		const struct ps_attr *a;
 		bool found = false;
 		size_t i;
@@ -459,20 +460,20 @@ static int unknown_field(const struct fcond *c, const struct ps_session *s,
 			         c->event);
 			r = fail_with_list(err, c->src, c->fpos, head, "its tracepoints are",
 			                   &events);
-			free(events.p);
+			ps_bytes__release(&events);
 			return r;
 		}
 		list_fields(s, c->sys, c->event, &list);
-		guess = closest(c->name, list.p ? list.p : "", near, sizeof(near));
+		guess = closest(c->name, ps_bytes__text(&list), near, sizeof(near));
 		snprintf(head, sizeof(head), "%s:%s has no field '%s'%s%s%s", c->sys, c->event,
 		         c->name, guess ? " (did you mean " : "", guess ? guess : "",
 		         guess ? "?)" : "");
 		r = fail_with_list(err, c->src, c->fpos, head, "its fields are", &list);
-		free(list.p);
+		ps_bytes__release(&list);
 		return r;
 	}
 	list_fields(s, NULL, NULL, &list);
-	guess = closest(c->name, list.p ? list.p : "", near, sizeof(near));
+	guess = closest(c->name, ps_bytes__text(&list), near, sizeof(near));
 	if (c->field == FF_TP)
 		snprintf(head, sizeof(head), "unknown field '%s'%s%s%s", c->name,
 		         guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
@@ -494,7 +495,7 @@ static int unknown_field(const struct fcond *c, const struct ps_session *s,
 		         ps_session__tracing_error(s));
 	}
 	r = fail_with_list(err, c->src, c->fpos, head, "the fields of this stream are", &list);
-	free(list.p);
+	ps_bytes__release(&list);
 	return r;
 }
 
@@ -638,7 +639,7 @@ static bool event_named(const struct ps_attr *a, const char *name)
  * Whether value @v names an event of the stream; when not, the message (@head) and the
  * list of the stream's events (@list) that refuse it.
  */
-static bool event_known(const struct ps_session *s, const struct fvalue *v, struct fsbuf *list,
+static bool event_known(const struct ps_session *s, const struct fvalue *v, struct ps_bytes *list,
                         char *head, size_t len)
 {
 	const struct ps_attr *a;
@@ -652,14 +653,14 @@ static bool event_known(const struct ps_session *s, const struct fvalue *v, stru
 	ps_session__for_each_attr(s, a, i)
 		if (a->name)
 			sb_add_unique(list, a->name);
-	guess = closest(v->text, list->p ? list->p : "", near, sizeof(near));
+	guess = closest(v->text, ps_bytes__text(list), near, sizeof(near));
 	snprintf(head, len, "no event '%s' in this stream%s%s%s", v->text,
 	         guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");
 	return false;
 }
 
 /* The same for an input: its name, or a number from 1 to the number of inputs. */
-static bool input_known(const struct ps_session *s, const struct fvalue *v, struct fsbuf *list,
+static bool input_known(const struct ps_session *s, const struct fvalue *v, struct ps_bytes *list,
                         char *head, size_t len)
 {
 	const struct ps_attr *a;
@@ -687,7 +688,7 @@ static bool input_known(const struct ps_session *s, const struct fvalue *v, stru
  */
 static int check_values(const struct fcond *c, const struct ps_session *s,
                         bool (*known)(const struct ps_session *, const struct fvalue *,
-                                      struct fsbuf *, char *, size_t),
+                                      struct ps_bytes *, char *, size_t),
                         const char *what, struct ps_filter_error *err)
 {
 	size_t k;
@@ -695,16 +696,16 @@ static int check_values(const struct fcond *c, const struct ps_session *s,
 	if (c->op != OP_EQ && c->op != OP_NE && c->op != OP_IN)
 		return 0;
 	for (k = 0; k < c->nvalues; k++) {
-		struct fsbuf list = { 0 };
+		struct ps_bytes list = { 0 };
 		char head[512];
 		int r;
 
 		if (known(s, &c->values[k], &list, head, sizeof(head))) {
-			free(list.p);
+			ps_bytes__release(&list);
 			continue;
 		}
 		r = fail_with_list(err, c->src, c->values[k].pos, head, what, &list);
-		free(list.p);
+		ps_bytes__release(&list);
 		return r;
 	}
 	return 0;

@@ -15,61 +15,33 @@
 
 #include "filter_int.h"
 
-void ps_filter_sb_addn(struct fsbuf *b, const char *s, size_t n)
+/* the text written into @b, for the caller to free; NULL (and @b freed) when out of memory */
+static char *sb_take(struct ps_bytes *b)
 {
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 128;
-		char *np;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-}
-
-void ps_filter_sb_add(struct fsbuf *b, const char *s)
-{
-	ps_filter_sb_addn(b, s, strlen(s));
-}
-
-static char *sb_take(struct fsbuf *b)
-{
-	if (b->oom) {
-		free(b->p);
+	ps_bytes__text(b);
+	if (b->failed) {
+		ps_bytes__release(b);
 		return NULL;
 	}
-	if (!b->p)
-		ps_filter_sb_addn(b, "", 0);
-	return b->oom ? NULL : b->p;
+	return (char *)b->p;
 }
 
 /* ---- the expression ---- */
 
-static void add_field(struct fsbuf *b, const struct fcond *c, bool plain)
+static void add_field(struct ps_bytes *b, const struct fcond *c, bool plain)
 {
 	char idx[16];
 
 	if (c->sys && !plain) {
-		ps_filter_sb_add(b, c->sys);
-		ps_filter_sb_add(b, ":");
-		ps_filter_sb_add(b, c->event);
-		ps_filter_sb_add(b, ".");
+		ps_bytes__puts(b, c->sys);
+		ps_bytes__puts(b, ":");
+		ps_bytes__puts(b, c->event);
+		ps_bytes__puts(b, ".");
 	}
-	ps_filter_sb_add(b, c->name);
+	ps_bytes__puts(b, c->name);
 	if (c->has_index) {
 		snprintf(idx, sizeof(idx), "[%u]", c->index);
-		ps_filter_sb_add(b, idx);
+		ps_bytes__puts(b, idx);
 	}
 }
 
@@ -88,86 +60,86 @@ static bool needs_quotes(const struct fvalue *v)
 	return false;
 }
 
-static void add_value(struct fsbuf *b, const struct fvalue *v)
+static void add_value(struct ps_bytes *b, const struct fvalue *v)
 {
 	char esc[8];
 	size_t i;
 
 	if (!needs_quotes(v)) {
-		ps_filter_sb_addn(b, v->text, v->len);
+		ps_bytes__put(b, v->text, v->len);
 		return;
 	}
-	ps_filter_sb_add(b, "\"");
+	ps_bytes__puts(b, "\"");
 	for (i = 0; i < v->len; i++) {
 		unsigned char c = (unsigned char)v->text[i];
 
 		if (c == '"' || c == '\\') {
 			esc[0] = '\\';
 			esc[1] = (char)c;
-			ps_filter_sb_addn(b, esc, 2);
+			ps_bytes__put(b, esc, 2);
 		} else if (c == '\n') {
-			ps_filter_sb_add(b, "\\n");
+			ps_bytes__puts(b, "\\n");
 		} else if (c == '\t') {
-			ps_filter_sb_add(b, "\\t");
+			ps_bytes__puts(b, "\\t");
 		} else if (c < ' ' || c == 0x7f) {
 			snprintf(esc, sizeof(esc), "\\x%02x", c);
-			ps_filter_sb_add(b, esc);
+			ps_bytes__puts(b, esc);
 		} else {
-			ps_filter_sb_addn(b, (const char *)&c, 1);
+			ps_bytes__put(b, (const char *)&c, 1);
 		}
 	}
-	ps_filter_sb_add(b, "\"");
+	ps_bytes__puts(b, "\"");
 }
 
-static void add_cond(struct fsbuf *b, const struct fcond *c)
+static void add_cond(struct ps_bytes *b, const struct fcond *c)
 {
 	size_t i;
 
 	add_field(b, c, false);
-	ps_filter_sb_add(b, " ");
-	ps_filter_sb_add(b, ps_filter_op_name(c->op));
+	ps_bytes__puts(b, " ");
+	ps_bytes__puts(b, ps_filter_op_name(c->op));
 	if (c->op == OP_EXISTS)
 		return;
 	if (c->op != OP_IN) {
-		ps_filter_sb_add(b, " ");
+		ps_bytes__puts(b, " ");
 		add_value(b, &c->values[0]);
 		return;
 	}
-	ps_filter_sb_add(b, " (");
+	ps_bytes__puts(b, " (");
 	for (i = 0; i < c->nvalues; i++) {
 		if (i)
-			ps_filter_sb_add(b, ", ");
+			ps_bytes__puts(b, ", ");
 		add_value(b, &c->values[i]);
 	}
-	ps_filter_sb_add(b, ")");
+	ps_bytes__puts(b, ")");
 }
 
-static void add_node(struct fsbuf *b, const struct fnode *n);
+static void add_node(struct ps_bytes *b, const struct fnode *n);
 
 /* A child of an and/or/not: in parentheses when it is an and/or of another kind. */
-static void add_child(struct fsbuf *b, const struct fnode *parent, const struct fnode *child)
+static void add_child(struct ps_bytes *b, const struct fnode *parent, const struct fnode *child)
 {
 	bool paren = (child->kind == FN_AND || child->kind == FN_OR) &&
 	             (parent->kind == FN_NOT || child->kind != parent->kind);
 
 	if (paren)
-		ps_filter_sb_add(b, "(");
+		ps_bytes__puts(b, "(");
 	add_node(b, child);
 	if (paren)
-		ps_filter_sb_add(b, ")");
+		ps_bytes__puts(b, ")");
 }
 
-static void add_node(struct fsbuf *b, const struct fnode *n)
+static void add_node(struct ps_bytes *b, const struct fnode *n)
 {
 	switch (n->kind) {
 	case FN_AND:
 	case FN_OR:
 		add_child(b, n, n->a);
-		ps_filter_sb_add(b, n->kind == FN_AND ? " and " : " or ");
+		ps_bytes__puts(b, n->kind == FN_AND ? " and " : " or ");
 		add_child(b, n, n->b);
 		break;
 	case FN_NOT:
-		ps_filter_sb_add(b, "not ");
+		ps_bytes__puts(b, "not ");
 		add_child(b, n, n->a);
 		break;
 	case FN_COND:
@@ -178,7 +150,7 @@ static void add_node(struct fsbuf *b, const struct fnode *n)
 
 char *ps_filter__describe(const struct ps_filter *f)
 {
-	struct fsbuf b = { 0 };
+	struct ps_bytes b = { 0 };
 
 	if (f->root)
 		add_node(&b, f->root);
@@ -194,7 +166,8 @@ static bool has_glob_chars(const struct fvalue *v)
 }
 
 /* A constant as the kernel reads it; false when it cannot be written for the kernel. */
-static bool kernel_value(struct fsbuf *b, const struct fvalue *v, const char *pre, const char *post)
+static bool kernel_value(struct ps_bytes *b, const struct fvalue *v, const char *pre,
+                         const char *post)
 {
 	char num[32];
 	char q = '"';
@@ -205,7 +178,7 @@ static bool kernel_value(struct fsbuf *b, const struct fvalue *v, const char *pr
 			snprintf(num, sizeof(num), "%lld", (long long)(int64_t)v->num);
 		else
 			snprintf(num, sizeof(num), "%llu", (unsigned long long)v->num);
-		ps_filter_sb_add(b, num);
+		ps_bytes__puts(b, num);
 		return true;
 	}
 	for (i = 0; i < v->len; i++)
@@ -216,16 +189,16 @@ static bool kernel_value(struct fsbuf *b, const struct fvalue *v, const char *pr
 			return false;
 		q = '\'';
 	}
-	ps_filter_sb_addn(b, &q, 1);
-	ps_filter_sb_add(b, pre);
-	ps_filter_sb_addn(b, v->text, v->len);
-	ps_filter_sb_add(b, post);
-	ps_filter_sb_addn(b, &q, 1);
+	ps_bytes__put(b, &q, 1);
+	ps_bytes__puts(b, pre);
+	ps_bytes__put(b, v->text, v->len);
+	ps_bytes__puts(b, post);
+	ps_bytes__put(b, &q, 1);
 	return true;
 }
 
 /* One comparison of @c with value @v in the kernel's syntax, or false. */
-static bool kernel_cmp(struct fsbuf *b, const struct fcond *c, const struct fvalue *v)
+static bool kernel_cmp(struct ps_bytes *b, const struct fcond *c, const struct fvalue *v)
 {
 	const char *op, *pre = "", *post = "";
 
@@ -277,29 +250,29 @@ static bool kernel_cmp(struct fsbuf *b, const struct fcond *c, const struct fval
 	if ((pre[0] || post[0]) && has_glob_chars(v))
 		return false;
 	add_field(b, c, true);
-	ps_filter_sb_add(b, op);
+	ps_bytes__puts(b, op);
 	return kernel_value(b, v, pre, post);
 }
 
 static char *kernel_cond(const struct fcond *c)
 {
-	struct fsbuf b = { 0 };
+	struct ps_bytes b = { 0 };
 	size_t i;
 
 	if (c->field != FF_TP || c->has_index || c->op == OP_EXISTS)
 		return NULL;
 	if (c->op == OP_IN && c->nvalues > 1)
-		ps_filter_sb_add(&b, "(");
+		ps_bytes__puts(&b, "(");
 	for (i = 0; i < c->nvalues; i++) {
 		if (i)
-			ps_filter_sb_add(&b, " || ");
+			ps_bytes__puts(&b, " || ");
 		if (!kernel_cmp(&b, c, &c->values[i])) {
-			free(b.p);
+			ps_bytes__release(&b);
 			return NULL;
 		}
 	}
 	if (c->op == OP_IN && c->nvalues > 1)
-		ps_filter_sb_add(&b, ")");
+		ps_bytes__puts(&b, ")");
 	return sb_take(&b);
 }
 
@@ -309,7 +282,7 @@ static char *kernel_cond(const struct fcond *c)
  */
 static char *push(const struct fnode *n, bool *exact, bool *oom)
 {
-	struct fsbuf b = { 0 };
+	struct ps_bytes b = { 0 };
 	char *l, *r;
 	bool el, er;
 
@@ -324,9 +297,9 @@ static char *push(const struct fnode *n, bool *exact, bool *oom)
 		if (!l || el) {
 			if (!l)
 				return NULL;
-			ps_filter_sb_add(&b, n->a->kind == FN_COND ? "!(" : "!");
-			ps_filter_sb_add(&b, l);
-			ps_filter_sb_add(&b, n->a->kind == FN_COND ? ")" : "");
+			ps_bytes__puts(&b, n->a->kind == FN_COND ? "!(" : "!");
+			ps_bytes__puts(&b, l);
+			ps_bytes__puts(&b, n->a->kind == FN_COND ? ")" : "");
 			free(l);
 			*exact = true;
 			l = sb_take(&b);
@@ -348,11 +321,11 @@ static char *push(const struct fnode *n, bool *exact, bool *oom)
 			/* a weaker "and": the side the kernel can do */
 			return l ? l : r;
 		}
-		ps_filter_sb_add(&b, "(");
-		ps_filter_sb_add(&b, l);
-		ps_filter_sb_add(&b, n->kind == FN_AND ? " && " : " || ");
-		ps_filter_sb_add(&b, r);
-		ps_filter_sb_add(&b, ")");
+		ps_bytes__puts(&b, "(");
+		ps_bytes__puts(&b, l);
+		ps_bytes__puts(&b, n->kind == FN_AND ? " && " : " || ");
+		ps_bytes__puts(&b, r);
+		ps_bytes__puts(&b, ")");
 		free(l);
 		free(r);
 		*exact = el && er;
@@ -400,7 +373,7 @@ static void conjuncts(const struct fnode *n, const struct fnode **out, size_t *n
 
 int ps_filter__pushdown(const struct ps_filter *f, char **kernel, char **rest)
 {
-	struct fsbuf k = { 0 }, u = { 0 };
+	struct ps_bytes k = { 0 }, u = { 0 };
 	const struct fnode **parts, **left;
 	size_t nparts = 0, nleft = 0, i, nk = 0;
 	bool oom = false;
@@ -418,8 +391,8 @@ int ps_filter__pushdown(const struct ps_filter *f, char **kernel, char **rest)
 
 		if (s) {
 			if (nk++)
-				ps_filter_sb_add(&k, " && ");
-			ps_filter_sb_add(&k, s);
+				ps_bytes__puts(&k, " && ");
+			ps_bytes__puts(&k, s);
 			free(s);
 		}
 		if (!exact)
@@ -430,12 +403,12 @@ int ps_filter__pushdown(const struct ps_filter *f, char **kernel, char **rest)
 		bool paren = nleft > 1 && left[i]->kind == FN_OR;
 
 		if (i)
-			ps_filter_sb_add(&u, " and ");
+			ps_bytes__puts(&u, " and ");
 		if (paren)
-			ps_filter_sb_add(&u, "(");
+			ps_bytes__puts(&u, "(");
 		add_node(&u, left[i]);
 		if (paren)
-			ps_filter_sb_add(&u, ")");
+			ps_bytes__puts(&u, ")");
 	}
 	free(parts);
 	*kernel = sb_take(&k);

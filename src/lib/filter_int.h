@@ -12,6 +12,7 @@
 
 #include "compat.h"
 #include "filter.h"
+#include "xalloc.h"
 
 struct tep_format_field;
 
@@ -74,8 +75,9 @@ struct flexer {
 /* Return: 0 with @t filled, -1 with @err filled. */
 int flex_next(struct flexer *lx, enum fmode mode, struct ftoken *t, struct ps_filter_error *err);
 
-/* The source spelling of an operator token ("contains", "==", ...). */
-const char *ftok_name(enum ftok kind);
+/* Fill @err (when not NULL) with @pos in @text and the message.  Return: -1. */
+int ps_filter_seterr(struct ps_filter_error *err, const char *text, size_t pos, const char *fmt,
+                     ...) PS_PRINTF(4, 5);
 
 /* ---- the tree (filter_parse.c) ---- */
 
@@ -237,22 +239,10 @@ struct ps_filter {
 
 /* filter_parse.c */
 int ps_filter_type_error(const struct fcond *c, enum ftype type, struct ps_filter_error *err);
-int ps_filter_seterr(struct ps_filter_error *err, const char *text, size_t pos, const char *fmt,
-                     ...) PS_PRINTF(4, 5);
 const char *ps_filter_op_name(enum fop op);
 
 /* filter_check.c: (re)bind every condition for the attrs of @s; 0, or -1 out of memory */
 int ps_filter_bind(struct ps_filter *f, const struct ps_session *s);
-
-/* filter_explain.c: a growing string; @oom once an allocation failed */
-struct fsbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-void ps_filter_sb_addn(struct fsbuf *b, const char *s, size_t n);
-void ps_filter_sb_add(struct fsbuf *b, const char *s);
 
 /* filter_eval.c */
 bool ps_filter_glob(const char *pat, size_t plen, const char *s, size_t slen);

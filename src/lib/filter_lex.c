@@ -10,6 +10,8 @@
  * and \xHH; any other backslash is kept, for glob patterns.
  */
 #include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,61 +32,20 @@ static const struct {
 	{ "glob", TK_GLOB },
 };
 
-const char *ftok_name(enum ftok kind)
+/* The error setter every part of the filter uses: the lexer is the lowest of them. */
+int ps_filter_seterr(struct ps_filter_error *err, const char *text, size_t pos, const char *fmt,
+                     ...)
 {
-	switch (kind) {
-	case TK_END:
-		return "the end of the expression";
-	case TK_LPAREN:
-		return "(";
-	case TK_RPAREN:
-		return ")";
-	case TK_LBRACK:
-		return "[";
-	case TK_RBRACK:
-		return "]";
-	case TK_COMMA:
-		return ",";
-	case TK_AND:
-		return "and";
-	case TK_OR:
-		return "or";
-	case TK_NOT:
-		return "not";
-	case TK_EQ:
-		return "=";
-	case TK_NE:
-		return "!=";
-	case TK_LT:
-		return "<";
-	case TK_LE:
-		return "<=";
-	case TK_GT:
-		return ">";
-	case TK_GE:
-		return ">=";
-	case TK_BITAND:
-		return "&";
-	case TK_GLOB:
-		return "glob";
-	case TK_CONTAINS:
-		return "contains";
-	case TK_STARTSWITH:
-		return "startswith";
-	case TK_ENDSWITH:
-		return "endswith";
-	case TK_IN:
-		return "in";
-	case TK_EXISTS:
-		return "exists";
-	case TK_NAME:
-		return "a field name";
-	case TK_NUMBER:
-		return "a number";
-	case TK_VALUE:
-		return "a value";
-	}
-	return "?";
+	va_list ap;
+
+	if (!err)
+		return -1;
+	err->text = text;
+	err->pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
 }
 
 static bool is_space(char c)

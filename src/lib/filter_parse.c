@@ -37,21 +37,6 @@ const struct fsample_field ps_filter_sample_fields[] = {
 
 const size_t ps_filter_nr_sample_fields = ARRAY_SIZE(ps_filter_sample_fields);
 
-int ps_filter_seterr(struct ps_filter_error *err, const char *text, size_t pos, const char *fmt,
-                     ...)
-{
-	va_list ap;
-
-	if (!err)
-		return -1;
-	err->text = text;
-	err->pos = pos;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 const char *ps_filter_op_name(enum fop op)
 {
 	static const char *const names[] = {

@@ -697,45 +697,6 @@ static json_t *cache(struct cur *c)
 	                        put(o, "levels", list_json(c, get32(c), 28, cache_level)) < 0);
 }
 
-/* A growing string; @oom sticks once an allocation failed. */
-struct dstr {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void PS_PRINTF(2, 3) ds_printf(struct dstr *d, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (d->oom)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (d->len + (size_t)n + 1 > d->cap) {
-		size_t ncap = d->cap ? d->cap : 64;
-		char *np;
-
-		while (ncap < d->len + (size_t)n + 1)
-			ncap *= 2;
-		np = realloc(d->p, ncap);
-		if (!np) {
-			d->oom = true;
-			return;
-		}
-		d->p = np;
-		d->cap = ncap;
-	}
-	va_start(ap, fmt);
-	vsnprintf(d->p + d->len, d->cap - d->len, fmt, ap);
-	va_end(ap);
-	d->len += (size_t)n;
-}
-
 /*
  * u64 version, u64 block_size, u64 nr, nr x {u64 node, u64 size, bitmap: u64 nbits,
  * ceil(nbits / 64) x u64}: per node, its memory blocks as a range list ("0-23,32-199").
@@ -751,7 +712,7 @@ static json_t *mem_topology(struct cur *c)
 	for (i = 0; i < nr; i++) {
 		uint64_t node = get64(c), size = get64(c), nbits = get64(c), words, b, set = 0;
 		uint64_t start = 0, bytes;
-		struct dstr d = { 0 };
+		struct ps_bytes d = { 0 };
 		bool in = false, bad;
 		json_t *n;
 		size_t base;
@@ -770,19 +731,19 @@ static json_t *mem_topology(struct cur *c)
 				start = b;
 				in = true;
 			} else if (!on && in) {
-				ds_printf(&d, "%s%" PRIu64, d.len ? "," : "", start);
+				ps_bytes__printf(&d, "%s%" PRIu64, d.len ? "," : "", start);
 				if (b - 1 > start)
-					ds_printf(&d, "-%" PRIu64, b - 1);
+					ps_bytes__printf(&d, "-%" PRIu64, b - 1);
 				in = false;
 			}
 			set += on;
 		}
 		n = json_object();
-		bad = !n || d.oom || put(n, "node", ps_json_u64(node)) < 0 ||
+		bad = !n || d.failed || put(n, "node", ps_json_u64(node)) < 0 ||
 		      (!__builtin_mul_overflow(set, bsize, &bytes) &&
 		       put(n, "size", ps_json_u64(bytes)) < 0) ||
-		      put(n, "blocks", json_string(d.p ? d.p : "")) < 0;
-		free(d.p);
+		      put(n, "blocks", json_string(ps_bytes__text(&d))) < 0;
+		ps_bytes__release(&d);
 		if (add(arr, n, bad) < 0)
 			goto fail;
 	}

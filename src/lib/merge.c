@@ -196,11 +196,6 @@ bool ps_merge__swapped(const struct ps_merge *m)
 	return m->swap;
 }
 
-bool ps_merge__same_recording(const struct ps_merge *m)
-{
-	return m->same;
-}
-
 void ps_merge__set_distinct(struct ps_merge *m, bool distinct)
 {
 	m->distinct = distinct;

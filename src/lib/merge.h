@@ -63,9 +63,6 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err);
 /** ps_merge__swapped() - the merged stream's byte order is not the host's: never. */
 bool ps_merge__swapped(const struct ps_merge *m);
 
-/** ps_merge__same_recording() - the inputs are pieces of one recording (after begin). */
-bool ps_merge__same_recording(const struct ps_merge *m);
-
 /**
  * ps_merge__next() - the next record of the merged stream (header records first).
  * @rec: filled; its bytes are valid until the next call

@@ -8,9 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#ifndef PS_VERSION
-#define PS_VERSION "0.1.0"
-#endif
+#include "version.h" /* PS_VERSION, generated from the GNUmakefile's VERSION */
 
 /**
  * ps_parse_u64() - parse a decimal or 0x-hex number in [@min, @max]; exit 2 otherwise.

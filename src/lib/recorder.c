@@ -26,40 +26,6 @@
 #define COPY_BUF (REC_MAX_RECORD + 1)
 #define MAX_FILTER 4096 /* the kernel copies at most a page */
 
-const struct rec_sw rec_sw_events[] = {
-	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK, false },
-	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK, false },
-	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS, false },
-	{ "faults", PERF_COUNT_SW_PAGE_FAULTS, true },
-	{ "minor-faults", PERF_COUNT_SW_PAGE_FAULTS_MIN, false },
-	{ "major-faults", PERF_COUNT_SW_PAGE_FAULTS_MAJ, false },
-	{ "context-switches", PERF_COUNT_SW_CONTEXT_SWITCHES, false },
-	{ "cs", PERF_COUNT_SW_CONTEXT_SWITCHES, true },
-	{ "cpu-migrations", PERF_COUNT_SW_CPU_MIGRATIONS, false },
-	{ "migrations", PERF_COUNT_SW_CPU_MIGRATIONS, true },
-	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, false },
-	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, false },
-};
-const size_t rec_nr_sw = ARRAY_SIZE(rec_sw_events);
-
-const struct rec_sw rec_hw_events[] = {
-	{ "cycles", PERF_COUNT_HW_CPU_CYCLES, false },
-	{ "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES, true },
-	{ "instructions", PERF_COUNT_HW_INSTRUCTIONS, false },
-	{ "cache-references", PERF_COUNT_HW_CACHE_REFERENCES, false },
-	{ "cache-misses", PERF_COUNT_HW_CACHE_MISSES, false },
-	{ "branch-instructions", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false },
-	{ "branches", PERF_COUNT_HW_BRANCH_INSTRUCTIONS, true },
-	{ "branch-misses", PERF_COUNT_HW_BRANCH_MISSES, false },
-	{ "bus-cycles", PERF_COUNT_HW_BUS_CYCLES, false },
-	{ "stalled-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, false },
-	{ "idle-cycles-frontend", PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, true },
-	{ "stalled-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, false },
-	{ "idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, true },
-	{ "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, false },
-};
-const size_t rec_nr_hw = ARRAY_SIZE(rec_hw_events);
-
 struct ps_recorder *ps_recorder__new(struct ps_error *err)
 {
 	struct ps_recorder *r = calloc(1, sizeof(*r));
@@ -102,26 +68,6 @@ void ps_recorder__delete(struct ps_recorder *r)
 	rec_self__delete(r->self);
 	rec_bids__delete(r->bids);
 	free(r);
-}
-
-struct rec_event *rec_event__add(struct ps_recorder *r, const char *name)
-{
-	struct rec_event *v, *e;
-
-	if (r->nr_ev >= PS_MAX_ATTRS)
-		return NULL;
-	v = ps_realloc_array(r->ev, r->nr_ev + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	r->ev = v;
-	e = &v[r->nr_ev];
-	memset(e, 0, sizeof(*e));
-	e->name = strdup(name);
-	if (!e->name)
-		return NULL;
-	e->group = r->groups;
-	r->nr_ev++;
-	return e;
 }
 
 /*

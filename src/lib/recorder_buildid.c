@@ -447,24 +447,24 @@ static bool kernel_build_id(unsigned char *id, size_t *idlen)
 static int put_build_id(struct ps_output *out, uint16_t cpumode, const char *name,
                         const unsigned char *id, size_t idlen, struct ps_error *err)
 {
-	struct rec_buf b;
+	struct ps_bytes b;
 	size_t nlen = strlen(name) + 1, padded = (nlen + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
 	int ret;
 
-	rec_buf__init(&b, REC_MAX_RECORD);
-	rec_buf__u32(&b, (uint32_t)-1); /* the host machine */
-	rec_buf__put(&b, id, idlen);
-	rec_buf__zero(&b, BUILD_ID_MAX - idlen);
-	rec_buf__put(&b, (const unsigned char[]){ (unsigned char)idlen, 0, 0, 0 }, 4);
-	rec_buf__put(&b, name, nlen);
-	rec_buf__zero(&b, padded - nlen);
-	if (b.oom) {
-		rec_buf__free(&b);
+	b = (struct ps_bytes){ .max = REC_MAX_RECORD };
+	ps_bytes__u32(&b, (uint32_t)-1); /* the host machine */
+	ps_bytes__put(&b, id, idlen);
+	ps_bytes__zero(&b, BUILD_ID_MAX - idlen);
+	ps_bytes__put(&b, (const unsigned char[]){ (unsigned char)idlen, 0, 0, 0 }, 4);
+	ps_bytes__put(&b, name, nlen);
+	ps_bytes__zero(&b, padded - nlen);
+	if (b.failed) {
+		ps_bytes__release(&b);
 		return 0; /* a path too long for one record: left out */
 	}
 	ret = rec_put_record(out, PS_RECORD_HEADER_BUILD_ID, cpumode | MISC_BUILD_ID_SIZE, b.p,
 	                     b.len, err);
-	rec_buf__free(&b);
+	ps_bytes__release(&b);
 	return ret;
 }
 

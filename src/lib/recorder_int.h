@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * recorder_int.h - what the recorder's files share: the recorder itself, its events and
- * rings, a growable byte buffer, and the helpers of each part (tracefs, header synthesis,
- * self-exclusion, build-ids).  Not for programs: they use recorder.h.
+ * rings, and the helpers of each part (tracefs, header synthesis, self-exclusion,
+ * build-ids).  Not for programs: they use recorder.h.
+ *
+ * The files form layers, each calling only those below it: recorder_util.c; then
+ * recorder_tracefs.c, recorder_self.c and recorder_buildid.c; then recorder_synth.c; then
+ * recorder.c.
  */
 #ifndef PS_RECORDER_INT_H
 #define PS_RECORDER_INT_H
@@ -16,6 +20,7 @@
 #include "error.h"
 #include "output.h"
 #include "recorder.h"
+#include "xalloc.h"
 
 #define REC_ATTR_SIZE 128 /* PERF_ATTR_SIZE_VER7: what perf 6.1 writes and reads */
 #define REC_MAX_RECORD 0xffff
@@ -52,13 +57,6 @@ struct rec_ring {
 	size_t map_len;
 };
 
-/* a growable byte buffer; a failed allocation sets @oom and later puts do nothing */
-struct rec_buf {
-	unsigned char *p;
-	size_t len, cap, max;
-	bool oom;
-};
-
 struct rec_self;
 struct rec_bids;
 
@@ -89,63 +87,7 @@ struct ps_recorder {
 	size_t nr_user_only; /* events that fell back to user space only (paranoid) */
 };
 
-/* ---- recorder_synth.c: byte buffer, small files, header synthesis ---- */
-
-/** rec_buf__init() - an empty buffer that refuses to grow past @max bytes. */
-void rec_buf__init(struct rec_buf *b, size_t max);
-/** rec_buf__free() - free the bytes; the buffer is empty again. */
-void rec_buf__free(struct rec_buf *b);
-/** rec_buf__put() - append @len bytes (nothing once @b->oom is set). */
-void rec_buf__put(struct rec_buf *b, const void *data, size_t len);
-/** rec_buf__u32() - append a host-order u32. */
-void rec_buf__u32(struct rec_buf *b, uint32_t v);
-/** rec_buf__u64() - append a host-order u64. */
-void rec_buf__u64(struct rec_buf *b, uint64_t v);
-/** rec_buf__zero() - append @len zero bytes. */
-void rec_buf__zero(struct rec_buf *b, size_t len);
-/** rec_buf__pad() - append zeros up to a multiple of @align. */
-void rec_buf__pad(struct rec_buf *b, size_t align);
-/** rec_buf__string() - append a feature string: u32 len, text, zeros up to 64-byte steps. */
-void rec_buf__string(struct rec_buf *b, const char *s);
-
-/**
- * rec_read_file() - read a whole (proc, sys or trace) file of at most @max bytes.
- * @buf: set to a malloc'ed, NUL-terminated copy the caller frees; @len to its length
- * Return: 0, or -1 with errno set.
- */
-int rec_read_file(const char *path, char **buf, size_t *len, size_t max);
-
-/** rec_read_long() - the number a small file starts with, or @dflt. */
-long rec_read_long(const char *path, long dflt);
-
-/**
- * rec_parse_cpu_list() - parse "0-3,6" into a sorted array without duplicates.
- * @cpus: set to a malloc'ed array the caller frees
- * Return: the count, or -1 when @s is not a list.
- */
-int rec_parse_cpu_list(const char *s, int **cpus);
-
-/**
- * rec_synth__header() - write everything before the kernel's records: the pipe header,
- * ATTR, FEATURE, TRACING_DATA, ID_INDEX, kernel MMAP, EVENT_UPDATE, COMM and MMAP2 of the
- * existing tasks, FINISHED_INIT.  Return: 0, or -1 with @err filled.
- */
-int rec_synth__header(struct ps_recorder *r, struct ps_output *out, struct ps_error *err);
-
-/**
- * rec_synth__trailer() - fill @r->trailer_size bytes at @p with a synthesized record's
- * sample_id trailer: the pid and tid, the rest zero (id 0 stands for the first attr).
- */
-void rec_synth__trailer(const struct ps_recorder *r, unsigned char *p, pid_t pid, pid_t tid);
-
-/**
- * rec_put_record() - write a record made of an 8-byte header and @len bytes of @body.
- * Return: 0, or -1 (PS_ECAP when it would exceed 64 KiB, or the output's error).
- */
-int rec_put_record(struct ps_output *out, uint32_t type, uint16_t misc, const void *body,
-                   size_t len, struct ps_error *err);
-
-/* ---- recorder.c ---- */
+/* ---- recorder_util.c: below every other recorder file ---- */
 
 struct rec_sw {
 	const char *name;
@@ -164,22 +106,58 @@ extern const size_t rec_nr_hw;
  */
 struct rec_event *rec_event__add(struct ps_recorder *r, const char *name);
 
-/* ---- recorder_tracefs.c ---- */
+/**
+ * rec_read_file() - read a whole (proc, sys or trace) file of at most @max bytes.
+ * @buf: set to a malloc'ed, NUL-terminated copy the caller frees; @len to its length
+ * Return: 0, or -1 with errno set.
+ */
+int rec_read_file(const char *path, char **buf, size_t *len, size_t max);
 
-/** rec_tracefs__init() - find tracefs (mounting it when root); Return: 0 or -1. */
-int rec_tracefs__init(struct ps_recorder *r, struct ps_error *err);
+/** rec_read_line() - the first line of a small file, without its newline.  Return: 0 or -1. */
+int rec_read_line(const char *path, char *out, size_t outlen);
+
+/** rec_read_long() - the number a small file starts with, or @dflt. */
+long rec_read_long(const char *path, long dflt);
+
+/**
+ * rec_parse_cpu_list() - parse "0-3,6" into a sorted array without duplicates.
+ * @cpus: set to a malloc'ed array the caller frees
+ * Return: the count, or -1 when @s is not a list.
+ */
+int rec_parse_cpu_list(const char *s, int **cpus);
+
+/** rec_put_string() - append a feature string: u32 len, text, zeros up to 64-byte steps. */
+void rec_put_string(struct ps_bytes *b, const char *s);
+
+/**
+ * rec_put_record() - write a record made of an 8-byte header and @len bytes of @body.
+ * Return: 0, or -1 (PS_ECAP when it would exceed 64 KiB, or the output's error).
+ */
+int rec_put_record(struct ps_output *out, uint32_t type, uint16_t misc, const void *body,
+                   size_t len, struct ps_error *err);
+
+/* ---- recorder_synth.c ---- */
+
+/**
+ * rec_synth__header() - write everything before the kernel's records: the pipe header,
+ * ATTR, FEATURE, TRACING_DATA, ID_INDEX, kernel MMAP, EVENT_UPDATE, COMM and MMAP2 of the
+ * existing tasks, FINISHED_INIT.  Return: 0, or -1 with @err filled.
+ */
+int rec_synth__header(struct ps_recorder *r, struct ps_output *out, struct ps_error *err);
+
+/**
+ * rec_synth__trailer() - fill @r->trailer_size bytes at @p with a synthesized record's
+ * sample_id trailer: the pid and tid, the rest zero (id 0 stands for the first attr).
+ */
+void rec_synth__trailer(const struct ps_recorder *r, unsigned char *p, pid_t pid, pid_t tid);
+
+/* ---- recorder_tracefs.c ---- */
 
 /**
  * rec_tracefs__add() - add the tracepoints @spec ("sys:name", or a glob) names.
  * Return: how many, or -1 (PS_EUSAGE for a name that does not exist, with suggestions).
  */
 int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *err);
-
-/**
- * rec_tracefs__suggest() - up to three known event names close to @spec, ", "-separated
- * into @out.  Return: how many.
- */
-int rec_tracefs__suggest(struct ps_recorder *r, const char *spec, char *out, size_t outlen);
 
 /* rec_tracefs__unknown() - the usage error for an event that does not exist, with the
  * closest names when there are some.  Return: -1. */
@@ -189,7 +167,7 @@ int rec_tracefs__unknown(struct ps_recorder *r, const char *spec, struct ps_erro
  * rec_tracefs__blob() - append the TRACING_DATA blob of the recorder's tracepoints to @b,
  * padded to 8 bytes.  Return: 0, or -1 with @err filled.
  */
-int rec_tracefs__blob(struct ps_recorder *r, struct rec_buf *b, struct ps_error *err);
+int rec_tracefs__blob(struct ps_recorder *r, struct ps_bytes *b, struct ps_error *err);
 
 /**
  * rec_tracefs__list() - call @fn(name, "Tracepoint event", @arg) for each tracepoint, sorted.

@@ -21,256 +21,12 @@
 
 #include "abi.h"
 #include "io.h"
-#include "opts.h"
 #include "recorder_int.h"
+#include "version.h" /* PS_VERSION, generated */
 #include "xalloc.h"
 
-#define NAME_ALIGN 64
 #define MAX_PROC_FILE (64u << 20)
 #define ID_INDEX_MAX 2000 /* entries per ID_INDEX record: 16 + 32 * n stays below 64 KiB */
-
-/* ---- byte buffer ---- */
-
-void rec_buf__init(struct rec_buf *b, size_t max)
-{
-	memset(b, 0, sizeof(*b));
-	b->max = max;
-}
-
-void rec_buf__free(struct rec_buf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-static bool reserve(struct rec_buf *b, size_t len)
-{
-	size_t cap;
-	unsigned char *p;
-
-	if (b->oom)
-		return false;
-	if (len > b->max || b->len > b->max - len) {
-		b->oom = true;
-		return false;
-	}
-	if (b->len + len <= b->cap)
-		return true;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < b->len + len)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-void rec_buf__put(struct rec_buf *b, const void *data, size_t len)
-{
-	if (!len || !reserve(b, len))
-		return;
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-void rec_buf__zero(struct rec_buf *b, size_t len)
-{
-	if (!len || !reserve(b, len))
-		return;
-	memset(b->p + b->len, 0, len);
-	b->len += len;
-}
-
-void rec_buf__u32(struct rec_buf *b, uint32_t v)
-{
-	rec_buf__put(b, &v, sizeof(v));
-}
-
-void rec_buf__u64(struct rec_buf *b, uint64_t v)
-{
-	rec_buf__put(b, &v, sizeof(v));
-}
-
-void rec_buf__pad(struct rec_buf *b, size_t align)
-{
-	size_t rem = b->len % align;
-
-	if (rem)
-		rec_buf__zero(b, align - rem);
-}
-
-void rec_buf__string(struct rec_buf *b, const char *s)
-{
-	size_t len = strlen(s) + 1, padded = (len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
-
-	rec_buf__u32(b, (uint32_t)padded);
-	rec_buf__put(b, s, len);
-	rec_buf__zero(b, padded - len);
-}
-
-/* ---- small file helpers ---- */
-
-int rec_read_file(const char *path, char **buf, size_t *len, size_t max)
-{
-	size_t cap = 4096, n = 0;
-	char *p = malloc(cap + 1), *np;
-	ssize_t got;
-	int fd;
-
-	if (!p)
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		free(p);
-		return -1;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= max) {
-				close(fd);
-				free(p);
-				errno = EFBIG;
-				return -1;
-			}
-			cap *= 2;
-			np = realloc(p, cap + 1);
-			if (!np) {
-				close(fd);
-				free(p);
-				errno = ENOMEM;
-				return -1;
-			}
-			p = np;
-		}
-		got = read(fd, p + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			int e = errno;
-
-			close(fd);
-			free(p);
-			errno = e;
-			return -1;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	p[n] = 0;
-	*buf = p;
-	*len = n;
-	return 0;
-}
-
-/* the first line of a small file, without its newline */
-static int read_line(const char *path, char *out, size_t outlen)
-{
-	char *buf, *nl;
-	size_t len;
-
-	if (rec_read_file(path, &buf, &len, 1u << 20) < 0)
-		return -1;
-	nl = strchr(buf, '\n');
-	if (nl)
-		*nl = 0;
-	snprintf(out, outlen, "%s", buf);
-	free(buf);
-	return 0;
-}
-
-long rec_read_long(const char *path, long dflt)
-{
-	char line[64], *end;
-	long v;
-
-	if (read_line(path, line, sizeof(line)) < 0)
-		return dflt;
-	errno = 0;
-	v = strtol(line, &end, 0);
-	return errno || end == line ? dflt : v;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-int rec_parse_cpu_list(const char *s, int **cpus)
-{
-	int *v = NULL, n = 0, cap = 0, i, j;
-	long a, b;
-	char *end;
-
-	while (*s && *s != '\n') {
-		if (!isdigit((unsigned char)*s))
-			goto bad;
-		a = strtol(s, &end, 10);
-		b = a;
-		s = end;
-		if (*s == '-') {
-			if (!isdigit((unsigned char)s[1]))
-				goto bad;
-			b = strtol(s + 1, &end, 10);
-			s = end;
-		}
-		if (a < 0 || b < a || b >= 65536)
-			goto bad;
-		for (; a <= b; a++) {
-			if (n == cap) {
-				int *nv;
-
-				cap = cap ? 2 * cap : 64;
-				nv = ps_realloc_array(v, (size_t)cap, sizeof(*v));
-				if (!nv)
-					goto bad;
-				v = nv;
-			}
-			v[n++] = (int)a;
-		}
-		if (*s == ',')
-			s++;
-		else if (*s && *s != '\n')
-			goto bad;
-	}
-	if (!n)
-		goto bad;
-	qsort(v, (size_t)n, sizeof(*v), cmp_int);
-	for (i = 1, j = 1; i < n; i++)
-		if (v[i] != v[j - 1])
-			v[j++] = v[i];
-	*cpus = v;
-	return j;
-bad:
-	free(v);
-	return -1;
-}
-
-/* ---- records ---- */
-
-int rec_put_record(struct ps_output *out, uint32_t type, uint16_t misc, const void *body,
-                   size_t len, struct ps_error *err)
-{
-	struct perf_event_header h;
-
-	if (len + sizeof(h) > REC_MAX_RECORD)
-		return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
-		                     "a record of %zu bytes does not fit the stream",
-		                     len + sizeof(h));
-	h.type = type;
-	h.misc = misc;
-	h.size = (uint16_t)(len + sizeof(h));
-	if (ps_output__write(out, &h, sizeof(h), err) < 0)
-		return -1;
-	return len ? ps_output__write(out, body, len, err) : 0;
-}
 
 void rec_synth__trailer(const struct ps_recorder *r, unsigned char *p, pid_t pid, pid_t tid)
 {
@@ -284,10 +40,10 @@ void rec_synth__trailer(const struct ps_recorder *r, unsigned char *p, pid_t pid
 	/* time, id, cpu: 0, as perf's synthesized records have (id 0 is the first attr) */
 }
 
-static int put_buf(struct ps_output *out, uint32_t type, uint16_t misc, struct rec_buf *b,
+static int put_buf(struct ps_output *out, uint32_t type, uint16_t misc, struct ps_bytes *b,
                    struct ps_error *err)
 {
-	if (b->oom)
+	if (b->failed)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	return rec_put_record(out, type, misc, b->p, b->len, err);
 }
@@ -343,7 +99,7 @@ static int cpuinfo(const char *key, char *out, size_t outlen)
 	return ret;
 }
 
-static int feat_cpudesc(struct rec_buf *b)
+static int feat_cpudesc(struct ps_bytes *b)
 {
 	static const char *const keys[] = { "model name", "cpu model", "Processor", "cpu" };
 	char desc[256];
@@ -352,14 +108,14 @@ static int feat_cpudesc(struct rec_buf *b)
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		if (cpuinfo(keys[i], desc, sizeof(desc)) == 0) {
 			squash_spaces(desc);
-			rec_buf__string(b, desc);
+			rec_put_string(b, desc);
 			return 0;
 		}
 	}
 	return -1;
 }
 
-static int feat_cpuid(struct rec_buf *b)
+static int feat_cpuid(struct ps_bytes *b)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	char vendor[64], fam[16], model[16], step[16], id[128];
@@ -370,7 +126,7 @@ static int feat_cpuid(struct rec_buf *b)
 	    cpuinfo("stepping", step, sizeof(step)) < 0)
 		return -1;
 	snprintf(id, sizeof(id), "%s,%s,%s,%s", vendor, fam, model, step);
-	rec_buf__string(b, id);
+	rec_put_string(b, id);
 	return 0;
 #else
 	(void)b;
@@ -378,7 +134,7 @@ static int feat_cpuid(struct rec_buf *b)
 #endif
 }
 
-static int feat_total_mem(struct rec_buf *b)
+static int feat_total_mem(struct ps_bytes *b)
 {
 	unsigned long long kb;
 	char *buf, *p;
@@ -392,7 +148,7 @@ static int feat_total_mem(struct rec_buf *b)
 		return -1;
 	}
 	free(buf);
-	rec_buf__u64(b, kb);
+	ps_bytes__u64(b, kb);
 	return 0;
 }
 
@@ -401,7 +157,7 @@ static int max_present_cpu(void)
 	char line[4096];
 	int *cpus, n, max;
 
-	if (read_line("/sys/devices/system/cpu/present", line, sizeof(line)) < 0)
+	if (rec_read_line("/sys/devices/system/cpu/present", line, sizeof(line)) < 0)
 		return (int)sysconf(_SC_NPROCESSORS_CONF);
 	n = rec_parse_cpu_list(line, &cpus);
 	if (n < 0)
@@ -411,14 +167,14 @@ static int max_present_cpu(void)
 	return max;
 }
 
-static int feat_nrcpus(struct rec_buf *b)
+static int feat_nrcpus(struct ps_bytes *b)
 {
-	rec_buf__u32(b, (uint32_t)max_present_cpu());
-	rec_buf__u32(b, (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
+	ps_bytes__u32(b, (uint32_t)max_present_cpu());
+	ps_bytes__u32(b, (uint32_t)sysconf(_SC_NPROCESSORS_ONLN));
 	return 0;
 }
 
-static int feat_cmdline(struct ps_recorder *r, struct rec_buf *b)
+static int feat_cmdline(struct ps_recorder *r, struct ps_bytes *b)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -428,27 +184,27 @@ static int feat_cmdline(struct ps_recorder *r, struct rec_buf *b)
 		snprintf(exe, sizeof(exe), "%s", r->cfg.argc ? r->cfg.argv[0] : "precord");
 	else
 		exe[n] = 0;
-	rec_buf__u32(b, (uint32_t)(r->cfg.argc ? r->cfg.argc : 1));
-	rec_buf__string(b, exe);
+	ps_bytes__u32(b, (uint32_t)(r->cfg.argc ? r->cfg.argc : 1));
+	rec_put_string(b, exe);
 	for (i = 1; i < r->cfg.argc; i++)
-		rec_buf__string(b, r->cfg.argv[i]);
+		rec_put_string(b, r->cfg.argv[i]);
 	return 0;
 }
 
-static int feat_event_desc(struct ps_recorder *r, struct rec_buf *b)
+static int feat_event_desc(struct ps_recorder *r, struct ps_bytes *b)
 {
 	size_t i, j;
 
-	rec_buf__u32(b, (uint32_t)r->nr_ev);
-	rec_buf__u32(b, REC_ATTR_SIZE);
+	ps_bytes__u32(b, (uint32_t)r->nr_ev);
+	ps_bytes__u32(b, REC_ATTR_SIZE);
 	for (i = 0; i < r->nr_ev; i++) {
 		struct rec_event *e = &r->ev[i];
 
-		rec_buf__put(b, &e->attr, REC_ATTR_SIZE);
-		rec_buf__u32(b, (uint32_t)e->nr_inst);
-		rec_buf__string(b, e->name);
+		ps_bytes__put(b, &e->attr, REC_ATTR_SIZE);
+		ps_bytes__u32(b, (uint32_t)e->nr_inst);
+		rec_put_string(b, e->name);
 		for (j = 0; j < e->nr_inst; j++)
-			rec_buf__u64(b, e->inst[j].id);
+			ps_bytes__u64(b, e->inst[j].id);
 	}
 	return 0;
 }
@@ -476,13 +232,13 @@ static void strset_add(struct strset *s, const char *str)
 		s->n++;
 }
 
-static void strset_put(struct rec_buf *b, struct strset *s)
+static void strset_put(struct ps_bytes *b, struct strset *s)
 {
 	uint32_t i;
 
-	rec_buf__u32(b, s->n);
+	ps_bytes__u32(b, s->n);
 	for (i = 0; i < s->n; i++) {
-		rec_buf__string(b, s->v[i]);
+		rec_put_string(b, s->v[i]);
 		free(s->v[i]);
 	}
 	free(s->v);
@@ -495,12 +251,12 @@ static int topo_line(int cpu, const char *file, const char *alt, char *out, size
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, file);
-	if (read_line(path, out, outlen) == 0)
+	if (rec_read_line(path, out, outlen) == 0)
 		return 0;
 	if (!alt)
 		return -1;
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, alt);
-	return read_line(path, out, outlen);
+	return rec_read_line(path, out, outlen);
 }
 
 static int topo_id(int cpu, const char *file)
@@ -511,7 +267,7 @@ static int topo_id(int cpu, const char *file)
 	return (int)rec_read_long(path, -1);
 }
 
-static int feat_cpu_topology(struct rec_buf *b)
+static int feat_cpu_topology(struct ps_bytes *b)
 {
 	struct strset cores = { 0 }, threads = { 0 }, dies = { 0 };
 	char line[4096];
@@ -519,7 +275,7 @@ static int feat_cpu_topology(struct rec_buf *b)
 	bool has_dies;
 	struct utsname u;
 
-	if (read_line("/sys/devices/system/cpu/online", line, sizeof(line)) < 0)
+	if (rec_read_line("/sys/devices/system/cpu/online", line, sizeof(line)) < 0)
 		return -1;
 	n = rec_parse_cpu_list(line, &online);
 	if (n < 0)
@@ -542,13 +298,13 @@ static int feat_cpu_topology(struct rec_buf *b)
 	strset_put(b, &cores);
 	strset_put(b, &threads);
 	for (i = 0; i < avail; i++) {
-		rec_buf__u32(b, (uint32_t)topo_id(i, "core_id"));
-		rec_buf__u32(b, (uint32_t)topo_id(i, "physical_package_id"));
+		ps_bytes__u32(b, (uint32_t)topo_id(i, "core_id"));
+		ps_bytes__u32(b, (uint32_t)topo_id(i, "physical_package_id"));
 	}
 	if (has_dies && dies.n) {
 		strset_put(b, &dies);
 		for (i = 0; i < avail; i++)
-			rec_buf__u32(b, (uint32_t)topo_id(i, "die_id"));
+			ps_bytes__u32(b, (uint32_t)topo_id(i, "die_id"));
 	}
 	return 0;
 }
@@ -557,12 +313,12 @@ static int node_list(int **nodes)
 {
 	char line[4096];
 
-	if (read_line("/sys/devices/system/node/online", line, sizeof(line)) < 0)
+	if (rec_read_line("/sys/devices/system/node/online", line, sizeof(line)) < 0)
 		return -1;
 	return rec_parse_cpu_list(line, nodes);
 }
 
-static int feat_numa_topology(struct rec_buf *b)
+static int feat_numa_topology(struct ps_bytes *b)
 {
 	char path[PATH_MAX], cpus[4096], *buf, *p;
 	unsigned long long total, freemem;
@@ -572,7 +328,7 @@ static int feat_numa_topology(struct rec_buf *b)
 	n = node_list(&nodes);
 	if (n < 0)
 		return -1;
-	rec_buf__u32(b, (uint32_t)n);
+	ps_bytes__u32(b, (uint32_t)n);
 	for (i = 0; i < n; i++) {
 		total = freemem = 0;
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nodes[i]);
@@ -586,18 +342,18 @@ static int feat_numa_topology(struct rec_buf *b)
 			free(buf);
 		}
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", nodes[i]);
-		if (read_line(path, cpus, sizeof(cpus)) < 0)
+		if (rec_read_line(path, cpus, sizeof(cpus)) < 0)
 			cpus[0] = 0;
-		rec_buf__u32(b, (uint32_t)nodes[i]);
-		rec_buf__u64(b, total);
-		rec_buf__u64(b, freemem);
-		rec_buf__string(b, cpus);
+		ps_bytes__u32(b, (uint32_t)nodes[i]);
+		ps_bytes__u64(b, total);
+		ps_bytes__u64(b, freemem);
+		rec_put_string(b, cpus);
 	}
 	free(nodes);
 	return 0;
 }
 
-static int feat_pmu_mappings(struct rec_buf *b)
+static int feat_pmu_mappings(struct ps_bytes *b)
 {
 	const char *dir = "/sys/bus/event_source/devices";
 	struct dirent *d;
@@ -612,7 +368,7 @@ static int feat_pmu_mappings(struct rec_buf *b)
 		if (!dp)
 			return -1;
 		if (pass == 1)
-			rec_buf__u32(b, n);
+			ps_bytes__u32(b, n);
 		while ((d = readdir(dp)) != NULL) {
 			if (d->d_name[0] == '.')
 				continue;
@@ -623,8 +379,8 @@ static int feat_pmu_mappings(struct rec_buf *b)
 			if (pass == 0) {
 				n++;
 			} else {
-				rec_buf__u32(b, (uint32_t)type);
-				rec_buf__string(b, d->d_name);
+				ps_bytes__u32(b, (uint32_t)type);
+				rec_put_string(b, d->d_name);
 			}
 		}
 		closedir(dp);
@@ -632,22 +388,22 @@ static int feat_pmu_mappings(struct rec_buf *b)
 	return 0;
 }
 
-static int feat_mem_topology(struct rec_buf *b)
+static int feat_mem_topology(struct ps_bytes *b)
 {
 	char line[64], path[PATH_MAX];
 	unsigned long long bsize;
 	int *nodes, n, i;
 	unsigned int idx;
 
-	if (read_line("/sys/devices/system/memory/block_size_bytes", line, sizeof(line)) < 0 ||
+	if (rec_read_line("/sys/devices/system/memory/block_size_bytes", line, sizeof(line)) < 0 ||
 	    sscanf(line, "%llx", &bsize) != 1)
 		return -1;
 	n = node_list(&nodes);
 	if (n < 0)
 		return -1;
-	rec_buf__u64(b, 1);
-	rec_buf__u64(b, bsize);
-	rec_buf__u64(b, (uint64_t)n);
+	ps_bytes__u64(b, 1);
+	ps_bytes__u64(b, bsize);
+	ps_bytes__u64(b, (uint64_t)n);
 	for (i = 0; i < n; i++) {
 		uint64_t *bits = NULL, size = 0, words, w;
 		struct dirent *d;
@@ -670,31 +426,31 @@ static int feat_mem_topology(struct rec_buf *b)
 		if (!bits)
 			size = 0;
 		words = (size + 63) / 64;
-		rec_buf__u64(b, (uint64_t)nodes[i]);
-		rec_buf__u64(b, size);
-		rec_buf__u64(b, size);
+		ps_bytes__u64(b, (uint64_t)nodes[i]);
+		ps_bytes__u64(b, size);
+		ps_bytes__u64(b, size);
 		for (w = 0; w < words; w++)
-			rec_buf__u64(b, bits[w]);
+			ps_bytes__u64(b, bits[w]);
 		free(bits);
 	}
 	free(nodes);
 	return 0;
 }
 
-static int put_string_feat(struct rec_buf *b, const char *s)
+static int put_string_feat(struct ps_bytes *b, const char *s)
 {
-	rec_buf__string(b, s);
+	rec_put_string(b, s);
 	return 0;
 }
 
 /* the resolution of the samples' clock, as perf writes it (its "clockid frequency") */
-static int feat_clockid(const struct ps_recorder *r, struct rec_buf *b)
+static int feat_clockid(const struct ps_recorder *r, struct ps_bytes *b)
 {
 	struct timespec res;
 
 	if (!r->cfg.use_clockid || clock_getres(r->cfg.clockid, &res) < 0)
 		return -1;
-	rec_buf__u64(b, (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec);
+	ps_bytes__u64(b, (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec);
 	return 0;
 }
 
@@ -702,17 +458,17 @@ static int feat_clockid(const struct ps_recorder *r, struct rec_buf *b)
  * One reading of the samples' clock and of the wall clock, taken together: what maps a
  * sample's time to the time of day (version 1: clockid, then the two readings in ns).
  */
-static int feat_clock_data(const struct ps_recorder *r, struct rec_buf *b)
+static int feat_clock_data(const struct ps_recorder *r, struct ps_bytes *b)
 {
 	struct timespec clk, tod;
 
 	if (!r->cfg.use_clockid || clock_gettime(CLOCK_REALTIME, &tod) < 0 ||
 	    clock_gettime(r->cfg.clockid, &clk) < 0)
 		return -1;
-	rec_buf__u32(b, 1);
-	rec_buf__u32(b, (uint32_t)r->cfg.clockid);
-	rec_buf__u64(b, (uint64_t)tod.tv_sec * 1000000000u + (uint64_t)tod.tv_nsec);
-	rec_buf__u64(b, (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec);
+	ps_bytes__u32(b, 1);
+	ps_bytes__u32(b, (uint32_t)r->cfg.clockid);
+	ps_bytes__u64(b, (uint64_t)tod.tv_sec * 1000000000u + (uint64_t)tod.tv_nsec);
+	ps_bytes__u64(b, (uint64_t)clk.tv_sec * 1000000000u + (uint64_t)clk.tv_nsec);
 	return 0;
 }
 
@@ -728,15 +484,15 @@ static int write_features(struct ps_recorder *r, struct ps_output *out, struct p
 		PS_FEAT_CLOCK_DATA,   PS_FEAT_PMU_CAPS,      PS_FEAT_LAST_61,
 	};
 	struct utsname u;
-	struct rec_buf b;
+	struct ps_bytes b;
 	size_t i;
 	int ok;
 
 	if (uname(&u) < 0)
 		memset(&u, 0, sizeof(u));
 	for (i = 0; i < ARRAY_SIZE(feats); i++) {
-		rec_buf__init(&b, REC_MAX_RECORD);
-		rec_buf__u64(&b, feats[i]);
+		b = (struct ps_bytes){ .max = REC_MAX_RECORD };
+		ps_bytes__u64(&b, feats[i]);
 		switch (feats[i]) {
 		case PS_FEAT_HOSTNAME:
 			ok = put_string_feat(&b, u.nodename);
@@ -779,8 +535,8 @@ static int write_features(struct ps_recorder *r, struct ps_output *out, struct p
 			break;
 		case PS_FEAT_SAMPLE_TIME:
 			/* first and last sample time: unknown when the header is written */
-			rec_buf__u64(&b, 0);
-			rec_buf__u64(&b, 0);
+			ps_bytes__u64(&b, 0);
+			ps_bytes__u64(&b, 0);
 			ok = 0;
 			break;
 		case PS_FEAT_MEM_TOPOLOGY:
@@ -795,7 +551,7 @@ static int write_features(struct ps_recorder *r, struct ps_output *out, struct p
 		case PS_FEAT_BPF_PROG_INFO:
 		case PS_FEAT_BPF_BTF:
 		case PS_FEAT_PMU_CAPS:
-			rec_buf__u32(&b, 0);
+			ps_bytes__u32(&b, 0);
 			ok = 0;
 			break;
 		default:
@@ -803,12 +559,12 @@ static int write_features(struct ps_recorder *r, struct ps_output *out, struct p
 			break;
 		}
 		/* a feature that cannot be read or does not fit is left out, as perf does */
-		if (ok == 0 && !b.oom && b.len + 8 <= REC_MAX_RECORD &&
+		if (ok == 0 && !b.failed && b.len + 8 <= REC_MAX_RECORD &&
 		    rec_put_record(out, PS_RECORD_HEADER_FEATURE, 0, b.p, b.len, err) < 0) {
-			rec_buf__free(&b);
+			ps_bytes__release(&b);
 			return -1;
 		}
-		rec_buf__free(&b);
+		ps_bytes__release(&b);
 	}
 	return 0;
 }
@@ -817,24 +573,24 @@ static int write_features(struct ps_recorder *r, struct ps_output *out, struct p
 
 static int write_attrs(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
 {
-	struct rec_buf b;
+	struct ps_bytes b;
 	size_t i, j;
 	int ret = 0;
 
 	for (i = 0; i < r->nr_ev && ret == 0; i++) {
 		struct rec_event *e = &r->ev[i];
 
-		rec_buf__init(&b, REC_MAX_RECORD);
-		rec_buf__put(&b, &e->attr, REC_ATTR_SIZE);
+		b = (struct ps_bytes){ .max = REC_MAX_RECORD };
+		ps_bytes__put(&b, &e->attr, REC_ATTR_SIZE);
 		for (j = 0; j < e->nr_inst; j++)
-			rec_buf__u64(&b, e->inst[j].id);
-		if (b.oom)
+			ps_bytes__u64(&b, e->inst[j].id);
+		if (b.failed)
 			ret = ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
 			                    "%s has too many instances (%zu) for one ATTR record",
 			                    e->name, e->nr_inst);
 		else
 			ret = put_buf(out, PS_RECORD_HEADER_ATTR, 0, &b, err);
-		rec_buf__free(&b);
+		ps_bytes__release(&b);
 	}
 	return ret;
 }
@@ -842,7 +598,7 @@ static int write_attrs(struct ps_recorder *r, struct ps_output *out, struct ps_e
 static int write_tracing_data(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
 {
 	unsigned char body[8];
-	struct rec_buf b;
+	struct ps_bytes b;
 	size_t i;
 	int ret;
 
@@ -851,7 +607,7 @@ static int write_tracing_data(struct ps_recorder *r, struct ps_output *out, stru
 			break;
 	if (i == r->nr_ev)
 		return 0;
-	rec_buf__init(&b, PS_MAX_TRACING_DATA);
+	b = (struct ps_bytes){ .max = PS_MAX_TRACING_DATA };
 	ret = rec_tracefs__blob(r, &b, err);
 	if (ret == 0) {
 		ps_put32(body, (uint32_t)b.len, false);
@@ -861,19 +617,19 @@ static int write_tracing_data(struct ps_recorder *r, struct ps_output *out, stru
 		if (ret == 0)
 			ret = ps_output__write(out, b.p, b.len, err);
 	}
-	rec_buf__free(&b);
+	ps_bytes__release(&b);
 	return ret;
 }
 
 static int write_id_index(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
 {
-	struct rec_buf b;
+	struct ps_bytes b;
 	size_t i, j, n = 0, total = 0, k = 0;
 	int ret = 0, idx;
 
 	for (i = 0; i < r->nr_ev; i++)
 		total += r->ev[i].nr_inst;
-	rec_buf__init(&b, REC_MAX_RECORD);
+	b = (struct ps_bytes){ .max = REC_MAX_RECORD };
 	for (i = 0; i < r->nr_ev && ret == 0; i++) {
 		for (j = 0; j < r->ev[i].nr_inst && ret == 0; j++) {
 			struct rec_inst *in = &r->ev[i].inst[j];
@@ -881,14 +637,14 @@ static int write_id_index(struct ps_recorder *r, struct ps_output *out, struct p
 			if (n == 0) {
 				size_t left = total - k;
 
-				rec_buf__u64(&b, left < ID_INDEX_MAX ? left : ID_INDEX_MAX);
+				ps_bytes__u64(&b, left < ID_INDEX_MAX ? left : ID_INDEX_MAX);
 			}
 			for (idx = 0; idx < r->nr_cpus && r->cpus[idx] != in->cpu; idx++)
 				;
-			rec_buf__u64(&b, in->id);
-			rec_buf__u64(&b, (uint64_t)idx);
-			rec_buf__u64(&b, (uint64_t)(int64_t)in->cpu);
-			rec_buf__u64(&b, (uint64_t)(int64_t)in->tid);
+			ps_bytes__u64(&b, in->id);
+			ps_bytes__u64(&b, (uint64_t)idx);
+			ps_bytes__u64(&b, (uint64_t)(int64_t)in->cpu);
+			ps_bytes__u64(&b, (uint64_t)(int64_t)in->tid);
 			n++;
 			k++;
 			if (n == ID_INDEX_MAX || k == total) {
@@ -898,25 +654,25 @@ static int write_id_index(struct ps_recorder *r, struct ps_output *out, struct p
 			}
 		}
 	}
-	rec_buf__free(&b);
+	ps_bytes__release(&b);
 	return ret;
 }
 
 static int event_update(struct ps_output *out, uint64_t type, uint64_t id, const void *payload,
                         size_t len, struct ps_error *err)
 {
-	struct rec_buf b;
+	struct ps_bytes b;
 	int ret;
 
 	/* perf 6.1 sizes these 40 + payload rounded to 8: 16 bytes of zeros follow */
-	rec_buf__init(&b, REC_MAX_RECORD);
-	rec_buf__u64(&b, type);
-	rec_buf__u64(&b, id);
-	rec_buf__put(&b, payload, len);
-	rec_buf__pad(&b, 8);
-	rec_buf__zero(&b, 16);
+	b = (struct ps_bytes){ .max = REC_MAX_RECORD };
+	ps_bytes__u64(&b, type);
+	ps_bytes__u64(&b, id);
+	ps_bytes__put(&b, payload, len);
+	ps_bytes__pad(&b, 8);
+	ps_bytes__zero(&b, 16);
 	ret = put_buf(out, PS_RECORD_EVENT_UPDATE, 0, &b, err);
-	rec_buf__free(&b);
+	ps_bytes__release(&b);
 	return ret;
 }
 
@@ -1096,7 +852,7 @@ static int synth_process(struct ps_recorder *r, struct ps_output *out, pid_t pid
 		if (only_tid && tid != only_tid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-		if (read_line(path, comm, sizeof(comm)) < 0)
+		if (rec_read_line(path, comm, sizeof(comm)) < 0)
 			continue;
 		ret = write_comm(r, out, pid, tid, comm, err);
 	}
@@ -1143,7 +899,7 @@ static int synth_tasks(struct ps_recorder *r, struct ps_output *out, struct ps_e
 	if (r->cfg.workload && !r->cfg.system_wide) {
 		/* not exec'ed yet: its exec will bring COMM and MMAP2 */
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)r->cfg.workload);
-		if (read_line(path, comm, sizeof(comm)) < 0)
+		if (rec_read_line(path, comm, sizeof(comm)) < 0)
 			snprintf(comm, sizeof(comm), "precord");
 		return write_comm(r, out, r->cfg.workload, r->cfg.workload, comm, err);
 	}

@@ -57,7 +57,8 @@ static int find_root(char *out, size_t outlen, bool may_mount, struct ps_error *
 	        "tracefs is not mounted at /sys/kernel/tracing; mount it as root: mount -t tracefs nodev /sys/kernel/tracing");
 }
 
-int rec_tracefs__init(struct ps_recorder *r, struct ps_error *err)
+/* find tracefs (mounting it when root); Return: 0 or -1 */
+static int tracefs_init(struct ps_recorder *r, struct ps_error *err)
 {
 	if (r->tracefs[0])
 		return 0;
@@ -189,7 +190,8 @@ static void consider(struct cand *best, size_t nbest, const char *spec, const ch
 	}
 }
 
-int rec_tracefs__suggest(struct ps_recorder *r, const char *spec, char *out, size_t outlen)
+/* up to three known event names close to @spec, ", "-separated into @out; Return: how many */
+static int suggest(struct ps_recorder *r, const char *spec, char *out, size_t outlen)
 {
 	struct cand best[3] = { { NULL, 0 } };
 	char *buf = NULL, **names = NULL;
@@ -228,7 +230,7 @@ int rec_tracefs__unknown(struct ps_recorder *r, const char *spec, struct ps_erro
 {
 	char sugg[200];
 
-	if (rec_tracefs__suggest(r, spec, sugg, sizeof(sugg)) > 0)
+	if (suggest(r, spec, sugg, sizeof(sugg)) > 0)
 		return ps_error__set(
 		        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
 		        "unknown event '%s'; did you mean %s? ('precord -l' lists the events)",
@@ -247,7 +249,7 @@ int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *e
 	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(sys) ||
 	    strchr(spec, '/'))
 		return rec_tracefs__unknown(r, spec, err);
-	if (rec_tracefs__init(r, err) < 0)
+	if (tracefs_init(r, err) < 0)
 		return -1;
 	memcpy(sys, spec, (size_t)(colon - spec));
 	sys[colon - spec] = 0;
@@ -294,7 +296,7 @@ int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *e
 	return added;
 }
 
-static void put_file(struct rec_buf *b, const char *path, bool len64, struct ps_error *err,
+static void put_file(struct ps_bytes *b, const char *path, bool len64, struct ps_error *err,
                      int *ret)
 {
 	char *data;
@@ -308,14 +310,14 @@ static void put_file(struct rec_buf *b, const char *path, bool len64, struct ps_
 		return;
 	}
 	if (len64)
-		rec_buf__u64(b, len);
+		ps_bytes__u64(b, len);
 	else
-		rec_buf__u32(b, (uint32_t)len);
-	rec_buf__put(b, data, len);
+		ps_bytes__u32(b, (uint32_t)len);
+	ps_bytes__put(b, data, len);
 	free(data);
 }
 
-int rec_tracefs__blob(struct ps_recorder *r, struct rec_buf *b, struct ps_error *err)
+int rec_tracefs__blob(struct ps_recorder *r, struct ps_bytes *b, struct ps_error *err)
 {
 	static const unsigned char magic[] = {
 		0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
@@ -325,26 +327,26 @@ int rec_tracefs__blob(struct ps_recorder *r, struct rec_buf *b, struct ps_error 
 	bool *done;
 	int ret = 0;
 
-	if (rec_tracefs__init(r, err) < 0)
+	if (tracefs_init(r, err) < 0)
 		return -1;
 	done = calloc(r->nr_ev ? r->nr_ev : 1, sizeof(*done));
 	if (!done)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 
-	rec_buf__put(b, magic, sizeof(magic));
-	rec_buf__put(b, "0.6", 4);
-	rec_buf__put(b, (const unsigned char[]){ ps_host_is_big_endian() ? 1 : 0 }, 1);
-	rec_buf__put(b, (const unsigned char[]){ (unsigned char)sizeof(long) }, 1);
-	rec_buf__u32(b, (uint32_t)sysconf(_SC_PAGESIZE));
+	ps_bytes__put(b, magic, sizeof(magic));
+	ps_bytes__put(b, "0.6", 4);
+	ps_bytes__put(b, (const unsigned char[]){ ps_host_is_big_endian() ? 1 : 0 }, 1);
+	ps_bytes__put(b, (const unsigned char[]){ (unsigned char)sizeof(long) }, 1);
+	ps_bytes__u32(b, (uint32_t)sysconf(_SC_PAGESIZE));
 
-	rec_buf__put(b, "header_page", 12);
+	ps_bytes__put(b, "header_page", 12);
 	snprintf(path, sizeof(path), "%s/events/header_page", r->tracefs);
 	put_file(b, path, true, err, &ret);
-	rec_buf__put(b, "header_event", 13);
+	ps_bytes__put(b, "header_event", 13);
 	snprintf(path, sizeof(path), "%s/events/header_event", r->tracefs);
 	put_file(b, path, true, err, &ret);
 
-	rec_buf__u32(b, 0); /* ftrace's own formats: none recorded */
+	ps_bytes__u32(b, 0); /* ftrace's own formats: none recorded */
 
 	/* the recorded events, grouped by system in the order they were given */
 	for (i = 0; i < r->nr_ev; i++) {
@@ -356,7 +358,7 @@ int rec_tracefs__blob(struct ps_recorder *r, struct rec_buf *b, struct ps_error 
 			nsys++;
 		}
 	}
-	rec_buf__u32(b, (uint32_t)nsys);
+	ps_bytes__u32(b, (uint32_t)nsys);
 	memset(done, 0, r->nr_ev * sizeof(*done));
 	for (i = 0; i < r->nr_ev && ret == 0; i++) {
 		uint32_t nev = 0;
@@ -366,8 +368,8 @@ int rec_tracefs__blob(struct ps_recorder *r, struct rec_buf *b, struct ps_error 
 		for (j = i; j < r->nr_ev; j++)
 			if (r->ev[j].sys && strcmp(r->ev[j].sys, r->ev[i].sys) == 0)
 				nev++;
-		rec_buf__put(b, r->ev[i].sys, strlen(r->ev[i].sys) + 1);
-		rec_buf__u32(b, nev);
+		ps_bytes__put(b, r->ev[i].sys, strlen(r->ev[i].sys) + 1);
+		ps_bytes__u32(b, nev);
 		for (j = i; j < r->nr_ev && ret == 0; j++) {
 			if (!r->ev[j].sys || strcmp(r->ev[j].sys, r->ev[i].sys) != 0)
 				continue;
@@ -379,12 +381,12 @@ int rec_tracefs__blob(struct ps_recorder *r, struct rec_buf *b, struct ps_error 
 	}
 	free(done);
 
-	rec_buf__u32(b, 0); /* kallsyms: none (a reader on a pipe cannot skip it) */
+	ps_bytes__u32(b, 0); /* kallsyms: none (a reader on a pipe cannot skip it) */
 	snprintf(path, sizeof(path), "%s/printk_formats", r->tracefs);
 	put_file(b, path, false, err, &ret);
-	rec_buf__u64(b, 0); /* saved cmdlines: none, COMM records name the tasks */
-	rec_buf__pad(b, 8);
-	if (ret == 0 && b->oom)
+	ps_bytes__u64(b, 0); /* saved cmdlines: none, COMM records name the tasks */
+	ps_bytes__pad(b, 8);
+	if (ret == 0 && b->failed)
 		ret = ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
 		                    "the tracing data of the events is too large");
 	return ret;

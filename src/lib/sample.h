@@ -22,7 +22,7 @@ struct ps_session;
  * @type: the sample_type bits the values below were decoded with; a field is meaningful
  *        only when its PERF_SAMPLE_* bit is set
  * @misc: the record header's misc (the cpumode of @ip), for a SAMPLE
- * @read, @read_len: the READ block in stream byte order (see ps_sample__read_value())
+ * @read, @read_len: the READ block in stream byte order (see ps_sample__read())
  * @callchain, @nr_callchain: u64 addresses in stream byte order (ps_sample__u64())
  * @raw, @raw_size: the RAW bytes (a tracepoint's record), in stream byte order
  * @branch, @nr_branch, @branch_hw_idx: {from, to, flags} triples in stream order

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * sample_json.h - a decoded SAMPLE as JSON, every field its attr's sample_type carries and
- * nothing else, tracepoint fields typed through libtraceevent.  Two encoders give the same
- * object: ps_sample_writer writes the text straight into a buffer (ptojson's hot path: no
- * allocation per sample, keys and event names escaped once per event); ps_sample_json()
- * builds a jansson object (the reference the tests hold the writer to).
+ * nothing else, tracepoint fields typed through libtraceevent.  ps_sample_writer writes the
+ * text straight into a buffer (ptojson's hot path: no allocation per sample, keys and event
+ * names escaped once per event).  The tests hold it to a second encoder that builds jansson
+ * objects, tests/tools/json_oracle.h, which is not part of the library.
  *
- * Numbers: integers are written exactly as JSON integers (the jansson object: a u64 above
- * INT64_MAX as a decimal string, see json.h).  Addresses (ip, addr, callchain, branch
+ * Numbers: integers are written exactly as JSON integers.  Addresses (ip, addr, callchain, branch
  * from/to, phys_addr, pointer fields) are hex strings "0x...", since readers that hold
  * numbers as doubles (jq 1.6, JavaScript) round integers above 2^53.  Strings are valid
  * UTF-8: each byte that is not part of valid UTF-8 becomes U+FFFD.
@@ -15,14 +14,12 @@
 #ifndef PS_SAMPLE_JSON_H
 #define PS_SAMPLE_JSON_H
 
-#include <jansson.h>
 #include <stdint.h>
 
 #include "json.h"
 #include "sample.h"
 
 struct ps_session;
-struct tep_event;
 
 enum ps_time_format {
 	PS_TIME_NS,  /* integer nanoseconds, as in the stream */
@@ -46,41 +43,6 @@ struct ps_json_clock {
  * Return: 0 when the stream has clock data (@c filled), -1 when it has none.
  */
 int ps_json_clock__from_session(const struct ps_session *s, struct ps_json_clock *c);
-
-/**
- * ps_sample_json() - the JSON object of a decoded sample.
- * @s: the session (event names, byte order, tracepoint formats)
- * @smp: the decoded sample
- * @comm: the thread's name at the sample's time, or NULL when unknown (no "comm" key)
- * @tf: how to write "time"
- * @clock: clock data for PS_TIME_ISO; may be NULL otherwise
- *
- * The keys are the streaming writer's, in its order, "host" and "type" aside: "input"
- * (PS_KEY_INPUT) where the sample's event names its input (a merged stream).
- * Return: a new reference (the caller json_decref()s it), or NULL when out of memory.
- */
-json_t *ps_sample_json(const struct ps_session *s, const struct ps_sample *smp, const char *comm,
-                       enum ps_time_format tf, const struct ps_json_clock *clock);
-
-/**
- * ps_sample_json__add_symbolic() - next to each field of @obj's "fields" that the event's
- * format prints through __print_symbolic or __print_flags, the text perf script prints for
- * it, under the field's name and "_sym" (symbolic.h): "prev_state":1,"prev_state_sym":"S".
- * The number stays as it was.  What ptojson --symbolic writes.
- * @obj: the sample's object (ps_sample_json()); changed in place
- * @smp: the sample it was made of
- * Return: 0, or -1 when out of memory.
- */
-int ps_sample_json__add_symbolic(json_t *obj, const struct ps_sample *smp);
-
-/**
- * ps_tracepoint_json() - the fields of a tracepoint record as a JSON object, typed by the
- * format: integers with the field's signedness, char arrays and __data_loc strings as
- * strings, other arrays as arrays.  Fields that do not fit in @raw are left out.
- * Return: a new reference, or NULL when out of memory.
- */
-json_t *ps_tracepoint_json(struct tep_event *ev, const unsigned char *raw, uint32_t size,
-                           int with_common);
 
 /**
  * ps_json_time_string() - format @t per @tf into @buf (for PS_TIME_SEC and PS_TIME_ISO).
@@ -136,9 +98,6 @@ enum ps_sample_key {
 	PS_NR_SAMPLE_KEYS
 };
 
-/** ps_sample_key_name() - the JSON name of @k ("event", "time"...), NULL past the end. */
-const char *ps_sample_key_name(enum ps_sample_key k);
-
 /** ps_sample_key_of() - the key named @name (@len bytes), or -1 when no sample key is. */
 int ps_sample_key_of(const char *name, size_t len);
 
@@ -173,8 +132,8 @@ void ps_sample_writer__keep(struct ps_sample_writer *w, uint64_t mask);
 int ps_sample_writer__set_host(struct ps_sample_writer *w, const char *host);
 
 /**
- * ps_sample_writer__set_symbols() - name addresses as ps_symbols__json() does: "sym",
- * "symoff", "dso" of the sample's ip after "host", and "callchain" as frame objects
+ * ps_sample_writer__set_symbols() - name addresses as the oracle's ps_symbols__json() does:
+ * "sym", "symoff", "dso" of the sample's ip after "host", and "callchain" as frame objects
  * {"ip", "sym", "symoff", "dso"}; with @st NULL (no symbols wanted) only the frames change,
  * to {"ip"} objects.  Without this call the callchain is an array of "0x..." strings.
  */
@@ -182,13 +141,14 @@ void ps_sample_writer__set_symbols(struct ps_sample_writer *w, struct ps_symbols
 
 /**
  * ps_sample_writer__set_symbolic() - write a "NAME_sym" text after each symbolic tracepoint
- * field, as ps_sample_json__add_symbolic() adds it.  Call it before the first sample.
+ * field, as the oracle's ps_sample_json__add_symbolic() adds it.  Call it before the first
+ * sample.
  */
 void ps_sample_writer__set_symbolic(struct ps_sample_writer *w, bool on);
 
 /**
  * ps_sample_writer__write() - append the sample's object (no newline) to @b: the same keys,
- * values and order as ps_sample_json() (then "type" when kept), as jansson's compact dump
+ * values and order as the oracle's ps_sample_json(), as jansson's compact dump
  * writes them, except that a u64 above INT64_MAX is an exact number; then "host" and "type"
  * when kept.
  * @comm: the thread's name at the sample's time, or NULL (no "comm" key)

@@ -4,8 +4,9 @@
  *
  * What an event's samples share is prepared once per event and reused: its ,"event":"NAME"
  * and, for a tracepoint, each field's escaped ,"NAME": key and how its value is read.  No
- * allocation per sample.  The object is the one ps_sample_json() builds, key for key (the
- * tests compare the two on every fixture); a key added there is added here in the same place.
+ * allocation per sample.  The object is the one the test oracle's ps_sample_json() builds
+ * (tests/tools/json_oracle.c), key for key: the tests compare the two on every fixture, so
+ * a key added here is added there in the same place.
  *
  * Every member is written with a leading comma; ps_json__close() turns the first one into
  * the opening brace, so that keys left out by ps_sample_writer__keep() cost nothing.
@@ -61,11 +62,6 @@ static const char *const key_names[PS_NR_SAMPLE_KEYS] = {
 	[PS_KEY_TYPE] = "type",
 };
 
-const char *ps_sample_key_name(enum ps_sample_key k)
-{
-	return (unsigned int)k < PS_NR_SAMPLE_KEYS ? key_names[k] : NULL;
-}
-
 int ps_sample_key_of(const char *name, size_t len)
 {
 	int k;
@@ -82,7 +78,7 @@ enum field_kind {
 	FIELD_ARRAY
 };
 
-/* one tracepoint field, as ps_tracepoint_json() reads it */
+/* one tracepoint field, as the oracle's ps_tracepoint_json() reads it */
 struct tp_field {
 	char *key; /* ,"NAME": */
 	size_t key_len;
@@ -451,7 +447,7 @@ static void symbol(struct ps_sample_writer *w, struct ps_json_buf *b, const stru
 	}
 }
 
-/* the callchain as frame objects, as ps_symbols__json() makes them */
+/* the callchain as frame objects, as the oracle's ps_symbols__json() makes them */
 static void frames(struct ps_sample_writer *w, struct ps_json_buf *b, const struct ps_sample *smp)
 {
 	struct ps_frame f[PS_SYMBOLS_MAX_STACK];

@@ -16,6 +16,7 @@
 
 #include "json.h"
 #include "schema.h"
+#include "xalloc.h"
 #include "session.h"
 #include "symbolic.h"
 
@@ -43,50 +44,6 @@ struct cols {
 	size_t n, cap;
 	bool failed;
 };
-
-/* a dynamic text */
-struct text {
-	char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void put(struct text *t, const char *fmt, ...) PS_PRINTF(2, 3);
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (t->failed)
-		return;
-	for (;;) {
-		size_t room = t->cap - t->len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(t->p ? t->p + t->len : NULL, room, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			t->failed = true;
-			return;
-		}
-		if ((size_t)n < room) {
-			t->len += (size_t)n;
-			return;
-		}
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		while (cap - t->len <= (size_t)n)
-			cap *= 2;
-		char *np = realloc(t->p, cap);
-
-		if (!np) {
-			t->failed = true;
-			return;
-		}
-		t->p = np;
-		t->cap = cap;
-	}
-}
 
 static struct col *find(struct cols *c, const char *name)
 {
@@ -206,7 +163,7 @@ static unsigned int int_bytes(unsigned int size)
 	return size == 1 || size == 2 || size == 4 ? size : 8;
 }
 
-/* One tracepoint field, classified as ptojson writes it (sample_json.c). */
+/* One tracepoint field, classified as ptojson writes it (sample_writer.c). */
 static void add_field(struct cols *c, const struct tep_format_field *f, const char *event)
 {
 	char name[300];
@@ -302,37 +259,37 @@ static const char *sql_int(bool sign, unsigned int bytes)
 	return sign ? s[k] : u[k > 3 ? 3 : k];
 }
 
-static void put_type(struct text *t, enum ps_schema_dialect d, const struct col *c)
+static void put_type(struct ps_bytes *t, enum ps_schema_dialect d, const struct col *c)
 {
 	if (d == PS_SCHEMA_CLICKHOUSE) {
 		switch (c->kind) {
 		case K_INT:
-			put(t, "%s", ch_int(c->sign, c->bytes));
+			ps_bytes__printf(t, "%s", ch_int(c->sign, c->bytes));
 			break;
 		case K_TEXT:
-			put(t, "String");
+			ps_bytes__printf(t, "String");
 			break;
 		case K_AINT:
-			put(t, "Array(%s)", ch_int(c->sign, c->bytes));
+			ps_bytes__printf(t, "Array(%s)", ch_int(c->sign, c->bytes));
 			break;
 		case K_ATEXT:
-			put(t, "Array(String)");
+			ps_bytes__printf(t, "Array(String)");
 			break;
 		}
 		return;
 	}
 	switch (c->kind) {
 	case K_INT:
-		put(t, "%s", sql_int(c->sign, c->bytes));
+		ps_bytes__printf(t, "%s", sql_int(c->sign, c->bytes));
 		break;
 	case K_TEXT:
-		put(t, "VARCHAR");
+		ps_bytes__printf(t, "VARCHAR");
 		break;
 	case K_AINT:
-		put(t, "%s[]", sql_int(c->sign, c->bytes));
+		ps_bytes__printf(t, "%s[]", sql_int(c->sign, c->bytes));
 		break;
 	case K_ATEXT:
-		put(t, "VARCHAR[]");
+		ps_bytes__printf(t, "VARCHAR[]");
 		break;
 	}
 }
@@ -343,28 +300,28 @@ static void put_type(struct text *t, enum ps_schema_dialect d, const struct col 
  * with " doubled (SQL has no escapes in a quoted name: the other bytes stay as they are,
  * inside the quotes).
  */
-static void put_name(struct text *t, enum ps_schema_dialect d, const char *name)
+static void put_name(struct ps_bytes *t, enum ps_schema_dialect d, const char *name)
 {
 	if (d == PS_SCHEMA_SQL) {
-		put(t, "\"");
+		ps_bytes__printf(t, "\"");
 		for (const char *p = name; *p; p++) {
 			if (*p == '"')
-				put(t, "\"");
-			put(t, "%c", *p);
+				ps_bytes__printf(t, "\"");
+			ps_bytes__printf(t, "%c", *p);
 		}
-		put(t, "\"");
+		ps_bytes__printf(t, "\"");
 		return;
 	}
-	put(t, "`");
+	ps_bytes__printf(t, "`");
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
 		if (*p == '`' || *p == '\\')
-			put(t, "\\%c", *p);
+			ps_bytes__printf(t, "\\%c", *p);
 		else if (*p < 0x20 || *p == 0x7f)
-			put(t, "\\x%02x", *p);
+			ps_bytes__printf(t, "\\x%02x", *p);
 		else
-			put(t, "%c", *p);
+			ps_bytes__printf(t, "%c", *p);
 	}
-	put(t, "`");
+	ps_bytes__printf(t, "`");
 }
 
 /*
@@ -373,7 +330,7 @@ static void put_name(struct text *t, enum ps_schema_dialect d, const char *name)
  * sequence are written \xNN, and the / of a * / pair is too (a comment the output is pasted
  * into cannot end).  Valid UTF-8 stays as it is.
  */
-static void put_comment_text(struct text *t, const char *s)
+static void put_comment_text(struct ps_bytes *t, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = strlen(s), i = 0;
@@ -383,16 +340,16 @@ static void put_comment_text(struct text *t, const char *s)
 		bool c1 = n == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0;
 
 		if (n > 1 && !c1) {
-			put(t, "%.*s", (int)n, s + i);
+			ps_bytes__printf(t, "%.*s", (int)n, s + i);
 			i += n;
 			continue;
 		}
 		for (size_t k = 0; k < (n ? n : 1); k++, i++) {
 			if (p[i] < 0x20 || p[i] >= 0x7f || p[i] == '\\' ||
 			    (p[i] == '/' && i && p[i - 1] == '*'))
-				put(t, "\\x%02x", p[i]);
+				ps_bytes__printf(t, "\\x%02x", p[i]);
 			else
-				put(t, "%c", p[i]);
+				ps_bytes__printf(t, "%c", p[i]);
 		}
 	}
 }
@@ -424,7 +381,7 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
                       unsigned int flags, struct ps_error *err)
 {
 	struct cols tp = { 0 }, base = { 0 };
-	struct text t = { 0 };
+	struct ps_bytes t = { 0 };
 	uint64_t st;
 	bool tp_any, raw_other;
 	size_t i, n = 0;
@@ -499,37 +456,39 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
 	if (d == PS_SCHEMA_CLICKHOUSE) {
 		const char *dot = strchr(table, '.');
 
-		put(&t, "CREATE TABLE IF NOT EXISTS ");
+		ps_bytes__printf(&t, "CREATE TABLE IF NOT EXISTS ");
 		if (dot)
-			put(&t, "`%.*s`.`%s`", (int)(dot - table), table, dot + 1);
+			ps_bytes__printf(&t, "`%.*s`.`%s`", (int)(dot - table), table, dot + 1);
 		else
-			put(&t, "`%s`", table);
-		put(&t, "\n(\n");
+			ps_bytes__printf(&t, "`%s`", table);
+		ps_bytes__printf(&t, "\n(\n");
 	}
 	for (i = 0; i < base.n + tp.n; i++) {
 		const struct col *c = i < base.n ? &base.v[i] : &tp.v[i - base.n];
 
 		if (c->dropped)
 			continue;
-		put(&t, "%s    ", n++ ? ",\n" : "");
+		ps_bytes__printf(&t, "%s    ", n++ ? ",\n" : "");
 		put_name(&t, d, c->name);
-		put(&t, " ");
+		ps_bytes__printf(&t, " ");
 		put_type(&t, d, c);
 	}
-	put(&t, "\n");
+	ps_bytes__printf(&t, "\n");
 	for (i = 0; i < tp.n; i++) {
 		const struct col *c = &tp.v[i];
 
 		if (!c->dropped)
 			continue;
-		put(&t, "    -- no column ");
+		ps_bytes__printf(&t, "    -- no column ");
 		put_comment_text(&t, c->name);
-		put(&t, ": %s in one event, %s in ", kind_name(c->kind), kind_name(c->other));
+		ps_bytes__printf(&t, ": %s in one event, %s in ", kind_name(c->kind),
+		                 kind_name(c->other));
 		put_comment_text(&t, c->event ? c->event : "another");
-		put(&t, "\n");
+		ps_bytes__printf(&t, "\n");
 	}
 	if (d == PS_SCHEMA_CLICKHOUSE)
-		put(&t, ")\nENGINE = MergeTree\nORDER BY (host, event, time);\n");
+		ps_bytes__printf(&t, ")\nENGINE = MergeTree\nORDER BY (host, event, time);\n");
+	ps_bytes__text(&t);
 	if (t.failed)
 		goto nomem;
 	for (i = 0; i < base.n; i++)
@@ -538,7 +497,7 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
 		free(tp.v[i].name);
 	free(base.v);
 	free(tp.v);
-	return t.p;
+	return (char *)t.p;
 nomem:
 	for (i = 0; i < base.n; i++)
 		free(base.v[i].name);
@@ -546,7 +505,7 @@ nomem:
 		free(tp.v[i].name);
 	free(base.v);
 	free(tp.v);
-	free(t.p);
+	ps_bytes__release(&t);
 	ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	return NULL;
 }

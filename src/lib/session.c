@@ -741,11 +741,6 @@ const char *ps_session__tracing_notice(struct ps_session *s, const struct ps_att
 	return buf;
 }
 
-size_t ps_session__nr_build_ids(const struct ps_session *s)
-{
-	return s->nr_build_ids;
-}
-
 /* ---- which attr, what time ---- */
 
 struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_record *rec)

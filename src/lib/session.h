@@ -211,7 +211,4 @@ const char *ps_session__tracing_error(const struct ps_session *s);
 const char *ps_session__tracing_notice(struct ps_session *s, const struct ps_attr *a, char *buf,
                                        size_t len);
 
-/** ps_session__nr_build_ids() - BUILD_ID records seen so far. */
-size_t ps_session__nr_build_ids(const struct ps_session *s);
-
 #endif

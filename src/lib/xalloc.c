@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * xalloc.c - checked allocation helpers.
+ * xalloc.c - checked allocation helpers and the growable byte buffer.
  */
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,4 +64,84 @@ int ps_bytes__add(struct ps_bytes *b, const void *src, size_t len, size_t max)
 		memcpy(b->p + b->len, src, len);
 	b->len += len;
 	return 0;
+}
+
+/* room for @more bytes under @b->max, or @b->failed */
+static bool writable(struct ps_bytes *b, size_t more)
+{
+	if (b->failed)
+		return false;
+	if (ps_bytes__reserve(b, more, b->max ? b->max : SIZE_MAX) < 0) {
+		b->failed = true;
+		return false;
+	}
+	return true;
+}
+
+void ps_bytes__put(struct ps_bytes *b, const void *src, size_t len)
+{
+	if (!len || !writable(b, len))
+		return;
+	memcpy(b->p + b->len, src, len);
+	b->len += len;
+}
+
+void ps_bytes__zero(struct ps_bytes *b, size_t len)
+{
+	if (!len || !writable(b, len))
+		return;
+	memset(b->p + b->len, 0, len);
+	b->len += len;
+}
+
+void ps_bytes__pad(struct ps_bytes *b, size_t align)
+{
+	size_t rem = b->len % align;
+
+	if (rem)
+		ps_bytes__zero(b, align - rem);
+}
+
+void ps_bytes__printf(struct ps_bytes *b, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room;
+	int n;
+
+	if (!writable(b, 1))
+		return;
+	room = b->cap - b->len;
+	va_start(ap, fmt);
+	n = vsnprintf((char *)b->p + b->len, room, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->p[b->len] = 0;
+		b->failed = true;
+		return;
+	}
+	/* within @max, and written whole (else again, now that there is room) */
+	if (!writable(b, (size_t)n + 1)) {
+		b->p[b->len] = 0;
+		return;
+	}
+	if ((size_t)n >= room) {
+		va_start(ap, fmt);
+		vsnprintf((char *)b->p + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+}
+
+const char *ps_bytes__text(struct ps_bytes *b)
+{
+	if ((!b->p || b->len == b->cap) && !writable(b, 1))
+		return "";
+	b->p[b->len] = 0;
+	return (const char *)b->p;
+}
+
+void ps_bytes__release(struct ps_bytes *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
 }

@@ -7,6 +7,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "compat.h"
 
 /* Caps on what a stream may make us hold at once. */
 #define PS_MAX_TRACING_DATA (64u << 20) /* TRACING_DATA blob */
@@ -31,16 +35,21 @@ static inline bool ps_mul_ok(size_t a, size_t b, size_t *res)
 void *ps_realloc_array(void *p, size_t n, size_t size);
 
 /**
- * struct ps_bytes - a byte buffer that grows by doubling.
+ * struct ps_bytes - the library's one growable byte buffer (and text being written).
  * @p: the bytes (NULL until the first append)
  * @len: bytes in use
  * @cap: bytes allocated
+ * @max: for the writers below (ps_bytes__put() ...): a cap on @len, 0 for none
+ * @failed: a writer below ran out of memory or past @max; later writes do nothing, so a
+ *          run of writes is checked once at its end
  *
- * Starts zeroed ({ 0 }); free(@p) releases it.
+ * Starts zeroed ({ 0 }, or { .max = N }); ps_bytes__release() (or free(@p)) releases it.
  */
 struct ps_bytes {
 	unsigned char *p;
 	size_t len, cap;
+	size_t max;
+	bool failed;
 };
 
 /**
@@ -64,6 +73,48 @@ int ps_bytes__reserve(struct ps_bytes *b, size_t more, size_t max);
  * Return: 0, or -1 with @b unchanged.
  */
 int ps_bytes__add(struct ps_bytes *b, const void *src, size_t len, size_t max);
+
+/** ps_bytes__put() - append @len bytes at @src, or set @b->failed. */
+void ps_bytes__put(struct ps_bytes *b, const void *src, size_t len);
+
+/** ps_bytes__puts() - append the string @s without its NUL. */
+static inline void ps_bytes__puts(struct ps_bytes *b, const char *s)
+{
+	ps_bytes__put(b, s, strlen(s));
+}
+
+/** ps_bytes__zero() - append @len zero bytes, or set @b->failed. */
+void ps_bytes__zero(struct ps_bytes *b, size_t len);
+
+/** ps_bytes__pad() - append zeros up to a multiple of @align (not 0). */
+void ps_bytes__pad(struct ps_bytes *b, size_t align);
+
+/** ps_bytes__u32() - append a host-order u32. */
+static inline void ps_bytes__u32(struct ps_bytes *b, uint32_t v)
+{
+	ps_bytes__put(b, &v, sizeof(v));
+}
+
+/** ps_bytes__u64() - append a host-order u64. */
+static inline void ps_bytes__u64(struct ps_bytes *b, uint64_t v)
+{
+	ps_bytes__put(b, &v, sizeof(v));
+}
+
+/**
+ * ps_bytes__printf() - append formatted text, or set @b->failed.  The bytes stay
+ * NUL-terminated (the NUL after @len, not counted in it).
+ */
+void ps_bytes__printf(struct ps_bytes *b, const char *fmt, ...) PS_PRINTF(2, 3);
+
+/**
+ * ps_bytes__text() - what was written, as a NUL-terminated string.
+ * Return: the text, or "" when nothing was written or no byte is left for the NUL.
+ */
+const char *ps_bytes__text(struct ps_bytes *b);
+
+/** ps_bytes__release() - free the bytes; @b is zeroed (@max too). */
+void ps_bytes__release(struct ps_bytes *b);
 
 /**
  * ps_strndup0() - copy at most @max bytes of @s up to its first NUL, always terminated.

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # run.sh SECONDS DIR TARGET...: run each libFuzzer target built in DIR for SECONDS seconds,
 # from its seeds (tests/fuzz/corpus for fuzz_input, tests/fuzz/corpus-NAME for fuzz_NAME)
-# and the corpus it grew before (DIR/corpus/TARGET), at the lowest priority.  Prints one
-# line per target (executions, coverage, corpus size); a crash, leak, timeout or UBSan
-# finding is saved as DIR/crashes/TARGET-* and makes the exit status 1.
+# and the corpus it grew before (DIR/corpus/TARGET), at the lowest priority, FUZZ_JOBS
+# (default 2) targets at a time.  Prints one line per target (executions, coverage, corpus
+# size), in the order given; a crash, leak, timeout or UBSan finding is saved as
+# DIR/crashes/TARGET-* and makes the exit status 1.
 set -u
 secs=$1 dir=$2
 shift 2
@@ -12,8 +13,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
-rc=0
-for t in "$@"; do
+jobs=${FUZZ_JOBS:-2}
+
+# one target; its report line goes to DIR/TARGET.result, its status is the exit status
+one() {
+	local t=$1 name seeds args log st execs cov ft units
 	name=${t#fuzz_}
 	seeds=$here/corpus-$name
 	[ "$t" = fuzz_input ] && seeds=$here/corpus
@@ -31,11 +35,31 @@ for t in "$@"; do
 	units=$(find "$dir/corpus/$t" -type f | wc -l)
 	if [ "$st" -eq 0 ]; then
 		printf 'fuzz: %-13s %6ss  %10s execs  cov %5s  ft %6s  corpus %5s  ok\n' \
-			"$t" "$secs" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$units"
+			"$t" "$secs" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$units" >"$dir/$t.result"
 	else
-		printf 'fuzz: %-13s FOUND SOMETHING (status %s): see %s\n' "$t" "$st" "$log"
-		grep -m 3 'ERROR: \|runtime error\|SUMMARY' "$log" | sed 's/^/      /'
-		rc=1
+		{
+			printf 'fuzz: %-13s FOUND SOMETHING (status %s): see %s\n' "$t" "$st" "$log"
+			grep -m 3 'ERROR: \|runtime error\|SUMMARY' "$log" | sed 's/^/      /'
+		} >"$dir/$t.result"
 	fi
+	return "$st"
+}
+
+rc=0
+running=0
+for t in "$@"; do
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || rc=1
+		running=$((running - 1))
+	fi
+	one "$t" &
+	running=$((running + 1))
+done
+while [ "$running" -gt 0 ]; do
+	wait -n || rc=1
+	running=$((running - 1))
+done
+for t in "$@"; do
+	cat "$dir/$t.result"
 done
 exit $rc

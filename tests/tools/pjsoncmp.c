@@ -27,9 +27,9 @@
 #include "lib/record_json.h"
 #include "lib/sample.h"
 #include "lib/sample_json.h"
+#include "json_oracle.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
-#include "lib/symbols_json.h"
 
 /* jansson's dump with each "DIGITS" above INT64_MAX written as the bare number */
 static char *bare_big_numbers(const char *s)
