@@ -96,9 +96,9 @@ struct table {
 struct ctx {
 	const struct opts *o;
 	struct ps_reader *rd;
-	bool status;                    /* a progress line is shown */
-	bool thread_key;                /* ps_key__thread_only(), and no --folded */
-	struct ps_symbols *syms;        /* the reader's, for sym, dso, --folded; else NULL */
+	bool status;             /* a progress line is shown */
+	bool thread_key;         /* ps_key__thread_only(), and no --folded */
+	struct ps_symbols *syms; /* the reader's, for sym, dso, --folded; else NULL */
 	struct ps_fold_buf fold;
 	struct ps_session *s;
 	struct ps_filter *where;

@@ -72,7 +72,7 @@ struct ctx {
 	const char **names;
 	size_t *lens;
 	enum ps_frame_kind *kinds;
-	struct ps_symbols *sym; /* the reader's */
+	struct ps_symbols *sym;                         /* the reader's */
 	struct ps_fold_buf fb;                          /* one sample's folded stack */
 	enum ps_frame_kind chain[PS_SYMBOLS_MAX_STACK]; /* its callchain's kinds */
 	char root[224];                                 /* --by pid: comm-pid */

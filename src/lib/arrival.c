@@ -84,8 +84,8 @@ static int room(struct ps_arrival *q, size_t len)
 	return 0;
 }
 
-int ps_arrival__push(struct ps_arrival *q, const struct ps_record *rec,
-                     const unsigned char *pinned, void *owned, enum ps_arrival_state st)
+int ps_arrival__push(struct ps_arrival *q, const struct ps_record *rec, const unsigned char *pinned,
+                     void *owned, enum ps_arrival_state st)
 {
 	struct entry *e;
 

@@ -47,8 +47,8 @@ void ps_arrival__delete(struct ps_arrival *q);
  * Return: 0, or -1 when out of memory (nothing was taken: the caller still owns @owned and
  * the pin).
  */
-int ps_arrival__push(struct ps_arrival *q, const struct ps_record *rec,
-                     const unsigned char *pinned, void *owned, enum ps_arrival_state st);
+int ps_arrival__push(struct ps_arrival *q, const struct ps_record *rec, const unsigned char *pinned,
+                     void *owned, enum ps_arrival_state st);
 
 /**
  * ps_arrival__decide() - the fate of the queued record of arrival number @seq (nothing

@@ -42,10 +42,10 @@ struct ps_reader {
 	bool header;      /* HEADER given (and not refused) */
 	bool have_cur;    /* cur is read, waiting for the HEADER given before it */
 	struct ps_record cur;
-	int end;          /* 0 reading, 1 the input ended, -1 it failed (err) */
+	int end; /* 0 reading, 1 the input ended, -1 it failed (err) */
 	struct ps_error err;
-	bool idle, tick;  /* an IDLE, a TICK to give once what was released is out */
-	bool tentative;   /* a HEADER on idle to give (ARRIVAL) */
+	bool idle, tick; /* an IDLE, a TICK to give once what was released is out */
+	bool tentative;  /* a HEADER on idle to give (ARRIVAL) */
 	enum verdict verdict;
 	bool dropped;
 	uint64_t vseq;
@@ -195,7 +195,8 @@ static int sample_event(struct ps_reader *rd, const struct ps_record *rec,
 		char note[400];
 
 		if (ps_session__tracing_notice(rd->s, ev->smp.attr, note, sizeof(note))) {
-			snprintf(rd->note, sizeof(rd->note), "%s: %s", ps_input__name(rd->in), note);
+			snprintf(rd->note, sizeof(rd->note), "%s: %s", ps_input__name(rd->in),
+			         note);
 			rd->have_note = true;
 		}
 	}
@@ -305,8 +306,7 @@ fail:
 }
 
 /* A record from the view: 1 with an event in @ev, 0 when it makes none. */
-static int released(struct ps_reader *rd, const struct ps_record *rec,
-                    struct ps_reader_event *ev)
+static int released(struct ps_reader *rd, const struct ps_record *rec, struct ps_reader_event *ev)
 {
 	if (rd->syms)
 		ps_symbols__process(rd->syms, rec);

@@ -61,16 +61,16 @@ enum ps_reader_kind {
 };
 
 struct ps_reader_opts {
-	const char *path;         /* "-" or NULL: standard input */
-	enum ps_reader_mode mode; /* PS_READER_TIME when 0 */
-	unsigned int input_flags; /* PS_INPUT_* */
-	int idle_ms;              /* PS_READER_IDLE after this many quiet ms; 0: never */
-	size_t order_cap;         /* the view's memory cap; 0: PS_ORDER_DEFAULT_CAP */
-	bool symbols;             /* keep symbol tables (ps_reader__symbols()) */
+	const char *path;                  /* "-" or NULL: standard input */
+	enum ps_reader_mode mode;          /* PS_READER_TIME when 0 */
+	unsigned int input_flags;          /* PS_INPUT_* */
+	int idle_ms;                       /* PS_READER_IDLE after this many quiet ms; 0: never */
+	size_t order_cap;                  /* the view's memory cap; 0: PS_ORDER_DEFAULT_CAP */
+	bool symbols;                      /* keep symbol tables (ps_reader__symbols()) */
 	const struct ps_symbols_opts *sym; /* their options, or NULL */
-	bool progress;            /* a progress line for a large file */
-	bool stdout_busy;         /* ps_progress__new()'s: output goes to standard output */
-	bool ticks;               /* PS_READER_TICK after every record read */
+	bool progress;                     /* a progress line for a large file */
+	bool stdout_busy; /* ps_progress__new()'s: output goes to standard output */
+	bool ticks;       /* PS_READER_TICK after every record read */
 	/* ARRIVAL only: */
 	bool unordered;     /* samples decided as they are read, no time-order view */
 	bool write;         /* PS_READER_WRITE events: the records to write */
@@ -79,11 +79,11 @@ struct ps_reader_opts {
 
 struct ps_reader_event {
 	enum ps_reader_kind kind;
-	struct ps_record rec;  /* RECORD, SAMPLE, WRITE: valid until the next call */
-	struct ps_sample smp;  /* SAMPLE */
-	const char *text;      /* NOTICE, PROGRESS */
-	bool final;            /* HEADER: false when given on idle (ARRIVAL): may be refused */
-	bool at_end;           /* HEADER: given at the end, no FINISHED_INIT nor sample came */
+	struct ps_record rec; /* RECORD, SAMPLE, WRITE: valid until the next call */
+	struct ps_sample smp; /* SAMPLE */
+	const char *text;     /* NOTICE, PROGRESS */
+	bool final;           /* HEADER: false when given on idle (ARRIVAL): may be refused */
+	bool at_end;          /* HEADER: given at the end, no FINISHED_INIT nor sample came */
 };
 
 /**

@@ -35,7 +35,8 @@ static void rec_end(struct buf *b, size_t at)
 
 static void attr(struct buf *b)
 {
-	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE, .sample_type = ST,
+	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE,
+		                     .sample_type = ST,
 		                     .flags = 1ULL << 18 };
 	size_t at = rec_begin(b, PS_RECORD_HEADER_ATTR);
 
@@ -357,7 +358,8 @@ static void test_idle(void)
  * dropped sample not; nothing is written before the header moment. */
 static void test_arrival(bool unordered)
 {
-	struct ps_reader_opts o = { .mode = PS_READER_ARRIVAL, .write = true,
+	struct ps_reader_opts o = { .mode = PS_READER_ARRIVAL,
+		                    .write = true,
 		                    .unordered = unordered };
 	struct ps_reader *rd;
 	uint64_t t[8];
