@@ -443,9 +443,12 @@ static void final_name(const char *part, char *buf, size_t len)
 static int to_data(const char *part, const char *input, struct ps_error *err)
 {
 	static char name[PATH_MAX]; /* an error names it after this returns */
+	struct ps_reader_opts ro = { .path = part,
+		                     .mode = PS_READER_AS_READ,
+		                     .input_flags = PS_INPUT_DECOMPRESS };
+	struct ps_reader_event ev;
 	struct ps_datafile *df;
-	struct ps_input *in;
-	struct ps_record rec;
+	struct ps_reader *rd;
 	char *tmp = NULL;
 	int r, fd;
 
@@ -454,24 +457,25 @@ static int to_data(const char *part, const char *input, struct ps_error *err)
 	if (ps_outpath__refuse_input(name, &input, 1, err) < 0 ||
 	    (fd = ps_outpath__create_tmp(name, &tmp, err)) < 0)
 		return -1;
-	in = ps_input__open(part, PS_INPUT_DECOMPRESS, err);
-	if (!in)
+	rd = ps_reader__open(&ro, err);
+	if (!rd)
 		close(fd);
-	df = in ? ps_datafile__open_fd(fd, name, ps_input__swapped(in), err) : NULL;
+	df = rd ? ps_datafile__open_fd(fd, name, ps_reader__swapped(rd), err) : NULL;
 	if (!df) {
-		ps_input__close(in);
+		ps_reader__close(rd);
 		unlink(tmp);
 		free(tmp);
 		return -1;
 	}
-	while ((r = ps_input__next(in, &rec, err)) > 0)
-		if (ps_datafile__put(df, ps_input__session(in), &rec, err) < 0) {
+	while ((r = ps_reader__next(rd, &ev, err)) > 0)
+		if ((ev.kind == PS_READER_RECORD || ev.kind == PS_READER_SAMPLE) &&
+		    ps_datafile__put(df, ps_reader__session(rd), &ev.rec, err) < 0) {
 			r = -1;
 			break;
 		}
 	if (ps_datafile__close(df, r < 0 ? NULL : err) < 0)
 		r = -1;
-	ps_input__close(in);
+	ps_reader__close(rd);
 	if (r == 0 && ps_outpath__commit(tmp, name, err) < 0)
 		r = -1;
 	if (r == 0)
