@@ -328,14 +328,11 @@ static int released(struct ps_reader *rd, const struct ps_record *rec, struct ps
 	return 1;
 }
 
+/* The notices of the records handed out: after them, as the mains printed them. */
 static const char *take_notice(struct ps_reader *rd)
 {
 	const char *n;
 
-	if (rd->have_note) {
-		rd->have_note = false;
-		return rd->note;
-	}
 	if (rd->syms && (n = ps_symbols__take_notice(rd->syms)))
 		return n; /* a file refused, a table not kept: once each */
 	if (rd->ord && ps_order__take_overflow_notice(rd->ord)) {
@@ -361,9 +358,11 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 	if (rd->verdict != V_NONE && settle(rd, ev))
 		return 1;
 	for (;;) {
-		if ((n = take_notice(rd))) {
+		/* a sample's own notice (its fields cannot be decoded) right after it */
+		if (rd->have_note) {
+			rd->have_note = false;
 			ev->kind = PS_READER_NOTICE;
-			ev->text = n;
+			ev->text = rd->note;
 			return 1;
 		}
 		/* ARRIVAL: the records whose fate is known, in arrival order */
@@ -389,8 +388,11 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			while (ps_order__pop(rd->ord, &rec) > 0)
 				if (released(rd, &rec, ev))
 					return 1;
-			if (rd->have_note)
-				continue;
+		}
+		if ((n = take_notice(rd))) {
+			ev->kind = PS_READER_NOTICE;
+			ev->text = n;
+			return 1;
 		}
 		if (rd->line) {
 			ev->kind = PS_READER_PROGRESS;
