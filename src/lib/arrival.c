@@ -183,10 +183,9 @@ int ps_arrival__first(struct ps_arrival *q, struct ps_record *out)
 	e = at(q, 0);
 	if (e->state == PS_ARRIVAL_PENDING)
 		return 0;
-	memset(out, 0, sizeof(*out));
-	out->data = e->data ? e->data : q->buf + e->off;
-	out->len = e->len;
-	out->seq = e->seq;
+	*out = (struct ps_record){ .data = e->data ? e->data : q->buf + e->off,
+		                   .len = e->len,
+		                   .seq = e->seq };
 	return e->state == PS_ARRIVAL_KEEP ? 1 : 2;
 }
 

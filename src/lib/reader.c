@@ -44,8 +44,9 @@ struct ps_reader {
 	struct ps_record cur;
 	int end; /* 0 reading, 1 the input ended, -1 it failed (err) */
 	struct ps_error err;
-	bool idle, tick; /* an IDLE, a TICK to give once what was released is out */
-	bool tentative;  /* a HEADER on idle to give (ARRIVAL) */
+	struct ps_error scratch; /* filled by a failing call: 1 KiB not cleared per record */
+	bool idle, tick;         /* an IDLE, a TICK to give once what was released is out */
+	bool tentative;          /* a HEADER on idle to give (ARRIVAL) */
 	enum verdict verdict;
 	bool dropped;
 	uint64_t vseq;
@@ -181,13 +182,13 @@ static bool header_moment(const struct ps_record *rec)
 static int sample_event(struct ps_reader *rd, const struct ps_record *rec,
                         const struct ps_attr *attr, struct ps_reader_event *ev)
 {
-	struct ps_error e = { 0 };
+	struct ps_error *e = &rd->scratch;
 
-	if (ps_sample__parse_attr(rd->s, rec, attr, &ev->smp, ps_input__name(rd->in), &e) < 0) {
+	if (ps_sample__parse_attr(rd->s, rec, attr, &ev->smp, ps_input__name(rd->in), e) < 0) {
 		/* ARRIVAL: nothing from this sample on is written */
 		if (rec->seq < rd->stop_seq)
 			rd->stop_seq = rec->seq;
-		finish(rd, &e);
+		finish(rd, e);
 		return -1;
 	}
 	/* the test in front spares a call per sample: only undecoded tracepoints say more */
@@ -230,10 +231,10 @@ static int settle(struct ps_reader *rd, struct ps_reader_event *ev)
 	}
 	if (ps_arrival__push(rd->q, &rd->cur, NULL, NULL,
 	                     keep ? PS_ARRIVAL_KEEP : PS_ARRIVAL_DROP) < 0) {
-		struct ps_error e = { 0 };
+		struct ps_error *e = &rd->scratch;
 
-		nomem(&e);
-		finish(rd, &e);
+		nomem(e);
+		finish(rd, e);
 	}
 	return 0;
 }
@@ -247,7 +248,7 @@ static int arrive(struct ps_reader *rd, const struct ps_record *rec, struct ps_r
 	enum ps_record_class cls = ps_record_type_class(rec->type);
 	enum ps_arrival_state st = PS_ARRIVAL_KEEP;
 	const unsigned char *pinned = NULL;
-	struct ps_error e = { 0 };
+	struct ps_error *e = &rd->scratch;
 	void *owned = NULL;
 	bool queue;
 
@@ -269,10 +270,10 @@ static int arrive(struct ps_reader *rd, const struct ps_record *rec, struct ps_r
 	 * payload (up to 256 MiB) to copy */
 	if (rd->ord && cls != PS_CLASS_HEADER && rec->type != PS_RECORD_AUXTRACE) {
 		if (queue) {
-			pinned = ps_order__push_pinned(rd->ord, rec, &e);
+			pinned = ps_order__push_pinned(rd->ord, rec, e);
 			if (!pinned)
 				goto fail;
-		} else if (ps_order__push(rd->ord, rec, &e) < 0) {
+		} else if (ps_order__push(rd->ord, rec, e) < 0) {
 			goto fail;
 		}
 	}
@@ -293,7 +294,7 @@ static int arrive(struct ps_reader *rd, const struct ps_record *rec, struct ps_r
 			if (pinned)
 				ps_order__unpin(rd->ord, pinned);
 			free(owned);
-			nomem(&e);
+			nomem(e);
 			goto fail;
 		}
 		if (rd->ord && ps_arrival__bytes(rd->q) > QUEUE_CAP)
@@ -301,7 +302,7 @@ static int arrive(struct ps_reader *rd, const struct ps_record *rec, struct ps_r
 	}
 	return 0;
 fail:
-	finish(rd, &e);
+	finish(rd, e);
 	return -1;
 }
 
@@ -346,11 +347,11 @@ static const char *take_notice(struct ps_reader *rd)
 
 int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_error *err)
 {
-	struct ps_error e = { 0 };
+	struct ps_error *e = &rd->scratch;
 	const char *n;
 	int r;
 
-	memset(ev, 0, sizeof(*ev));
+	/* only what each kind of event says is set: a sample is 320 bytes not cleared */
 	if (rd->pop_write) {
 		rd->pop_write = false;
 		ps_arrival__pop(rd->q);
@@ -379,6 +380,7 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			if (!rd->header && ps_session__nr_attrs(rd->s)) {
 				rd->header = true;
 				ev->kind = PS_READER_HEADER;
+				ev->final = ev->at_end = false;
 				return 1;
 			}
 		}
@@ -409,6 +411,7 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			if (rd->prog && !rd->erased) {
 				rd->erased = true;
 				ev->kind = PS_READER_PROGRESS;
+				ev->text = NULL;
 				return 1;
 			}
 			/* a program that writes the stream writes what was read even after an
@@ -430,9 +433,9 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 				finish(rd, NULL);
 				continue;
 			}
-			r = ps_input__next(rd->in, &rd->cur, &e);
+			r = ps_input__next(rd->in, &rd->cur, e);
 			if (r <= 0) {
-				finish(rd, r < 0 ? &e : NULL);
+				finish(rd, r < 0 ? e : NULL);
 				continue;
 			}
 			if (r == PS_INPUT_IDLE) {
@@ -450,6 +453,7 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			rd->header = true;
 			ev->kind = PS_READER_HEADER;
 			ev->final = true;
+			ev->at_end = false;
 			return 1;
 		}
 		rd->have_cur = false;
@@ -461,8 +465,8 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			continue;
 		}
 		if (rd->ord) {
-			if (ps_order__push(rd->ord, &rd->cur, &e) < 0)
-				finish(rd, &e);
+			if (ps_order__push(rd->ord, &rd->cur, e) < 0)
+				finish(rd, e);
 			continue;
 		}
 		/* AS_READ */

@@ -118,7 +118,7 @@ struct got {
 
 static void run(struct ps_reader *rd, struct got *g, bool drop20)
 {
-	struct ps_reader_event ev;
+	struct ps_reader_event ev = { 0 };
 
 	memset(g, 0, sizeof(*g));
 	while ((g->last = ps_reader__next(rd, &ev, &g->err)) > 0 && g->n < 64) {
@@ -286,7 +286,7 @@ static void test_notice(void)
 {
 	struct ps_reader_opts o = { .mode = PS_READER_TIME, .order_cap = 64 };
 	struct ps_reader *rd;
-	struct ps_reader_event ev;
+	struct ps_reader_event ev = { 0 };
 	struct ps_error err = { 0 };
 	struct buf b;
 	int fd, r, notices = 0;
