@@ -27,8 +27,7 @@
 #include "lib/input.h"
 #include "lib/key.h"
 #include "lib/opts.h"
-#include "lib/order.h"
-#include "lib/progress.h"
+#include "lib/reader.h"
 #include "lib/sample.h"
 #include "lib/sample_json.h"
 #include "lib/session.h"
@@ -96,12 +95,11 @@ struct table {
  */
 struct ctx {
 	const struct opts *o;
-	struct ps_progress *prog;       /* the progress line, or NULL */
-	bool thread_key;                /* ps_key__thread_only(), and no --folded */
-	const struct ps_attr *cur_attr; /* of the record being handled, if known */
-	struct ps_symbols *syms;        /* for sym, dso, --folded; else NULL */
+	struct ps_reader *rd;
+	bool status;             /* a progress line is shown */
+	bool thread_key;         /* ps_key__thread_only(), and no --folded */
+	struct ps_symbols *syms; /* the reader's, for sym, dso, --folded; else NULL */
 	struct ps_fold_buf fold;
-	struct ps_input *in;
 	struct ps_session *s;
 	struct ps_filter *where;
 	struct table *whole; /* without -i */
@@ -912,8 +910,10 @@ static int pace(struct ctx *c, uint64_t t, struct ps_error *err)
 		if (close_due(c, err))
 			return -1;
 		/* the reading may be done while the replay still waits: the line goes on */
-		if ((line = ps_progress__waiting(c->prog)))
+		if ((line = ps_reader__progress_waiting(c->rd))) {
 			ps_status("%s", line);
+			c->status = true;
+		}
 	}
 	return 0;
 }
@@ -921,17 +921,16 @@ static int pace(struct ctx *c, uint64_t t, struct ps_error *err)
 /* The progress line is done: clear it, before anything else is written. */
 static void end_progress(struct ctx *c)
 {
-	if (!c->prog)
+	if (!c->status)
 		return;
 	ps_status(NULL);
-	ps_progress__delete(c->prog);
-	c->prog = NULL;
+	c->status = false;
 }
 
-static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
 {
 	const struct opts *o = c->o;
-	struct ps_sample smp;
+	const struct ps_sample *smp = &ev->smp;
 	struct table *t = c->whole;
 	char key[PS_KEY_TEXT_MAX];
 	int64_t sum[MAX_SUMS] = { 0 };
@@ -939,24 +938,18 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 	uint64_t k = 0;
 	int j, len = 0;
 
-	if (ps_sample__parse_attr(c->s, rec, c->cur_attr, &smp, ps_input__name(c->in), err) < 0)
-		return -1;
-	/* the test in front spares a call per sample: only undecoded tracepoints say more */
-	if (smp.attr->type == PERF_TYPE_TRACEPOINT && !smp.attr->tp &&
-	    ps_session__tracing_notice(c->s, smp.attr, key, sizeof(key)))
-		ps_msg("%s: %s", ps_input__name(c->in), key); /* once: fields would vanish unsaid */
 	if (o->interval_ns) {
-		if (smp.type & PERF_SAMPLE_TIME) {
-			if (c->paced && pace(c, smp.time, err))
+		if (smp->type & PERF_SAMPLE_TIME) {
+			if (c->paced && pace(c, smp->time, err))
 				return -1;
 			if (!c->have_sample)
-				first_sample(c, smp.time);
-			if (!c->have_tmax || smp.time > c->tmax) {
+				first_sample(c, smp->time);
+			if (!c->have_tmax || smp->time > c->tmax) {
 				c->have_tmax = true;
-				c->tmax = smp.time;
+				c->tmax = smp->time;
 				c->tmax_wall = mono_ns();
 			}
-			k = interval_of(c, smp.time);
+			k = interval_of(c, smp->time);
 			late = k < c->first || (c->live_view && c->shown && k + 1 < c->shown);
 			/* a jump ahead: the intervals that fall out of the ring are past the margin */
 			if (!late && k >= c->first + c->nopen && advance(c, k - c->nopen + 1, err))
@@ -967,24 +960,24 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 			k = newest(c);
 		}
 	}
-	if (c->where && ps_filter__match(c->where, c->s, &smp) != 1)
+	if (c->where && ps_filter__match(c->where, c->s, smp) != 1)
 		return 0;
 	for (j = 0; j < o->nsums; j++)
-		if (ps_key_sum__value(o->sums[j], &smp, &sum[j]))
+		if (ps_key_sum__value(o->sums[j], smp, &sum[j]))
 			any = true;
 	if (o->nsums && !any)
 		return 0; /* none of the summed fields is there: not counted */
 	if (o->folded) {
 		if (ps_symbols__fold(
-		            c->syms, &smp, rec->misc,
-		            (smp.type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp.tid) : NULL,
+		            c->syms, smp, ev->rec.misc,
+		            (smp->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp->tid) : NULL,
 		            &c->fold, err) < 0)
 			return -1;
 	} else if (c->thread_key) {
 		/* the text only when the table's last row is not this thread's (below) */
-		if (!(smp.type & PERF_SAMPLE_TID))
+		if (!(smp->type & PERF_SAMPLE_TID))
 			return 0;
-	} else if ((len = ps_key__text(o->keys, c->s, &smp, key, sizeof(key))) < 0) {
+	} else if ((len = ps_key__text(o->keys, c->s, smp, key, sizeof(key))) < 0) {
 		return 0;
 	}
 	if (late) {
@@ -1006,21 +999,21 @@ static int count_sample(struct ctx *c, const struct ps_record *rec, struct ps_er
 		uint64_t gen = ps_session__comm_gen(c->s);
 		int in_row;
 
-		if (t->last_thread_ok && t->last_tid == smp.tid && t->last_pid == smp.pid &&
+		if (t->last_thread_ok && t->last_tid == smp->tid && t->last_pid == smp->pid &&
 		    t->last_gen == gen) {
 			count_in(c, t, t->last, sum);
 			return 0;
 		}
 		/* comm, pid and tid always have a text, and 8 of them fit in key[] */
-		len = ps_key__text(o->keys, c->s, &smp, key, sizeof(key));
+		len = ps_key__text(o->keys, c->s, smp, key, sizeof(key));
 		if (len < 0)
 			return 0;
 		in_row = add_row(c, t, key, (size_t)len, sum);
 		if (in_row < 0)
 			goto nomem;
 		t->last_thread_ok = in_row > 0;
-		t->last_pid = smp.pid;
-		t->last_tid = smp.tid;
+		t->last_pid = smp->pid;
+		t->last_tid = smp->tid;
 		t->last_gen = gen;
 	} else if (add_row(c, t, key, (size_t)len, sum) < 0) {
 		goto nomem;
@@ -1052,13 +1045,11 @@ static void count_lost(struct ctx *c, const struct ps_record *rec, uint64_t n)
 		tb->lost += n;
 }
 
-static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+static int handle(struct ctx *c, const struct ps_record *rec)
 {
 	bool swap;
 	uint64_t lost;
 
-	if (rec->type == PERF_RECORD_SAMPLE)
-		return count_sample(c, rec, err);
 	swap = ps_session__swapped(c->s);
 	/* LOST records give what a ring dropped; LOST_SAMPLES, written at the end, every
 	 * sample an event lost, those included: the larger sum is what was lost */
@@ -1067,22 +1058,6 @@ static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *e
 	else if (rec->type == PERF_RECORD_LOST_SAMPLES &&
 	         ps_record__get(rec, swap, "lost", &lost) == 0)
 		c->lost_samples += lost;
-	return 0;
-}
-
-static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
-{
-	struct ps_record rec;
-
-	while (ps_order__pop(ord, &rec) > 0) {
-		if (c->syms)
-			ps_symbols__process(c->syms, &rec);
-		c->cur_attr = ps_order__attr(ord);
-		if (handle(c, &rec, err) < 0)
-			return -1;
-	}
-	for (const char *n; c->syms && (n = ps_symbols__take_notice(c->syms));)
-		ps_msg("%s", n); /* a file refused, a table not kept: once each */
 	return 0;
 }
 
@@ -1196,15 +1171,12 @@ int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 };
 	struct ps_filter_error ferr;
-	struct ps_order *ord = NULL;
+	struct ps_reader_opts ro = { 0 };
+	struct ps_reader_event ev;
 	struct ctx *c = calloc(1, sizeof(*c));
-	uint64_t nr_samples = 0;
-	const char *line;
-	bool checked = false;
-	struct ps_record rec;
 	struct opts o;
 	size_t k;
-	int r = 0, ready = 1;
+	int r = 0;
 
 	ps_progname = "pcount";
 	ps_signals__init();
@@ -1227,67 +1199,59 @@ int main(int argc, char **argv)
 	}
 	if (ps_stdin__refuse_tty(&o.input, 1, &err) < 0)
 		ps_die(&err);
-	c->in = ps_input__open(o.input, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, &err);
-	if (!c->in)
+	ro.path = o.input;
+	ro.input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
+	ro.idle_ms = IDLE_MS;
+	ro.symbols = o.folded || ps_key__needs_symbols(o.keys) ||
+	             (c->where && ps_filter__uses_symbols(c->where));
+	/* with -i the tables are written as the input is read */
+	ro.progress = !o.quiet;
+	ro.stdout_busy = o.interval_ns != 0;
+	ro.ticks = o.interval_ns != 0;
+	c->rd = ps_reader__open(&ro, &err);
+	if (!c->rd)
 		ps_die(&err);
-	c->s = ps_input__session(c->in);
-	if (o.folded || ps_key__needs_symbols(o.keys) ||
-	    (c->where && ps_filter__uses_symbols(c->where))) {
-		c->syms = ps_symbols__new(c->s, NULL, &err);
-		if (!c->syms)
-			ps_die(&err);
+	c->s = ps_reader__session(c->rd);
+	c->syms = ps_reader__symbols(c->rd);
+	if (c->syms) {
 		ps_key__set_symbols(o.keys, c->syms);
 		if (c->where)
 			ps_filter__set_symbols(c->where, c->syms);
 	}
-	ps_input__set_idle(c->in, IDLE_MS);
-	/* with -i the tables are written as the input is read */
-	c->prog = o.quiet ? NULL : ps_progress__new(o.input, o.interval_ns != 0);
-	ord = ps_order__new(c->s, 0);
-	if (!ord || setup(c)) {
+	if (setup(c)) {
 		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 		goto out;
 	}
-	while (!ps_stop && (r = ps_input__next(c->in, &rec, &err)) > 0) {
-		if (r == PS_INPUT_IDLE) {
-			ps_order__flush_all(ord);
-			ready = 1;
-		} else {
-			if (!checked && rec.type < PS_RECORD_USER_START) {
-				checked = true;
-				if (check_names(c, &err) < 0) {
-					r = -1;
-					break;
-				}
-			}
-			ready = ps_order__push(ord, &rec, &err);
-			if (ready < 0) {
-				r = -1;
-				break;
-			}
-			nr_samples += rec.type == PERF_RECORD_SAMPLE;
-			if ((line = ps_progress__update(c->prog, rec.offset, nr_samples)))
-				ps_status("%s", line);
-		}
-		/* most records wait for their round: nothing to pop then */
-		if ((ready && drain(c, ord, &err) < 0) ||
-		    (o.interval_ns && close_due(c, &err) < 0)) {
-			r = -1;
+	/* every sample read is counted, even after an error further on; with --pace the
+	 * last of them may still be waited for, under the progress line */
+	while ((r = ps_reader__next(c->rd, &ev, &err)) > 0) {
+		switch (ev.kind) {
+		case PS_READER_HEADER:
+			r = check_names(c, &err);
 			break;
+		case PS_READER_SAMPLE:
+			r = count_sample(c, &ev, &err);
+			break;
+		case PS_READER_RECORD:
+			r = handle(c, &ev.rec);
+			break;
+		case PS_READER_IDLE:
+		case PS_READER_TICK:
+			r = o.interval_ns ? close_due(c, &err) : 0;
+			break;
+		default:
+			if (ev.kind == PS_READER_PROGRESS)
+				c->status = ev.text != NULL;
+			ps_show_event(&ev);
 		}
+		if (r < 0)
+			break;
 	}
-	if (!checked && !err.code && check_names(c, &err) < 0)
-		r = -1;
 	if (err.code != PS_EUSAGE && !c->out_failed) {
 		struct ps_error w = { 0 };
 
-		/* every sample read is counted, even after an error further on; with --pace
-		 * the last of them may still be waited for, under the progress line */
-		ps_order__flush_all(ord);
-		if (drain(c, ord, &w) == 0 || !c->out_failed) {
-			end_progress(c);
-			finish_all(c, &w);
-		}
+		end_progress(c);
+		finish_all(c, &w);
 		if (!err.code)
 			err = w;
 		else if (w.code == PS_EWRITE)
@@ -1296,16 +1260,14 @@ int main(int argc, char **argv)
 	end_progress(c);
 out:
 	end_progress(c);
-	ps_order__delete(ord);
 	if (c->out_failed)
 		fclose(stdout); /* it failed already, and that was said */
 	else if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
 	if (err.code && err.code != PS_EPIPE && err.detail[0])
 		ps_warn(&err);
-	ps_input__close(c->in);
+	ps_reader__close(c->rd);
 	ps_filter__delete(c->where);
-	ps_symbols__delete(c->syms);
 	free(c->fold.buf);
 	table_free(c, c->whole);
 	for (k = 0; k < c->nopen; k++)

@@ -22,11 +22,9 @@
 #include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
+#include "lib/reader.h"
 #include "lib/opts.h"
-#include "lib/order.h"
 #include "lib/output.h"
-#include "lib/progress.h"
-#include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/signals.h"
 #include "lib/symbols.h"
@@ -37,10 +35,6 @@ static const char usage_text[] = "usage: pfilter [-cfqv] [--explain] [--only-sam
 
 /* how long an idle input may keep samples waiting for their time order */
 #define IDLE_MS 30
-/* bytes of records the arrival queue may hold before the time order is forced */
-#define QUEUE_CAP (64u << 20)
-/* a record this large that must wait is taken over from the input, not copied */
-#define DETACH_MIN (1u << 20)
 
 enum {
 	OPT_EXPLAIN = 256,
@@ -215,181 +209,16 @@ static int explain(const struct ps_filter *f)
 	return ps_finish_stdout() ? 1 : 0;
 }
 
-/* ---- the arrival queue: records waiting for the samples before them ---- */
-
-enum state {
-	KEEP,
-	DROP,
-	PENDING,
-};
-
-struct entry {
-	const unsigned char *pinned; /* the record's bytes in the time-order view, or NULL */
-	void *owned;                 /* or a block taken over from the input, the bytes at data */
-	const unsigned char *data;
-	size_t off; /* else its bytes in the queue's buffer */
-	size_t len;
-	uint64_t seq;
-	enum state state;
-};
-
-/*
- * Entries in a ring (a power of two), their bytes one after another in one buffer that
- * is compacted or grown when its end is reached: no allocation per record.  A record the
- * time-order view holds is not copied again: its entry points at the view's copy, pinned
- * until the entry is written or dropped.  Nor is a large record (an AUXTRACE payload, which
- * the view is not given): the input's buffer that holds it is taken over.
- */
-struct queue {
-	struct entry *v;
-	size_t cap, head, n;
-	size_t bytes;
-	unsigned char *buf;
-	size_t bcap, bstart, bend;
-};
-
-static struct entry *q_at(struct queue *q, size_t i)
-{
-	return &q->v[(q->head + i) & (q->cap - 1)];
-}
-
-/* room for @len more bytes at the end of the buffer */
-static int q_room(struct queue *q, size_t len)
-{
-	size_t live = q->bend - q->bstart, i, cap;
-	unsigned char *nb;
-
-	if (q->bcap - q->bend >= len)
-		return 0;
-	if (q->bstart >= q->bcap / 2 && q->bcap - live >= len) {
-		memmove(q->buf, q->buf + q->bstart, live);
-		for (i = 0; i < q->n; i++)
-			if (!q_at(q, i)->data)
-				q_at(q, i)->off -= q->bstart;
-		q->bstart = 0;
-		q->bend = live;
-		return 0;
-	}
-	cap = q->bcap ? 2 * q->bcap : 1u << 20;
-	while (cap - q->bend < len) {
-		if (cap > SIZE_MAX / 4)
-			return -1;
-		cap *= 2;
-	}
-	nb = realloc(q->buf, cap);
-	if (!nb)
-		return -1;
-	q->buf = nb;
-	q->bcap = cap;
-	return 0;
-}
-
-/* Queue @rec: its bytes are copied, unless @pinned gives the time-order view's copy, or
- * @owned is the block that holds them, the queue's from now on. */
-static int q_push(struct queue *q, const struct ps_record *rec, const unsigned char *pinned,
-                  void *owned, enum state st)
-{
-	struct entry *e;
-
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? 2 * q->cap : 1024, i;
-		struct entry *nv = malloc(cap * sizeof(*nv));
-
-		if (!nv)
-			return -1;
-		for (i = 0; i < q->n; i++)
-			nv[i] = *q_at(q, i);
-		free(q->v);
-		q->v = nv;
-		q->cap = cap;
-		q->head = 0;
-	}
-	e = &q->v[(q->head + q->n) & (q->cap - 1)];
-	e->pinned = pinned;
-	e->owned = owned;
-	e->data = pinned ? pinned : owned ? rec->data : NULL;
-	if (!e->data) {
-		if (q_room(q, rec->len) < 0)
-			return -1;
-		e->off = q->bend;
-		memcpy(q->buf + q->bend, rec->data, rec->len);
-		q->bend += rec->len;
-	}
-	e->len = rec->len;
-	e->seq = rec->seq;
-	e->state = st;
-	q->n++;
-	q->bytes += rec->len;
-	return 0;
-}
-
-/* Drop the first entry; @ord: the view that holds the pinned ones. */
-static void q_pop(struct queue *q, struct ps_order *ord)
-{
-	struct entry *e = q_at(q, 0);
-
-	q->bytes -= e->len;
-	if (e->pinned)
-		ps_order__unpin(ord, e->pinned);
-	else if (e->owned)
-		free(e->owned);
-	else
-		q->bstart = e->off + e->len;
-	q->head = (q->head + 1) & (q->cap - 1);
-	if (--q->n == 0)
-		q->bstart = q->bend = 0;
-}
-
-/* The queued entry of arrival number @seq, or NULL. */
-static struct entry *q_find(struct queue *q, uint64_t seq)
-{
-	size_t lo = 0, hi = q->n;
-	uint64_t first;
-
-	if (!q->n)
-		return NULL;
-	/* records are queued one after another: most often the entry is where its number says */
-	first = q_at(q, 0)->seq;
-	if (seq >= first && seq - first < q->n && q_at(q, (size_t)(seq - first))->seq == seq)
-		return q_at(q, (size_t)(seq - first));
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		struct entry *e = q_at(q, mid);
-
-		if (e->seq == seq)
-			return e;
-		if (e->seq < seq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static void q_free(struct queue *q)
-{
-	size_t i;
-
-	for (i = 0; i < q->n; i++)
-		free(q_at(q, i)->owned);
-	free(q->v);
-	free(q->buf);
-}
-
 /* ---- the filter run ---- */
 
 struct run {
 	const struct opts *o;
 	struct ps_filter *filter;
-	struct ps_input *in;
+	struct ps_reader *rd;
 	struct ps_session *s;
-	struct ps_order *ord;    /* NULL when samples are decided as they are read */
-	struct ps_symbols *syms; /* for sym, dso, stack; else NULL */
 	struct ps_output *out;
 	bool want_stream; /* not -c */
 	bool started;     /* the filter is checked and the output begun */
-	struct queue q;
-	uint64_t stop_seq; /* records from this arrival number on are not written */
 	bool have_first;
 	uint64_t start_ns, stop_ns;
 	unsigned long long matched;
@@ -404,29 +233,25 @@ static void wait_hook(void *arg)
 		ps_output__flush_hook(r->out);
 }
 
-/* Keep @rec (@attr: its attr when known, else NULL)?  Bounds first, then the expression.
- * -1 on error (r->err). */
-static int decide(struct run *r, const struct ps_record *rec, const struct ps_attr *attr)
+/* Keep the sample?  Bounds first, then the expression.  -1 on error (r->err). */
+static int decide(struct run *r, const struct ps_sample *smp)
 {
-	struct ps_sample smp;
 	int m;
 
-	if (ps_sample__parse_attr(r->s, rec, attr, &smp, ps_input__name(r->in), &r->err) < 0)
-		return -1;
 	if (r->o->start.set || r->o->stop.set) {
-		if (!(smp.type & PERF_SAMPLE_TIME))
+		if (!(smp->type & PERF_SAMPLE_TIME))
 			return 0;
 		if (!r->have_first) {
 			r->have_first = true;
-			r->start_ns = r->o->start.ns + (r->o->start.relative ? smp.time : 0);
-			r->stop_ns = r->o->stop.ns + (r->o->stop.relative ? smp.time : 0);
+			r->start_ns = r->o->start.ns + (r->o->start.relative ? smp->time : 0);
+			r->stop_ns = r->o->stop.ns + (r->o->stop.relative ? smp->time : 0);
 		}
-		if (r->o->start.set && smp.time < r->start_ns)
+		if (r->o->start.set && smp->time < r->start_ns)
 			return 0;
-		if (r->o->stop.set && smp.time > r->stop_ns)
+		if (r->o->stop.set && smp->time > r->stop_ns)
 			return 0;
 	}
-	m = ps_filter__match(r->filter, r->s, &smp);
+	m = ps_filter__match(r->filter, r->s, smp);
 	if (m < 0)
 		return ps_error__set(&r->err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	if (m)
@@ -434,74 +259,20 @@ static int decide(struct run *r, const struct ps_record *rec, const struct ps_at
 	return m;
 }
 
-/* Write (or drop) the queued records whose fate is known, in arrival order. */
-static int write_ready(struct run *r)
-{
-	while (r->q.n) {
-		struct entry *e = q_at(&r->q, 0);
-		struct ps_record rec = { .data = e->data ? e->data : r->q.buf + e->off,
-			                 .len = e->len };
-
-		if (e->state == PENDING)
-			break;
-		/* after a write error the queue is emptied all the same */
-		if (e->state == KEEP && e->seq < r->stop_seq && !r->oerr.code)
-			ps_output__put(r->out, &rec, &r->oerr);
-		q_pop(&r->q, r->ord);
-	}
-	return r->oerr.code ? -1 : 0;
-}
-
-/* Decide the samples the time-ordered view releases. */
-static int drain_order(struct run *r)
-{
-	struct ps_record rec;
-	int ret = 0;
-
-	while (ps_order__pop(r->ord, &rec) > 0) {
-		struct entry *e;
-		int keep;
-
-		if (r->syms)
-			ps_symbols__process(r->syms, &rec);
-		if (rec.type != PERF_RECORD_SAMPLE)
-			continue;
-		if (rec.seq >= r->stop_seq)
-			continue;
-		keep = decide(r, &rec, ps_order__attr(r->ord));
-		if (keep < 0) {
-			r->stop_seq = rec.seq;
-			ret = -1;
-			keep = 0;
-		}
-		e = r->want_stream ? q_find(&r->q, rec.seq) : NULL;
-		if (e)
-			e->state = keep ? KEEP : DROP;
-	}
-	if (ps_order__take_overflow_notice(r->ord))
-		ps_msg("more than %u MiB of records held for time order: released early",
-		       PS_ORDER_DEFAULT_CAP >> 20);
-	for (const char *n; r->syms && (n = ps_symbols__take_notice(r->syms));)
-		ps_msg("%s", n); /* a file refused, a table not kept: once each */
-	return ret;
-}
-
 /*
  * The header is read: check the expression against the stream's events and begin writing.
- * When the input only went idle (@final false), a stream that declared no event yet or that
- * the check refuses may still be in the middle of its header: wait for more.
+ * When the input only went idle (@final false), a stream that the check refuses may still
+ * be in the middle of its header: wait for more.
  */
 static bool start(struct run *r, bool final)
 {
 	struct ps_filter_error fe;
 
-	if (!final && ps_session__nr_attrs(r->s) == 0)
-		return false;
 	if (ps_filter__check(r->filter, r->s, &fe)) {
 		if (!final && fe.text)
 			return false;
 		ps_output__close(r->out, NULL);
-		ps_input__close(r->in);
+		ps_reader__close(r->rd);
 		filter_error(&fe);
 	}
 	r->started = true;
@@ -512,91 +283,40 @@ static bool start(struct run *r, bool final)
 		if (!r->out)
 			return true;
 	}
-	if (ps_output__begin(r->out, ps_input__swapped(r->in), &r->oerr) == 0)
-		write_ready(r);
+	ps_output__begin(r->out, ps_reader__swapped(r->rd), &r->oerr);
 	return true;
 }
 
-/* One record read after the header. */
-static int handle(struct run *r, const struct ps_record *rec)
+/* One event of the reading; -1 ends it. */
+static int handle(struct run *r, const struct ps_reader_event *ev)
 {
-	enum ps_record_class cls = ps_record_type_class(rec->type);
-	enum state st = KEEP;
-	const unsigned char *pinned = NULL;
-	void *owned = NULL;
-	bool queue;
+	int keep;
 
-	if (rec->type == PERF_RECORD_SAMPLE) {
-		if (r->ord) {
-			st = PENDING;
-		} else {
-			int keep = decide(r, rec, NULL);
-
-			if (keep < 0)
-				return -1;
-			st = keep ? KEEP : DROP;
-		}
-	} else if (r->o->only_samples && cls == PS_CLASS_SIDEBAND) {
-		st = DROP;
-	}
-	/* written at once when nothing waits before it and its fate is known; else queued */
-	queue = r->want_stream && (r->q.n || st == PENDING);
-	/* an AUXTRACE record has no time and nothing to decide: the view is not given its
-	 * payload (up to 256 MiB) to copy */
-	if (r->ord && cls != PS_CLASS_HEADER && rec->type != PS_RECORD_AUXTRACE) {
-		if (queue) {
-			pinned = ps_order__push_pinned(r->ord, rec, &r->err);
-			if (!pinned)
-				return -1;
-		} else if (ps_order__push(r->ord, rec, &r->err) < 0) {
+	switch (ev->kind) {
+	case PS_READER_HEADER:
+		if (!start(r, ev->final))
+			ps_reader__not_yet(r->rd);
+		else if (r->want_stream && (!r->out || r->oerr.code))
 			return -1;
-		}
-	}
-	if (r->syms && rec->type == PS_RECORD_HEADER_BUILD_ID)
-		ps_symbols__process(r->syms, rec); /* which files name the samples */
-	if (r->want_stream) {
-		if (!queue) {
-			if (st == KEEP && ps_output__put(r->out, rec, &r->oerr) < 0)
-				return -1;
-		} else {
-			/* a large record waits where the input read it: taken over, not copied */
-			if (!pinned && rec->len >= DETACH_MIN)
-				owned = ps_input__detach(r->in, rec);
-			if (q_push(&r->q, rec, pinned, owned, st) < 0) {
-				if (pinned)
-					ps_order__unpin(r->ord, pinned);
-				free(owned);
-				return ps_error__set(&r->err, PS_ENOMEM, NULL, PS_NO_OFFSET,
-				                     "out of memory");
-			}
-		}
-	}
-	if (r->ord) {
-		/* most records wait for their round: nothing to decide then */
-		if (ps_order__ready(r->ord) && drain_order(r) < 0)
+		return 0;
+	case PS_READER_SAMPLE:
+		keep = decide(r, &ev->smp);
+		if (keep < 0)
 			return -1;
-		if (r->q.bytes > QUEUE_CAP) {
-			ps_order__flush_all(r->ord);
-			if (drain_order(r) < 0)
-				return -1;
-		}
+		if (!keep)
+			ps_reader__drop(r->rd);
+		return 0;
+	case PS_READER_WRITE:
+		return ps_output__put(r->out, &ev->rec, &r->oerr);
+	case PS_READER_IDLE:
+		/* nothing comes: what waited is decided and out */
+		if (r->out && r->started)
+			return ps_output__flush(r->out, &r->oerr);
+		return 0;
+	default:
+		ps_show_event(ev);
+		return 0;
 	}
-	return r->want_stream ? write_ready(r) : 0;
-}
-
-/* Make everything waiting decidable and write it: at the end, or when the input idles. */
-static void release_all(struct run *r, bool end)
-{
-	if (r->ord) {
-		if (end)
-			ps_order__end(r->ord);
-		else
-			ps_order__flush_all(r->ord);
-		/* an undecodable sample stops the writing at it; r->err says where */
-		drain_order(r);
-	}
-	if (r->want_stream && r->out)
-		write_ready(r);
 }
 
 /* -o FILE is standard output by now (ps_outfile__open()) */
@@ -611,20 +331,17 @@ int main(int argc, char **argv)
 	struct ps_filter_error fe;
 	struct ps_error spare = { 0 }, ferr = { 0 };
 	struct ps_outfile *of = NULL;
-	struct ps_progress *prog = NULL;
-	uint64_t nr_samples = 0;
-	const char *line;
+	struct ps_reader_opts ro = { 0 };
+	struct ps_reader_event ev;
 	bool bad_count;
 	struct run r = { 0 };
-	struct ps_record rec;
 	struct opts o;
-	int ret = 0, status;
+	int status;
 
 	ps_progname = "pfilter";
 	ps_signals__init();
 	parse_args(argc, argv, &o);
 	r.o = &o;
-	r.stop_seq = UINT64_MAX;
 	r.want_stream = !o.count;
 
 	r.filter = ps_filter__parse(o.nexpr, o.expr, &fe);
@@ -655,78 +372,34 @@ int main(int argc, char **argv)
 		if (!r.out)
 			ps_die(&r.err);
 	}
-	r.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &r.err);
-	if (!r.in) {
+	ro.path = o.input;
+	ro.mode = PS_READER_ARRIVAL;
+	ro.input_flags = PS_INPUT_DECOMPRESS;
+	ro.idle_ms = IDLE_MS;
+	ro.symbols = ps_filter__uses_symbols(r.filter);
+	/* samples in time order when the expression needs the world as of their time */
+	ro.unordered = !ps_filter__uses_comm(r.filter) && !ro.symbols && !o.start.relative &&
+	               !o.stop.relative;
+	ro.write = r.want_stream;
+	ro.drop_sideband = o.only_samples;
+	/* the stream goes to standard output as it is read; a count only at the end */
+	ro.progress = !o.quiet;
+	ro.stdout_busy = r.want_stream;
+	r.rd = ps_reader__open(&ro, &r.err);
+	if (!r.rd) {
 		ps_output__close(r.out, &spare);
 		ps_die(&r.err);
 	}
-	r.s = ps_input__session(r.in);
-	ps_input__set_wait_hook(r.in, wait_hook, &r);
-	ps_input__set_idle(r.in, IDLE_MS);
-	if (ps_filter__uses_symbols(r.filter)) {
-		r.syms = ps_symbols__new(r.s, NULL, &r.err);
-		if (!r.syms)
-			goto out;
-		ps_filter__set_symbols(r.filter, r.syms);
-	}
-	if (ps_filter__uses_comm(r.filter) || r.syms || o.start.relative || o.stop.relative) {
-		r.ord = ps_order__new(r.s, 0);
-		if (!r.ord) {
-			ps_error__set(&r.err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-			goto out;
-		}
-	}
-
-	/* the stream goes to standard output as it is read; a count only at the end */
-	prog = o.quiet ? NULL : ps_progress__new(o.input, r.want_stream);
-	while (!ps_stop && (ret = ps_input__next(r.in, &rec, &r.err)) != 0) {
-		if (ret < 0)
+	r.s = ps_reader__session(r.rd);
+	ps_reader__set_wait_hook(r.rd, wait_hook, &r);
+	if (ro.symbols)
+		ps_filter__set_symbols(r.filter, ps_reader__symbols(r.rd));
+	/* every complete record read is written before what went wrong is said */
+	while (ps_reader__next(r.rd, &ev, &r.err) > 0)
+		if (handle(&r, &ev) < 0)
 			break;
-		if (ret != PS_INPUT_IDLE) {
-			nr_samples += rec.type == PERF_RECORD_SAMPLE;
-			if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
-				ps_status("%s", line);
-		}
-		if (ret == PS_INPUT_IDLE) {
-			/* nothing comes: decide what waits, and let it out */
-			if (!r.started && !start(&r, false))
-				continue;
-			if (r.want_stream && !r.out)
-				break;
-			release_all(&r, false);
-			if (r.out && r.started && ps_output__flush(r.out, &r.oerr) < 0)
-				break;
-			continue;
-		}
-		if (!r.started) {
-			if (ps_record_type_class(rec.type) == PS_CLASS_HEADER) {
-				if (r.want_stream && q_push(&r.q, &rec, NULL, NULL, KEEP) < 0) {
-					ps_error__set(&r.err, PS_ENOMEM, NULL, PS_NO_OFFSET,
-					              "out of memory");
-					break;
-				}
-				continue;
-			}
-			start(&r, true);
-			if (r.want_stream && !r.out)
-				break;
-		}
-		if (handle(&r, &rec) < 0)
-			break;
-	}
-	if (prog)
-		ps_status(NULL);
-	ps_progress__delete(prog);
-	/* Deliver every complete record before saying what went wrong. */
-	if (!r.started)
-		start(&r, true);
-	release_all(&r, true);
-out:
 	if (r.out)
 		ps_output__close(r.out, r.oerr.code ? &spare : &r.oerr);
-	ps_order__delete(r.ord);
-	ps_symbols__delete(r.syms);
-	q_free(&r.q);
 	status = r.err.code || r.oerr.code ? 1 : 0;
 	if (r.oerr.code == PS_EPIPE)
 		status = 0;
@@ -734,7 +407,7 @@ out:
 		ps_warn(&r.oerr);
 	if (r.err.code && r.oerr.code != PS_EPIPE) {
 		if (!r.err.input && r.err.code != PS_ENOMEM)
-			r.err.input = ps_input__name(r.in);
+			r.err.input = ps_reader__name(r.rd);
 		ps_warn(&r.err);
 	}
 	/* the count of what was read, even when the input broke off */
@@ -745,7 +418,7 @@ out:
 		ps_warn(&ferr);
 		status = 1;
 	}
-	ps_input__close(r.in);
+	ps_reader__close(r.rd);
 	ps_filter__delete(r.filter);
 	return status;
 }

@@ -20,8 +20,8 @@
 #include "lib/files.h"
 #include "lib/flame.h"
 #include "lib/input.h"
+#include "lib/reader.h"
 #include "lib/opts.h"
-#include "lib/order.h"
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/signals.h"
@@ -67,12 +67,12 @@ struct opts {
 struct ctx {
 	const struct opts *o;
 	struct ps_flame *tree;
-	struct ps_input *in;
+	struct ps_reader *rd;
 	struct ps_session *s;
 	const char **names;
 	size_t *lens;
 	enum ps_frame_kind *kinds;
-	struct ps_symbols *sym;
+	struct ps_symbols *sym;                         /* the reader's */
 	struct ps_fold_buf fb;                          /* one sample's folded stack */
 	enum ps_frame_kind chain[PS_SYMBOLS_MAX_STACK]; /* its callchain's kinds */
 	char root[224];                                 /* --by pid: comm-pid */
@@ -439,100 +439,66 @@ static int idle_tick(struct ctx *c, struct ps_error *err)
 	return advance_to(c, c->end, err);
 }
 
-static int handle(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+static int handle(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
 {
-	struct ps_sample smp;
+	const struct ps_sample *smp = &ev->smp;
 	size_t n;
 
-	if (rec->type != PERF_RECORD_SAMPLE)
-		return 0;
-	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
-		return -1;
-	if (c->o->interval_ns && (smp.type & PERF_SAMPLE_TIME)) {
+	if (c->o->interval_ns && (smp->type & PERF_SAMPLE_TIME)) {
 		if (!c->have_start) {
 			c->have_start = true;
-			c->start = smp.time;
-			c->end = smp.time + c->o->interval_ns;
+			c->start = smp->time;
+			c->end = smp->time + c->o->interval_ns;
 		}
-		if (advance_to(c, smp.time, err))
+		if (advance_to(c, smp->time, err))
 			return -1;
 		/* after the wall clock closed its interval: drawn here, and said so */
-		if (smp.time < c->start)
+		if (smp->time < c->start)
 			c->late++;
 	}
-	if (fold_sample(c, &smp, rec->misc, &n, err))
+	if (fold_sample(c, smp, ev->rec.misc, &n, err))
 		return -1;
 	if (ps_flame__add(c->tree, c->names, c->lens, c->kinds, n, 1, err)) {
-		err->input = ps_input__name(c->in);
+		err->input = ps_reader__name(c->rd);
 		return -1;
 	}
-	return 0;
-}
-
-static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
-{
-	struct ps_record rec;
-
-	while (ps_order__pop(ord, &rec) > 0) {
-		ps_symbols__process(c->sym, &rec);
-		if (handle(c, &rec, err) < 0)
-			return -1;
-	}
-	for (const char *n; (n = ps_symbols__take_notice(c->sym));)
-		ps_msg("%s", n); /* a file refused, a table not kept: once each */
 	return 0;
 }
 
 static int read_stream(struct ctx *c, const char *path, struct ps_error *err)
 {
-	struct ps_order *ord;
-	struct ps_record rec;
-	int r, rc = 0;
+	struct ps_reader_opts ro = { 0 };
+	struct ps_reader_event ev;
+	int r;
 
-	c->in = ps_input__open(path, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, err);
-	if (!c->in)
+	ro.path = path;
+	ro.input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
+	ro.idle_ms = c->o->interval_ns ? IDLE_MS : 0;
+	ro.symbols = true;
+	ro.sym = &c->o->sym;
+	c->rd = ps_reader__open(&ro, err);
+	if (!c->rd)
 		return -1;
-	c->s = ps_input__session(c->in);
-	c->sym = ps_symbols__new(c->s, &c->o->sym, err);
-	if (!c->sym) {
-		ps_input__close(c->in);
-		c->in = NULL;
-		return -1;
-	}
-	if (c->o->interval_ns)
-		ps_input__set_idle(c->in, IDLE_MS);
+	c->s = ps_reader__session(c->rd);
+	c->sym = ps_reader__symbols(c->rd);
 	clock_gettime(CLOCK_MONOTONIC, &c->last_write);
-	ord = ps_order__new(c->s, 0);
-	if (!ord) {
-		ps_symbols__delete(c->sym);
-		ps_input__close(c->in);
-		c->in = NULL;
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	}
-	while (!ps_stop && (r = ps_input__next(c->in, &rec, err)) > 0) {
-		if (r == PS_INPUT_IDLE)
-			ps_order__flush_all(ord);
-		else if (ps_order__push(ord, &rec, err) < 0)
-			break;
-		if (drain(c, ord, err) < 0 || (r == PS_INPUT_IDLE && idle_tick(c, err) < 0))
+	while ((r = ps_reader__next(c->rd, &ev, err)) > 0) {
+		if (ev.kind == PS_READER_SAMPLE)
+			r = handle(c, &ev, err);
+		else if (ev.kind == PS_READER_IDLE)
+			r = idle_tick(c, err);
+		else
+			ps_show_event(&ev);
+		if (r < 0)
 			break;
 	}
-	if (!err->code) {
-		ps_order__flush_all(ord);
-		drain(c, ord, err);
-	}
-	if (err->code) {
-		rc = -1;
-		if (err->input == ps_input__name(c->in)) /* it goes away with the input */
-			err->input = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	}
-	ps_order__delete(ord);
-	ps_symbols__delete(c->sym);
-	c->sym = NULL;
-	ps_input__close(c->in);
-	c->in = NULL;
+	if (r < 0 && err->input == ps_reader__name(c->rd)) /* it goes away with the input */
+		err->input = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	ps_reader__close(c->rd);
+	c->rd = NULL;
 	c->s = NULL;
-	return rc;
+	c->sym = NULL;
+	return r < 0 ? -1 : 0;
 }
 
 static int read_input(struct ctx *c, const char *path, struct ps_error *err)

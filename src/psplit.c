@@ -24,9 +24,9 @@
 #include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
+#include "lib/reader.h"
 #include "lib/key.h"
 #include "lib/opts.h"
-#include "lib/order.h"
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/sideband.h"
@@ -236,7 +236,7 @@ static size_t max_open(const struct opts *o)
 
 struct run {
 	const struct opts *o;
-	struct ps_input *in;
+	struct ps_reader *rd;
 	struct ps_session *s;
 	struct ps_split *sp;
 	struct ps_filter *where;
@@ -331,7 +331,7 @@ static int split_sample_slow(struct run *r, const struct ps_record *rec,
 		break;
 	case MODE_TIME:
 		if (!(smp->type & PERF_SAMPLE_TIME))
-			return ps_error__set(err, PS_EUNSUP, ps_input__name(r->in), rec->offset,
+			return ps_error__set(err, PS_EUNSUP, r->name, rec->offset,
 			                     "a sample without a time: -t needs PERF_SAMPLE_TIME");
 		if (!r->have_first) {
 			r->have_first = true;
@@ -379,29 +379,28 @@ written:
 	return 0;
 }
 
-static int split_sample(struct run *r, const struct ps_record *rec, struct ps_error *err)
+static int split_sample(struct run *r, const struct ps_reader_event *ev, struct ps_error *err)
 {
-	struct ps_sample smp;
+	const struct ps_record *rec = &ev->rec;
+	const struct ps_sample *smp = &ev->smp;
 	struct memo *slot;
 	uint64_t ac, pt;
 	uint32_t tid;
 
-	if (ps_sample__parse(r->s, rec, &smp, r->name, err) < 0)
-		return -1;
 	if (r->where) {
-		int m = ps_filter__match(r->where, r->s, &smp);
+		int m = ps_filter__match(r->where, r->s, smp);
 
 		if (m < 0)
 			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 		if (!m)
 			return 0;
 	}
-	tid = smp.type & PERF_SAMPLE_TID ? smp.tid : PS_SIDEBAND_NO_PID;
+	tid = smp->type & PERF_SAMPLE_TID ? smp->tid : PS_SIDEBAND_NO_PID;
 	if (!r->memo) /* (--by keys of the memo only) */
-		return split_sample_slow(r, rec, &smp, tid, err);
-	slot = memo_slot(r->memo, &smp, &ac, &pt);
+		return split_sample_slow(r, rec, smp, tid, err);
+	slot = memo_slot(r->memo, smp, &ac, &pt);
 	if (!slot->piece1 || slot->attr_cpu != ac || slot->pid_tid != pt)
-		return split_sample_slow(r, rec, &smp, tid, err);
+		return split_sample_slow(r, rec, smp, tid, err);
 	/* a sample like one before: its piece without the key's text and its lookup */
 	if (ps_split__sample_to(r->sp, rec, slot->piece1 - 1, tid, err) < 0)
 		return -1;
@@ -411,29 +410,24 @@ static int split_sample(struct run *r, const struct ps_record *rec, struct ps_er
 	return 0;
 }
 
-static int drain(struct run *r, struct ps_order *ord, struct ps_error *err)
+static int handle(struct run *r, const struct ps_reader_event *ev, struct ps_error *err)
 {
-	struct ps_record rec;
-
-	while (ps_order__pop(ord, &rec) > 0) {
-		if (rec.type == PS_RECORD_HEADER_ATTR || rec.type == PS_RECORD_EVENT_UPDATE) {
-			/* an event's name may change: the pieces known by event are not */
-			if (r->memo)
-				memset(r->memo, 0, MEMO_SLOTS * sizeof(*r->memo));
-		}
-		if (rec.type == PERF_RECORD_SAMPLE) {
-			if (!r->checked && check_where(r, err) < 0)
-				return -1;
-			if (split_sample(r, &rec, err) < 0)
-				return -1;
-		} else if (ps_split__record(r->sp, &rec, err) < 0) {
-			return -1;
-		}
+	switch (ev->kind) {
+	case PS_READER_HEADER:
+		/* checked when samples come: a stream without any is split into none */
+		return ev->at_end ? 0 : check_where(r, err);
+	case PS_READER_SAMPLE:
+		return split_sample(r, ev, err);
+	case PS_READER_RECORD:
+		/* an event's name may change: the pieces known by event are not */
+		if (r->memo && (ev->rec.type == PS_RECORD_HEADER_ATTR ||
+		                ev->rec.type == PS_RECORD_EVENT_UPDATE))
+			memset(r->memo, 0, MEMO_SLOTS * sizeof(*r->memo));
+		return ps_split__record(r->sp, &ev->rec, err);
+	default:
+		ps_show_event(ev);
+		return 0;
 	}
-	if (ps_order__take_overflow_notice(ord))
-		ps_msg("more than %u MiB of records held for time order: released early",
-		       PS_ORDER_DEFAULT_CAP >> 20);
-	return 0;
 }
 
 /* --data: a piece is written as a stream NAME.part first, then made the perf.data NAME */
@@ -449,9 +443,12 @@ static void final_name(const char *part, char *buf, size_t len)
 static int to_data(const char *part, const char *input, struct ps_error *err)
 {
 	static char name[PATH_MAX]; /* an error names it after this returns */
+	struct ps_reader_opts ro = { .path = part,
+		                     .mode = PS_READER_AS_READ,
+		                     .input_flags = PS_INPUT_DECOMPRESS };
+	struct ps_reader_event ev;
 	struct ps_datafile *df;
-	struct ps_input *in;
-	struct ps_record rec;
+	struct ps_reader *rd;
 	char *tmp = NULL;
 	int r, fd;
 
@@ -460,24 +457,25 @@ static int to_data(const char *part, const char *input, struct ps_error *err)
 	if (ps_outpath__refuse_input(name, &input, 1, err) < 0 ||
 	    (fd = ps_outpath__create_tmp(name, &tmp, err)) < 0)
 		return -1;
-	in = ps_input__open(part, PS_INPUT_DECOMPRESS, err);
-	if (!in)
+	rd = ps_reader__open(&ro, err);
+	if (!rd)
 		close(fd);
-	df = in ? ps_datafile__open_fd(fd, name, ps_input__swapped(in), err) : NULL;
+	df = rd ? ps_datafile__open_fd(fd, name, ps_reader__swapped(rd), err) : NULL;
 	if (!df) {
-		ps_input__close(in);
+		ps_reader__close(rd);
 		unlink(tmp);
 		free(tmp);
 		return -1;
 	}
-	while ((r = ps_input__next(in, &rec, err)) > 0)
-		if (ps_datafile__put(df, ps_input__session(in), &rec, err) < 0) {
+	while ((r = ps_reader__next(rd, &ev, err)) > 0)
+		if ((ev.kind == PS_READER_RECORD || ev.kind == PS_READER_SAMPLE) &&
+		    ps_datafile__put(df, ps_reader__session(rd), &ev.rec, err) < 0) {
 			r = -1;
 			break;
 		}
 	if (ps_datafile__close(df, r < 0 ? NULL : err) < 0)
 		r = -1;
-	ps_input__close(in);
+	ps_reader__close(rd);
 	if (r == 0 && ps_outpath__commit(tmp, name, err) < 0)
 		r = -1;
 	if (r == 0)
@@ -544,9 +542,9 @@ int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 }, late = { 0 };
 	struct ps_split_config cfg = { 0 };
-	struct ps_order *ord = NULL;
+	struct ps_reader_opts ro = { .path = NULL, .input_flags = PS_INPUT_DECOMPRESS };
+	struct ps_reader_event ev;
 	struct run r = { 0 };
-	struct ps_record rec;
 	struct opts o;
 	int ret = 0;
 
@@ -572,11 +570,12 @@ int main(int argc, char **argv)
 		ps_error__sys(&err, PS_ESYS, o.dir, "cannot make the directory");
 		ps_die(&err);
 	}
-	r.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS, &err);
-	if (!r.in)
+	ro.path = o.input;
+	r.rd = ps_reader__open(&ro, &err);
+	if (!r.rd)
 		ps_die(&err);
-	r.s = ps_input__session(r.in);
-	r.name = ps_input__name(r.in);
+	r.s = ps_reader__session(r.rd);
+	r.name = ps_reader__name(r.rd);
 	cfg.dir = o.dir;
 	if (o.data) {
 		static char pat[4096];
@@ -589,28 +588,15 @@ int main(int argc, char **argv)
 	}
 	cfg.max_pieces = o.max_pieces;
 	cfg.max_open = max_open(&o);
-	cfg.swap = ps_input__swapped(r.in);
+	cfg.swap = ps_reader__swapped(r.rd);
 	cfg.input = o.input;
 	r.sp = ps_split__new(&cfg, r.s, &err);
-	ord = r.sp ? ps_order__new(r.s, 0) : NULL;
 	if (o.by && memo_keys(o.by))
 		r.memo = calloc(MEMO_SLOTS, sizeof(*r.memo)); /* none: no shortcut */
-	if (r.sp && !ord)
-		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	while (ord && !ps_stop && (ret = ps_input__next(r.in, &rec, &err)) > 0) {
-		int waiting = ps_order__push(ord, &rec, &err);
-
-		/* most records wait for their round: nothing to pop after them */
-		if (waiting < 0 || (waiting > 0 && drain(&r, ord, &err) < 0)) {
-			ret = -1;
-			break;
-		}
-	}
 	/* every sample read before an error or a signal still goes into its piece */
-	if (ord && err.code != PS_EUSAGE) {
-		ps_order__end(ord);
-		drain(&r, ord, err.code ? &late : &err);
-	}
+	while (r.sp && (ret = ps_reader__next(r.rd, &ev, &err)) > 0)
+		if (handle(&r, &ev, &err) < 0)
+			break;
 	/* a usage error (a piece named as the input, two keys one name) leaves no piece */
 	if (r.sp && err.code != PS_EUSAGE && ps_split__finish(r.sp, err.code ? &late : &err) == 0 &&
 	    (!o.data || pieces_to_data(&r, err.code ? &late : &err) == 0))
@@ -620,7 +606,6 @@ int main(int argc, char **argv)
 	if (r.sp && ps_split__dropped(r.sp))
 		ps_msg("memory cap reached: %llu side-band records not kept for later pieces",
 		       (unsigned long long)ps_split__dropped(r.sp));
-	ps_order__delete(ord);
 	free(r.memo);
 	ps_filter__delete(r.where);
 	ps_key__delete(o.by);
@@ -629,7 +614,7 @@ int main(int argc, char **argv)
 	if (err.code && err.detail[0])
 		ps_warn(&err);
 	ps_split__delete(r.sp); /* after the message: it may name a piece */
-	ps_input__close(r.in);
+	ps_reader__close(r.rd);
 	if (err.code == PS_EUSAGE)
 		return 2;
 	return err.code ? 1 : 0;

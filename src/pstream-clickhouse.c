@@ -33,8 +33,8 @@
 #include "lib/compat.h"
 #include "lib/diag.h"
 #include "lib/input.h"
+#include "lib/reader.h"
 #include "lib/opts.h"
-#include "lib/order.h"
 #include "lib/sample.h"
 #include "lib/sample_json.h"
 #include "lib/schema.h"
@@ -1254,10 +1254,10 @@ static void seal(struct loader *l)
 
 struct ctx {
 	const struct opts *o;
-	struct ps_input *in;
+	struct ps_reader *rd;
 	struct ps_session *s;
 	struct loader *l;
-	struct ps_symbols *syms; /* NULL with --no-symbols */
+	struct ps_symbols *syms; /* the reader's; NULL with --no-symbols */
 	struct ps_sample_writer *w;
 	uint64_t lost_chunks, lost_samples; /* what LOST and LOST_SAMPLES records said */
 	bool header_done;
@@ -1345,13 +1345,13 @@ static void frames(struct ctx *c, struct ps_json_buf *b, const struct ps_sample 
 	ps_json__raw(b, "]}", 2);
 }
 
-static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
 {
 	struct loader *l = c->l;
 	struct ps_json_buf *b = &l->out;
-	struct ps_sample smp;
+	const struct ps_record *rec = &ev->rec;
+	const struct ps_sample *smp = &ev->smp;
 	const char *comm = NULL;
-	char note[512];
 	size_t start;
 	uint64_t lost;
 
@@ -1363,20 +1363,16 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 		c->lost_samples += lost;
 	if (rec->type != PERF_RECORD_SAMPLE)
 		return 0;
-	if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
-		return -1;
-	if (ps_session__tracing_notice(c->s, smp.attr, note, sizeof(note)))
-		ps_msg("%s: %s", ps_input__name(c->in), note); /* once */
-	if (smp.type & PERF_SAMPLE_TID)
-		comm = ps_session__comm(c->s, smp.tid);
+	if (smp->type & PERF_SAMPLE_TID)
+		comm = ps_session__comm(c->s, smp->tid);
 	current(l);
 	start = b->len;
-	if (ps_sample_writer__write(c->w, b, &smp, comm, rec->misc) < 0)
+	if (ps_sample_writer__write(c->w, b, smp, comm, rec->misc) < 0)
 		goto nomem;
 	/* the object without its closing brace, then the callchain and the batch */
 	b->len--;
-	if (smp.type & PERF_SAMPLE_CALLCHAIN)
-		frames(c, b, &smp);
+	if (smp->type & PERF_SAMPLE_CALLCHAIN)
+		frames(c, b, smp);
 	ps_json__raw(b, ",\"batch\":\"", 10);
 	ps_json__raw(b, l->cur_id, strlen(l->cur_id));
 	ps_json__raw(b, "\"}\n", 3);
@@ -1391,21 +1387,6 @@ static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err
 	return 0;
 nomem:
 	return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-}
-
-static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
-{
-	struct ps_record rec;
-
-	while (ps_order__pop(ord, &rec) > 0) {
-		if (c->syms)
-			ps_symbols__process(c->syms, &rec);
-		if (emit(c, &rec, err) < 0)
-			return -1;
-	}
-	for (const char *n; c->syms && (n = ps_symbols__take_notice(c->syms));)
-		ps_msg("%s", n); /* a file refused, a table not kept: once each */
-	return 0;
 }
 
 /* Seal the open batch when it is full or old enough; move the loader on. */
@@ -1478,8 +1459,8 @@ static void loader_cleanup(struct loader *l)
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 };
-	struct ps_order *ord = NULL;
-	struct ps_record rec;
+	struct ps_reader_opts ro = { 0 };
+	struct ps_reader_event ev;
 	struct loader l;
 	struct ctx c = { 0 };
 	struct opts o;
@@ -1496,8 +1477,15 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	c.o = &o;
 	c.l = &l;
-	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, &err);
-	if (!c.in && err.code == PS_EEMPTY && o.spool) {
+	ro.path = o.input;
+	ro.input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
+	ro.idle_ms = IDLE_MS;
+	ro.order_cap = ORDER_CAP;
+	ro.symbols = !o.no_symbols;
+	ro.sym = &o.sym;
+	ro.ticks = true;
+	c.rd = ps_reader__open(&ro, &err);
+	if (!c.rd && err.code == PS_EEMPTY && o.spool) {
 		/* no stream: the spool's batches go in, and that is all */
 		loader_init(&l, &o);
 		l.ready = true;
@@ -1510,52 +1498,36 @@ int main(int argc, char **argv)
 		loader_cleanup(&l);
 		return left < 0 ? 1 : 0;
 	}
-	if (!c.in)
+	if (!c.rd)
 		ps_die(&err);
-	c.s = ps_input__session(c.in);
-	if (!o.no_symbols && !(c.syms = ps_symbols__new(c.s, &o.sym, &err)))
-		ps_die(&err);
+	c.s = ps_reader__session(c.rd);
+	c.syms = ps_reader__symbols(c.rd);
 	loader_init(&l, &o);
-	ps_input__set_idle(c.in, IDLE_MS);
-	ord = ps_order__new(c.s, ORDER_CAP);
-	if (!ord) {
-		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-		goto out;
-	}
-	while (!ps_stop && !l.fatal && (r = ps_input__next(c.in, &rec, &err)) > 0) {
-		if (r == PS_INPUT_IDLE) {
-			ps_order__flush_all(ord);
-		} else {
-			if (!c.header_done && rec.type == PERF_RECORD_SAMPLE &&
-			    header_done(&c, &err) < 0) {
-				r = -1;
-				break;
-			}
-			if (ps_order__push(ord, &rec, &err) < 0) {
-				r = -1;
-				break;
-			}
-		}
-		if (drain(&c, ord, &err) < 0) {
-			r = -1;
-			break;
-		}
-		if (ps_order__take_overflow_notice(ord))
-			ps_msg("more than %u MiB of records held for time order: released early",
-			       ORDER_CAP >> 20);
-		if (r == PS_INPUT_IDLE || now_ms() - last_tick >= 20) {
-			last_tick = now_ms();
-			tick(&c);
-		}
-	}
 	/* everything read is inserted, even after an error further on */
-	ps_order__flush_all(ord);
-	if (c.w && err.code != PS_EWRITE &&
-	    drain(&c, ord, err.code ? &(struct ps_error){ 0 } : &err))
-		r = -1;
-	if (!c.header_done && l.n && header_done(&c, err.code ? &(struct ps_error){ 0 } : &err))
-		r = -1;
-out:
+	while (!l.fatal && (r = ps_reader__next(c.rd, &ev, &err)) > 0) {
+		switch (ev.kind) {
+		case PS_READER_HEADER:
+			/* at the end without a sample: only for the batches of the spool */
+			if ((!ev.at_end || l.n) && header_done(&c, &err) < 0)
+				r = -1;
+			break;
+		case PS_READER_SAMPLE:
+		case PS_READER_RECORD:
+			r = emit(&c, &ev, &err);
+			break;
+		case PS_READER_IDLE:
+		case PS_READER_TICK:
+			if (ev.kind == PS_READER_IDLE || now_ms() - last_tick >= 20) {
+				last_tick = now_ms();
+				tick(&c);
+			}
+			break;
+		default:
+			ps_show_event(&ev);
+		}
+		if (r < 0)
+			break;
+	}
 	left = finish(&l);
 	/* as pcount counts them: LOST_SAMPLES, written at the end, includes what LOST said */
 	if (c.lost_chunks || c.lost_samples)
@@ -1564,13 +1536,11 @@ out:
 	if (o.verbose)
 		ps_msg("%" PRIu64 " rows in %" PRIu64 " batches inserted into %s", l.inserted_rows,
 		       l.inserted_batches, l.qtable);
-	ps_order__delete(ord);
-	ps_symbols__delete(c.syms);
 	ps_sample_writer__delete(c.w);
 	if (err.code && err.detail[0])
 		ps_warn(&err);
 	loader_cleanup(&l);
-	ps_input__close(c.in);
+	ps_reader__close(c.rd);
 	if (err.code == PS_EUSAGE)
 		return 2;
 	return err.code || left < 0 ? 1 : 0;

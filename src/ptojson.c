@@ -13,10 +13,9 @@
 #include "lib/abi.h"
 #include "lib/diag.h"
 #include "lib/files.h"
-#include "lib/progress.h"
 #include "lib/input.h"
+#include "lib/reader.h"
 #include "lib/opts.h"
-#include "lib/order.h"
 #include "lib/output.h"
 #include "lib/record_json.h"
 #include "lib/sample.h"
@@ -242,10 +241,10 @@ static void keep_fields(json_t *obj, const char *list)
 
 struct ctx {
 	const struct opts *o;
-	struct ps_input *in;
+	struct ps_reader *rd;
 	struct ps_session *s;
-	struct ps_symbols *syms; /* NULL with --no-symbols */
 	struct ps_json_clock clock;
+	bool no_clock; /* -t iso and no clock data: an error at the first sample */
 	struct ps_sample_writer *w;
 	struct ps_output *out;
 	char host[256];            /* the hostname feature, for --host; "" when absent */
@@ -293,30 +292,43 @@ static int record_line(struct ctx *c, const struct ps_record *rec)
 	return room ? 0 : -1;
 }
 
-/* Write one released record; 0, or -1 with @err set. */
-static int emit(struct ctx *c, const struct ps_record *rec, struct ps_error *err)
+/* The header is in: the clock data and the host name are header features. */
+static int header(struct ctx *c, struct ps_error *err)
 {
+	ps_session__feature_string(c->s, PS_FEAT_HOSTNAME, c->host, sizeof(c->host));
+	c->no_clock = ps_json_clock__from_session(c->s, &c->clock) < 0 && c->o->tf == PS_TIME_ISO;
+	c->w = ps_sample_writer__new(c->s, c->o->tf, &c->clock);
+	if (!c->w || (c->host[0] && ps_sample_writer__set_host(c->w, c->host) < 0))
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	ps_sample_writer__keep(c->w, key_mask(c->o));
+	ps_sample_writer__set_symbols(c->w, ps_reader__symbols(c->rd));
+	ps_sample_writer__set_symbolic(c->w, c->o->symbolic);
+	return 0;
+}
+
+/* Write one record or sample; 0, or -1 with @err set. */
+static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
+{
+	const struct ps_record *rec = &ev->rec;
 	struct ps_json_buf *b = &c->line;
-	struct ps_sample smp;
 
 	b->len = 0;
-	if (rec->type == PERF_RECORD_SAMPLE) {
+	if (ev->kind == PS_READER_SAMPLE) {
+		const struct ps_sample *smp = &ev->smp;
 		const char *comm = NULL;
-		char note[512];
 
-		if (ps_sample__parse(c->s, rec, &smp, ps_input__name(c->in), err) < 0)
-			return -1;
-		if (ps_session__tracing_notice(c->s, smp.attr, note, sizeof(note)))
-			ps_msg("%s: %s", ps_input__name(c->in),
-			       note); /* once: fields would vanish unsaid */
-		if (smp.type & PERF_SAMPLE_TID)
-			comm = ps_session__comm(c->s, smp.tid);
+		if (c->no_clock)
+			return ps_error__set(
+			        err, PS_EUSAGE, ps_reader__name(c->rd), PS_NO_OFFSET,
+			        "--time-format iso needs the clock data that 'perf record -k CLOCK' writes; this stream has none");
+		if (smp->type & PERF_SAMPLE_TID)
+			comm = ps_session__comm(c->s, smp->tid);
 		if (c->o->pretty) {
 			c->pretty.len = 0;
-			if (ps_sample_writer__write(c->w, &c->pretty, &smp, comm, rec->misc) < 0)
+			if (ps_sample_writer__write(c->w, &c->pretty, smp, comm, rec->misc) < 0)
 				goto nomem;
 			ps_json__indent(b, c->pretty.p, c->pretty.len, 2);
-		} else if (ps_sample_writer__write(c->w, b, &smp, comm, rec->misc) < 0) {
+		} else if (ps_sample_writer__write(c->w, b, smp, comm, rec->misc) < 0) {
 			goto nomem;
 		}
 	} else if (c->o->all) {
@@ -341,32 +353,13 @@ nomem:
 	return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 }
 
-static int drain(struct ctx *c, struct ps_order *ord, struct ps_error *err)
-{
-	struct ps_record rec;
-
-	while (ps_order__pop(ord, &rec) > 0) {
-		if (c->syms)
-			ps_symbols__process(c->syms, &rec);
-		if (emit(c, &rec, err) < 0)
-			return -1;
-	}
-	for (const char *n; c->syms && (n = ps_symbols__take_notice(c->syms));)
-		ps_msg("%s", n); /* a file refused, a table not kept: once each */
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 }, oerr = { 0 };
 	struct ps_outfile *of = NULL;
-	struct ps_progress *prog = NULL;
-	uint64_t nr_samples = 0;
-	const char *line;
+	struct ps_reader_opts ro = { 0 };
+	struct ps_reader_event ev;
 	bool bad_out;
-	struct ps_order *ord = NULL;
-	struct ps_record rec;
-	bool clock_checked = false;
 	struct ctx c = { 0 };
 	struct opts o;
 	int r = 0;
@@ -385,79 +378,31 @@ int main(int argc, char **argv)
 	c.out = ps_output__open(NULL, true, &err);
 	if (!c.out)
 		ps_die(&err);
-	c.in = ps_input__open(o.input, PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX, &err);
-	if (!c.in)
+	ro.path = o.input;
+	ro.input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
+	ro.idle_ms = IDLE_MS;
+	ro.order_cap = ORDER_CAP;
+	ro.symbols = !o.no_symbols;
+	ro.sym = &o.sym;
+	ro.progress = !o.quiet;
+	ro.stdout_busy = true;
+	c.rd = ps_reader__open(&ro, &err);
+	if (!c.rd)
 		ps_die(&err);
-	c.s = ps_input__session(c.in);
-	ps_input__set_wait_hook(c.in, ps_output__flush_hook, c.out);
-	ps_input__set_idle(c.in, IDLE_MS);
-	if (!o.no_symbols) {
-		c.syms = ps_symbols__new(c.s, &o.sym, &err);
-		if (!c.syms)
-			goto out;
-	}
-	prog = o.quiet ? NULL : ps_progress__new(o.input, true);
-	ord = ps_order__new(c.s, ORDER_CAP);
-	if (!ord) {
-		ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-		goto out;
-	}
-	while (!ps_stop && (r = ps_input__next(c.in, &rec, &err)) > 0) {
-		if (r == PS_INPUT_IDLE) {
-			ps_order__flush_all(ord);
-		} else {
-			/* the clock data is a header feature: known by the first sample */
-			if (!clock_checked && rec.type == PERF_RECORD_SAMPLE) {
-				clock_checked = true;
-				ps_session__feature_string(c.s, PS_FEAT_HOSTNAME, c.host,
-				                           sizeof(c.host));
-				if (ps_json_clock__from_session(c.s, &c.clock) < 0 &&
-				    o.tf == PS_TIME_ISO) {
-					ps_error__set(
-					        &err, PS_EUSAGE, ps_input__name(c.in), PS_NO_OFFSET,
-					        "--time-format iso needs the clock data that 'perf record -k CLOCK' writes; this stream has none");
-					r = -1;
-					break;
-				}
-				c.w = ps_sample_writer__new(c.s, o.tf, &c.clock);
-				if (!c.w ||
-				    (c.host[0] && ps_sample_writer__set_host(c.w, c.host) < 0)) {
-					ps_error__set(&err, PS_ENOMEM, NULL, PS_NO_OFFSET,
-					              "out of memory");
-					r = -1;
-					break;
-				}
-				ps_sample_writer__keep(c.w, key_mask(&o));
-				ps_sample_writer__set_symbols(c.w, c.syms);
-				ps_sample_writer__set_symbolic(c.w, o.symbolic);
-			}
-			if (ps_order__push(ord, &rec, &err) < 0) {
-				r = -1;
-				break;
-			}
-			nr_samples += rec.type == PERF_RECORD_SAMPLE;
-			if ((line = ps_progress__update(prog, rec.offset, nr_samples)))
-				ps_status("%s", line);
-		}
-		if (drain(&c, ord, &err) < 0) {
-			r = -1;
-			break;
-		}
-		if (ps_order__take_overflow_notice(ord))
-			ps_msg("more than %u MiB of records held for time order: released early",
-			       ORDER_CAP >> 20);
-	}
-	if (prog)
-		ps_status(NULL);
-	ps_progress__delete(prog);
+	c.s = ps_reader__session(c.rd);
+	ps_reader__set_wait_hook(c.rd, ps_output__flush_hook, c.out);
 	/* everything read is written, even after an error further on */
-	ps_order__flush_all(ord);
-	if (err.code != PS_EWRITE && err.code != PS_EPIPE &&
-	    drain(&c, ord, err.code ? &(struct ps_error){ 0 } : &err))
-		r = -1;
-out:
-	ps_order__delete(ord);
-	ps_symbols__delete(c.syms);
+	while ((r = ps_reader__next(c.rd, &ev, &err)) > 0) {
+		if (ev.kind == PS_READER_HEADER) {
+			if (!ev.at_end && header(&c, &err) < 0)
+				break;
+		} else if (ev.kind == PS_READER_SAMPLE || ev.kind == PS_READER_RECORD) {
+			if (emit(&c, &ev, &err) < 0)
+				break;
+		} else {
+			ps_show_event(&ev);
+		}
+	}
 	ps_sample_writer__delete(c.w);
 	ps_json_buf__release(&c.line);
 	ps_json_buf__release(&c.pretty);
@@ -474,12 +419,12 @@ out:
 			err.code = PS_EWRITE;
 	}
 	if (err.code == PS_EPIPE) {
-		ps_input__close(c.in);
+		ps_reader__close(c.rd);
 		return 0; /* the reader went away: not an error */
 	}
 	if (err.code && err.detail[0])
 		ps_warn(&err);
-	ps_input__close(c.in);
+	ps_reader__close(c.rd);
 	if (err.code == PS_EUSAGE)
 		return 2;
 	return err.code ? 1 : 0;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "reader.h"
 #include "text.h"
 
 const char *ps_progname = "pstream";
@@ -119,4 +120,14 @@ void ps_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n%s: try '%s --help'\n", ps_progname, ps_progname);
 	exit(2);
+}
+
+void ps_show_event(const struct ps_reader_event *ev)
+{
+	if (ev->kind == PS_READER_NOTICE)
+		ps_msg("%s", ev->text);
+	else if (ev->kind == PS_READER_PROGRESS && ev->text)
+		ps_status("%s", ev->text);
+	else if (ev->kind == PS_READER_PROGRESS)
+		ps_status(NULL);
 }

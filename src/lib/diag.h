@@ -45,4 +45,13 @@ void ps_caret(const char *block);
  */
 PS_NORETURN void ps_usage_error(const char *fmt, ...) PS_PRINTF(1, 2);
 
+struct ps_reader_event;
+
+/**
+ * ps_show_event() - what a reading loop does with the events it has no use of its own
+ * for: a notice printed as "PROG: text", the progress line shown (or erased) with
+ * ps_status(); any other event is ignored.
+ */
+void ps_show_event(const struct ps_reader_event *ev);
+
 #endif

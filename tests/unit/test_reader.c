@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_reader.c - the reading driver: the header moment, time order, idle, notices, the
+ * arrival mode's writes, and the ending after an error (everything before it first).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "lib/input.h"
+#include "lib/reader.h"
+#include "unit.h"
+
+#define ST (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
+
+static size_t rec_begin(struct buf *b, uint32_t type)
+{
+	size_t at = b->len;
+
+	put32(b, type);
+	put16(b, 0);
+	put16(b, 0);
+	return at;
+}
+
+static void rec_end(struct buf *b, size_t at)
+{
+	ps_put16(b->p + at + 6, (uint16_t)(b->len - at), b->swap);
+}
+
+static void attr(struct buf *b)
+{
+	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE,
+		                     .sample_type = ST,
+		                     .flags = 1ULL << 18 };
+	size_t at = rec_begin(b, PS_RECORD_HEADER_ATTR);
+
+	attr_bytes(b, &a, 128);
+	rec_end(b, at);
+}
+
+static void comm(struct buf *b, uint32_t tid, const char *name, uint64_t t)
+{
+	size_t at = rec_begin(b, PERF_RECORD_COMM), n = strlen(name) + 1;
+
+	put32(b, tid);
+	put32(b, tid);
+	put_bytes(b, name, n);
+	grow(b, PS_ALIGN8(n) - n);
+	put32(b, tid); /* sample_id: pid, tid, time */
+	put32(b, tid);
+	put64(b, t);
+	rec_end(b, at);
+}
+
+static void sample(struct buf *b, uint32_t tid, uint64_t t)
+{
+	size_t at = rec_begin(b, PERF_RECORD_SAMPLE);
+
+	put32(b, tid);
+	put32(b, tid);
+	put64(b, t);
+	rec_end(b, at);
+}
+
+static void bare(struct buf *b, uint32_t type)
+{
+	rec_end(b, rec_begin(b, type));
+}
+
+/*
+ * ATTR, COMM(5), [FINISHED_INIT], SAMPLE 30, 10, 20, ROUND, ROUND, SAMPLE 40: where the
+ * stream stops before the last sample (for a writer that pauses) in @cut.
+ */
+static void stream(struct buf *b, bool init, size_t *cut)
+{
+	memset(b, 0, sizeof(*b));
+	put64(b, PS_MAGIC);
+	put64(b, PS_PIPE_HEADER_SIZE);
+	attr(b);
+	comm(b, 7, "seven", 5);
+	if (init)
+		bare(b, PS_RECORD_FINISHED_INIT);
+	sample(b, 7, 30);
+	sample(b, 7, 10);
+	sample(b, 7, 20);
+	if (cut)
+		*cut = b->len;
+	bare(b, PS_RECORD_FINISHED_ROUND);
+	bare(b, PS_RECORD_FINISHED_ROUND);
+	sample(b, 7, 40);
+}
+
+/* @len bytes of @b as a file the reader opens by name */
+static int as_file(const struct buf *b, size_t len, char *path, size_t n)
+{
+	int fd = memfd_create("reader", 0);
+
+	if (fd < 0 || write(fd, b->p, len) != (ssize_t)len)
+		abort();
+	snprintf(path, n, "/proc/self/fd/%d", fd);
+	return fd;
+}
+
+struct got {
+	int kinds[64];
+	uint64_t times[64]; /* SAMPLE: its time */
+	uint32_t types[64]; /* its record's type */
+	size_t n;
+	int last;
+	struct ps_error err;
+};
+
+static void run(struct ps_reader *rd, struct got *g, bool drop20)
+{
+	struct ps_reader_event ev = { 0 };
+
+	memset(g, 0, sizeof(*g));
+	while ((g->last = ps_reader__next(rd, &ev, &g->err)) > 0 && g->n < 64) {
+		g->kinds[g->n] = ev.kind;
+		g->types[g->n] = ev.rec.type;
+		g->times[g->n] = ev.kind == PS_READER_SAMPLE ? ev.smp.time :
+		                 ev.kind == PS_READER_HEADER ? ev.at_end :
+		                 ev.kind == PS_READER_WRITE  ? ev.rec.seq :
+		                                               0;
+		if (ev.kind == PS_READER_SAMPLE && ev.smp.time == 20 && drop20)
+			ps_reader__drop(rd);
+		g->n++;
+	}
+}
+
+static size_t count(const struct got *g, int kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < g->n; i++)
+		n += g->kinds[i] == kind;
+	return n;
+}
+
+/* the index of the first event of @kind, or g->n */
+static size_t first(const struct got *g, int kind)
+{
+	size_t i;
+
+	for (i = 0; i < g->n && g->kinds[i] != kind; i++)
+		;
+	return i;
+}
+
+static void sample_times(const struct got *g, uint64_t *t, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < g->n; i++)
+		if (g->kinds[i] == PS_READER_SAMPLE)
+			t[(*n)++] = g->times[i];
+}
+
+static struct ps_reader *open_buf(const struct buf *b, size_t len, struct ps_reader_opts *o,
+                                  int *fd)
+{
+	static char path[64];
+	struct ps_error err = { 0 };
+	struct ps_reader *rd;
+
+	*fd = as_file(b, len, path, sizeof(path));
+	o->path = path;
+	rd = ps_reader__open(o, &err);
+	if (!rd)
+		fprintf(stderr, "open: %s\n", err.detail);
+	return rd;
+}
+
+static void test_time_order(void)
+{
+	struct ps_reader_opts o = { .mode = PS_READER_TIME };
+	struct ps_reader *rd;
+	uint64_t t[8];
+	struct buf b;
+	struct got g;
+	size_t n;
+	int fd;
+
+	stream(&b, true, NULL);
+	rd = open_buf(&b, b.len, &o, &fd);
+	CHECK(rd != NULL);
+	if (!rd)
+		return;
+	run(rd, &g, false);
+	CHECK_EQ_U64(g.last, 0);
+	sample_times(&g, t, &n);
+	CHECK_EQ_U64(n, 4);
+	CHECK(n == 4 && t[0] == 10 && t[1] == 20 && t[2] == 30 && t[3] == 40);
+	/* once, before every sample, at FINISHED_INIT (not at the end) */
+	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1);
+	CHECK(first(&g, PS_READER_HEADER) < first(&g, PS_READER_SAMPLE));
+	CHECK_EQ_U64(g.times[first(&g, PS_READER_HEADER)], 0);
+	CHECK_EQ_U64(g.types[first(&g, PS_READER_HEADER) + 1], PS_RECORD_FINISHED_INIT);
+	/* the session knows the thread's name as the samples come */
+	CHECK(ps_session__comm(ps_reader__session(rd), 7) &&
+	      strcmp(ps_session__comm(ps_reader__session(rd), 7), "seven") == 0);
+	ps_reader__close(rd);
+	close(fd);
+	free(b.p);
+}
+
+/* Without FINISHED_INIT, the first sample makes the header moment; without sample either,
+ * the end does. */
+static void test_header_moment(void)
+{
+	struct ps_reader_opts o = { .mode = PS_READER_AS_READ };
+	struct ps_reader *rd;
+	struct buf b;
+	struct got g;
+	int fd;
+
+	stream(&b, false, NULL);
+	rd = open_buf(&b, b.len, &o, &fd);
+	run(rd, &g, false);
+	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1);
+	/* ATTR, COMM as read, then the header, then the first sample */
+	CHECK_EQ_U64(first(&g, PS_READER_HEADER), 2);
+	CHECK_EQ_U64(first(&g, PS_READER_SAMPLE), 3);
+	CHECK_EQ_U64(g.times[3], 30); /* as read */
+	ps_reader__close(rd);
+	close(fd);
+
+	/* ATTR and COMM only */
+	rd = open_buf(&b, PS_PIPE_HEADER_SIZE + 136 + 40, &o, &fd);
+	run(rd, &g, false);
+	CHECK_EQ_U64(g.last, 0);
+	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1);
+	CHECK_EQ_U64(first(&g, PS_READER_HEADER), 2);
+	CHECK_EQ_U64(g.times[2], 1); /* at_end */
+	ps_reader__close(rd);
+	close(fd);
+	free(b.p);
+}
+
+/* A stream cut inside its last record: every sample before the cut, in time order, then
+ * the error; no header moment at the end of a failed read. */
+static void test_error_ending(void)
+{
+	struct ps_reader_opts o = { .mode = PS_READER_TIME };
+	struct ps_reader *rd;
+	uint64_t t[8];
+	struct buf b;
+	struct got g;
+	size_t n;
+	int fd;
+
+	stream(&b, false, NULL);
+	rd = open_buf(&b, b.len - 4, &o, &fd);
+	run(rd, &g, false);
+	CHECK_EQ_U64(g.last, -1);
+	CHECK(g.err.code != 0);
+	sample_times(&g, t, &n);
+	CHECK_EQ_U64(n, 3);
+	CHECK(n == 3 && t[0] == 10 && t[1] == 20 && t[2] == 30);
+	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1); /* at the first sample */
+	/* the error comes again, nothing more */
+	CHECK_EQ_U64(ps_reader__next(rd, &(struct ps_reader_event){ 0 }, &g.err), -1);
+	ps_reader__close(rd);
+	close(fd);
+
+	/* cut before any sample: the error, and no header moment */
+	rd = open_buf(&b, PS_PIPE_HEADER_SIZE + 136 + 20, &o, &fd);
+	run(rd, &g, false);
+	CHECK_EQ_U64(g.last, -1);
+	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 0);
+	CHECK_EQ_U64(count(&g, PS_READER_RECORD), 1); /* the ATTR */
+	ps_reader__close(rd);
+	close(fd);
+	free(b.p);
+}
+
+/* A memory cap too small for one round: released early, said once as a notice. */
+static void test_notice(void)
+{
+	struct ps_reader_opts o = { .mode = PS_READER_TIME, .order_cap = 64 };
+	struct ps_reader *rd;
+	struct ps_reader_event ev = { 0 };
+	struct ps_error err = { 0 };
+	struct buf b;
+	int fd, r, notices = 0;
+
+	stream(&b, true, NULL);
+	rd = open_buf(&b, b.len, &o, &fd);
+	while ((r = ps_reader__next(rd, &ev, &err)) > 0)
+		if (ev.kind == PS_READER_NOTICE) {
+			notices++;
+			CHECK(strstr(ev.text, "released early") != NULL);
+		}
+	CHECK_EQ_U64(r, 0);
+	CHECK_EQ_U64(notices, 1);
+	ps_reader__close(rd);
+	close(fd);
+	free(b.p);
+}
+
+/* A writer that pauses after three samples: they come out, in time order, before IDLE. */
+static void test_idle(void)
+{
+	struct ps_reader_opts o = { .mode = PS_READER_TIME, .idle_ms = 30 };
+	struct ps_error err = { 0 };
+	struct ps_reader *rd;
+	char path[64];
+	uint64_t t[8];
+	struct buf b;
+	struct got g;
+	size_t cut, n, i;
+	int p[2];
+	pid_t pid;
+
+	stream(&b, true, &cut);
+	if (pipe(p) < 0)
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		if (write(p[1], b.p, cut) != (ssize_t)cut)
+			_exit(1);
+		nanosleep(&(struct timespec){ 0, 300 * 1000000L }, NULL);
+		if (write(p[1], b.p + cut, b.len - cut) != (ssize_t)(b.len - cut))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", p[0]);
+	o.path = path;
+	rd = ps_reader__open(&o, &err);
+	CHECK(rd != NULL);
+	if (rd) {
+		run(rd, &g, false);
+		CHECK_EQ_U64(g.last, 0);
+		CHECK(count(&g, PS_READER_IDLE) >= 1);
+		/* before the first IDLE: the three samples, in time order */
+		for (i = n = 0; i < first(&g, PS_READER_IDLE); i++)
+			if (g.kinds[i] == PS_READER_SAMPLE)
+				t[n++] = g.times[i];
+		CHECK_EQ_U64(n, 3);
+		CHECK(n == 3 && t[0] == 10 && t[1] == 20 && t[2] == 30);
+		ps_reader__close(rd);
+	}
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	free(b.p);
+}
+
+/* ARRIVAL: samples decided in time order, every record written in arrival order, the
+ * dropped sample not; nothing is written before the header moment. */
+static void test_arrival(bool unordered)
+{
+	struct ps_reader_opts o = { .mode = PS_READER_ARRIVAL,
+		                    .write = true,
+		                    .unordered = unordered };
+	struct ps_reader *rd;
+	uint64_t t[8];
+	struct buf b;
+	struct got g;
+	size_t n, i, w;
+	int fd;
+
+	stream(&b, true, NULL);
+	rd = open_buf(&b, b.len, &o, &fd);
+	run(rd, &g, true);
+	CHECK_EQ_U64(g.last, 0);
+	sample_times(&g, t, &n);
+	CHECK_EQ_U64(n, 4);
+	if (unordered)
+		CHECK(n == 4 && t[0] == 30 && t[1] == 10 && t[2] == 20 && t[3] == 40);
+	else
+		CHECK(n == 4 && t[0] == 10 && t[1] == 20 && t[2] == 30 && t[3] == 40);
+	CHECK(first(&g, PS_READER_HEADER) < first(&g, PS_READER_WRITE));
+	/* 9 records, one dropped: the sample of time 20, arrival number 5 */
+	CHECK_EQ_U64(count(&g, PS_READER_WRITE), 8);
+	for (i = w = 0; i < g.n; i++) {
+		if (g.kinds[i] != PS_READER_WRITE)
+			continue;
+		CHECK_EQ_U64(g.times[i], w + (w >= 5));
+		w++;
+	}
+	ps_reader__close(rd);
+	close(fd);
+	free(b.p);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	test_time_order();
+	test_header_moment();
+	test_error_ending();
+	test_notice();
+	test_idle();
+	test_arrival(false);
+	test_arrival(true);
+	return UNIT_DONE("reader");
+}
