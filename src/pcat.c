@@ -44,7 +44,8 @@ struct opts {
 
 static const struct ps_opt options[] = {
 	PS_OPT_FORCE_ROW,
-	PS_OPT("merge", 'm', PS_ARG_NONE, NULL, "merge the inputs into one stream in sample time order"),
+	PS_OPT("merge", 'm', PS_ARG_NONE, NULL,
+	       "merge the inputs into one stream in sample time order"),
 	PS_OPT("data", OPT_DATA, PS_ARG_NONE, NULL,
 	       "write a perf.data file (with -o FILE) instead of a stream"),
 	PS_OPT("distinct", OPT_DISTINCT, PS_ARG_NONE, NULL,

@@ -110,8 +110,8 @@ void ps_args__init(struct ps_args *a, const struct ps_cmdline *cl, int argc, cha
 			if (nl >= PS_ARGS_MAX)
 				abort(); /* our table, our bug */
 			if (r->name)
-				a->longbuf[nl++] = (struct option){ r->name, has_arg[r->arg], NULL,
-					                            r->key };
+				a->longbuf[nl++] =
+				        (struct option){ r->name, has_arg[r->arg], NULL, r->key };
 			if (r->key > 0 && r->key < 0x100) {
 				a->shortopts[ns++] = (char)r->key;
 				if (r->arg == PS_ARG_REQUIRED)
@@ -206,7 +206,9 @@ static int left_of(const struct ps_opt *r, char *buf, size_t size)
 		n = snprintf(buf, size, "      ");
 	if (r->name && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, "--%s%s%s%s", r->name,
-		              r->argname && r->arg == PS_ARG_OPTIONAL ? "[=" : r->argname ? " " : "",
+		              r->argname && r->arg == PS_ARG_OPTIONAL ? "[=" :
+		              r->argname                              ? " " :
+		                                                        "",
 		              r->argname ? r->argname : "",
 		              r->argname && r->arg == PS_ARG_OPTIONAL ? "]" : "");
 	else if (r->argname && n >= 0 && (size_t)n < size)
