@@ -591,8 +591,6 @@ int main(int argc, char **argv)
 		fclose(stdout);
 	else if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
-	if (err.code && err.code != PS_EPIPE && err.detail[0])
-		ps_warn(&err);
 	ps_flame__delete(c.tree);
 	ps_flame__delete(before);
 	free(c.names);
@@ -600,7 +598,5 @@ int main(int argc, char **argv)
 	free(c.kinds);
 	free(c.fb.buf);
 	free(c.name);
-	if (err.code == PS_EUSAGE)
-		return 2;
-	return err.code && err.code != PS_EPIPE ? 1 : 0;
+	return ps_finish(&err);
 }
