@@ -112,7 +112,7 @@ void ps_args__init(struct ps_args *a, const struct ps_cmdline *cl, int argc, cha
 			if (r->name)
 				a->longbuf[nl++] =
 				        (struct option){ r->name, has_arg[r->arg], NULL, r->key };
-			if (r->key > 0 && r->key < 0x100) {
+			if (r->key > 0 && r->key < 0x100 && r->help) {
 				a->shortopts[ns++] = (char)r->key;
 				if (r->arg == PS_ARG_REQUIRED)
 					a->shortopts[ns++] = ':';
@@ -232,19 +232,23 @@ void ps_cmdline__help(const struct ps_cmdline *cl, FILE *fp)
 	fputc('\n', fp);
 	for (i = 0; i < 2; i++)
 		for (r = i ? help_rows : cl->opts; r->name || r->key; r++) {
+			if (!r->help)
+				continue;
 			n = left_of(r, left, sizeof(left)) + 2;
 			if (n > col && n <= HELP_COL_MAX)
 				col = n;
 		}
 	for (i = 0; i < 2; i++)
 		for (r = i ? help_rows : cl->opts; r->name || r->key; r++) {
+			if (!r->help)
+				continue; /* another name of the row before */
 			n = left_of(r, left, sizeof(left));
 			fputs(left, fp);
 			if (n + 2 > col)
 				fprintf(fp, "\n%*s", col, "");
 			else
 				fprintf(fp, "%*s", col - n, "");
-			for (h = r->help ? r->help : ""; (nl = strchr(h, '\n')); h = nl + 1)
+			for (h = r->help; (nl = strchr(h, '\n')); h = nl + 1)
 				fprintf(fp, "%.*s\n%*s", (int)(nl - h), h, col, "");
 			fprintf(fp, "%s\n", h);
 		}

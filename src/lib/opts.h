@@ -96,7 +96,8 @@ enum {
  * @key: the letter ('o'), or a code from PS_OPT_LONG up for a long-only option
  * @arg: what it takes
  * @argname: the argument's name in --help ("FILE"), or NULL
- * @help: its line in --help; a '\n' continues it on the next line
+ * @help: its line in --help; a '\n' continues it on the next line; NULL for another
+ *        long name of the row before (not shown, no letter)
  * @group: PS_OPTG_OWN, or the shared option the parser stores itself
  *
  * A table ends with a row whose @name and @key are 0.
