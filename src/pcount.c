@@ -1196,7 +1196,7 @@ int main(int argc, char **argv)
 	struct ps_record rec;
 	struct opts o;
 	size_t k;
-	int r = 0, ready = 1;
+	int r = 0, ready = 1, status;
 
 	ps_progname = "pcount";
 	ps_signals__init();
@@ -1293,6 +1293,7 @@ out:
 		fclose(stdout); /* it failed already, and that was said */
 	else if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
+	status = ps_finish(&err); /* before what it names is freed */
 	ps_input__close(c->in);
 	ps_filter__delete(c->where);
 	ps_symbols__delete(c->syms);
@@ -1303,5 +1304,5 @@ out:
 	free(c->open);
 	free(c);
 	free_opts(&o);
-	return ps_finish(&err);
+	return status;
 }

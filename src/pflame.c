@@ -522,7 +522,7 @@ int main(int argc, char **argv)
 	struct ps_flame *before = NULL;
 	struct ctx c = { 0 };
 	struct opts o;
-	int rc = 0;
+	int rc = 0, status;
 
 	ps_progname = "pflame";
 	ps_signals__init();
@@ -568,6 +568,7 @@ int main(int argc, char **argv)
 		fclose(stdout);
 	else if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
+	status = ps_finish(&err); /* before what it names is freed */
 	ps_flame__delete(c.tree);
 	ps_flame__delete(before);
 	free(c.names);
@@ -575,5 +576,5 @@ int main(int argc, char **argv)
 	free(c.kinds);
 	free(c.fb.buf);
 	free(c.name);
-	return ps_finish(&err);
+	return status;
 }
