@@ -198,6 +198,8 @@ int ps_args__next(struct ps_args *a)
 /* the left column of a row: "  -o, --output FILE" */
 static int left_of(const struct ps_opt *r, char *buf, size_t size)
 {
+	/* an optional argument is --name[=ARG], unless its name says it as "[...]" */
+	bool bracketed = r->argname && r->arg == PS_ARG_OPTIONAL && r->argname[0] != '[';
 	int n;
 
 	if (r->key > 0 && r->key < 0x100)
@@ -206,11 +208,10 @@ static int left_of(const struct ps_opt *r, char *buf, size_t size)
 		n = snprintf(buf, size, "      ");
 	if (r->name && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, "--%s%s%s%s", r->name,
-		              r->argname && r->arg == PS_ARG_OPTIONAL ? "[=" :
-		              r->argname                              ? " " :
-		                                                        "",
-		              r->argname ? r->argname : "",
-		              r->argname && r->arg == PS_ARG_OPTIONAL ? "]" : "");
+		              !r->argname ? "" :
+		              bracketed   ? "[=" :
+		                            " ",
+		              r->argname ? r->argname : "", bracketed ? "]" : "");
 	else if (r->argname && n >= 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, " %s", r->argname);
 	return n < 0 ? 0 : n;
