@@ -322,12 +322,6 @@ static void spool_check_owner(const char *dir)
 		ps_die(&err);
 }
 
-static PS_NORETURN void out_of_memory(void)
-{
-	ps_msg("out of memory");
-	exit(1);
-}
-
 static char *xasprintf(const char *fmt, ...) PS_PRINTF(1, 2);
 
 static char *xasprintf(const char *fmt, ...)
@@ -340,7 +334,7 @@ static char *xasprintf(const char *fmt, ...)
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		out_of_memory();
+		ps_die_nomem();
 	return s;
 }
 
@@ -350,7 +344,7 @@ static char *printable(const char *s)
 	char *t = malloc(strlen(s) * 4 + 1), *p = t;
 
 	if (!t)
-		out_of_memory();
+		ps_die_nomem();
 	for (; *s; s++)
 		if (*s >= 0x20 && *s < 0x7f && *s != '\\')
 			*p++ = *s;
@@ -366,7 +360,7 @@ static char *sql_string(const char *s)
 	char *t = malloc(strlen(s) * 4 + 3), *p = t;
 
 	if (!t)
-		out_of_memory();
+		ps_die_nomem();
 	*p++ = '\'';
 	for (; *s; s++)
 		if (*s == '\'' || *s == '\\')
@@ -582,7 +576,7 @@ static void spool_load_create(struct loader *l)
 		return;
 	text = malloc(CREATE_MAX + 1);
 	if (!text)
-		out_of_memory();
+		ps_die_nomem();
 	len = fread(text, 1, CREATE_MAX, f);
 	fclose(f);
 	text[len] = 0;
@@ -634,7 +628,7 @@ static void spool_resume(struct loader *l)
 		char **nn = realloc(names, (n + 1) * sizeof(*names));
 
 		if (!nn || !(nn[n] = strdup(e->d_name)))
-			out_of_memory();
+			ps_die_nomem();
 		names = nn;
 		n++;
 	}
@@ -1158,7 +1152,7 @@ static void seal_written(struct loader *l)
 		i = end;
 	}
 	if (nb.failed)
-		out_of_memory();
+		ps_die_nomem();
 	l->spooled += nb.len;
 	l->spooled -= rest.len < l->spooled ? rest.len : l->spooled;
 	ps_json_buf__release(&rest);

@@ -38,14 +38,7 @@ uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, co
 	return ns;
 }
 
-void ps_usage(FILE *fp, int status, const char *usage_line, const char *help)
-{
-	fputs(usage_line, fp);
-	if (fp == stdout) {
-		fputs(help, fp);
-		exit(ps_finish_stdout() ? 1 : status);
-	}
-	exit(status);
+exit(status);
 }
 
 void ps_print_version(void)

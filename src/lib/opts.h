@@ -33,12 +33,6 @@ uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *w
 uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, const char *what);
 
 /**
- * ps_usage() - print @usage_line on @fp and exit with @status; on stdout (--help) add
- * @help and exit 1 instead when stdout cannot be written.
- */
-_Noreturn void ps_usage(FILE *fp, int status, const char *usage_line, const char *help);
-
-/**
  * ps_print_version() - print "PROG (pstream) VERSION" on stdout and exit 0
  * (1 if stdout cannot be written).
  */
