@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * opts.c - number and duration parsing, --version, checked close of stdout.
+ * opts.c - the command line from a table, number and duration parsing, --version,
+ * checked close of stdout.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -36,9 +37,6 @@ uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, co
 	if (ps_duration__parse(arg ? arg : "", min_ns, max_ns, &ns, &err))
 		ps_usage_error("%s: %s", what, err.detail);
 	return ns;
-}
-
-exit(status);
 }
 
 void ps_print_version(void)
