@@ -121,6 +121,7 @@ static PS_NORETURN void bad_option(struct ps_args *a, int c)
 {
 	const char *typed = optind > 0 && optind <= a->argc ? a->argv[optind - 1] : "";
 	const struct ps_opt *r = optopt ? row_of(a->cl, optopt) : NULL;
+	bool known = r || optopt == 'h' || optopt == 'V';
 	int len = (int)strcspn(typed, "=");
 
 	if (strncmp(typed, "--", 2) != 0) {
@@ -130,7 +131,7 @@ static PS_NORETURN void bad_option(struct ps_args *a, int c)
 			ps_msg("unknown option '-%c'", optopt);
 	} else if (c == ':') {
 		ps_msg("option '%.*s' needs an argument", len, typed);
-	} else if (r && typed[len] == '=') {
+	} else if (known && typed[len] == '=') {
 		ps_msg("option '%.*s' takes no argument", len, typed);
 	} else {
 		ps_msg("unknown option '%.*s'", len, typed);
