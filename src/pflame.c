@@ -216,29 +216,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- output ---- */
 
-static char *expand(const char *pattern, uint64_t n)
-{
-	size_t cap = strlen(pattern) + 32, len = 0;
-	char *r = malloc(cap);
-	const char *p;
-
-	if (!r)
-		return NULL;
-	for (p = pattern; *p; p++) {
-		if (*p == '%' && p[1] == 'n') {
-			len += (size_t)snprintf(r + len, cap - len, "%" PRIu64, n);
-			p++;
-		} else if (*p == '%' && p[1] == '%') {
-			r[len++] = '%';
-			p++;
-		} else {
-			r[len++] = *p;
-		}
-	}
-	r[len] = 0;
-	return r;
-}
-
 /*
  * Open -o (interval @n's name) by the rules of every output (files.h): a regular file is
  * written under a temporary name and renamed, so whoever watches the name sees a complete
@@ -247,7 +224,7 @@ static char *expand(const char *pattern, uint64_t n)
 static int open_output(struct ctx *c, uint64_t n, struct ps_error *err)
 {
 	free(c->name);
-	c->name = expand(c->o->output, n);
+	c->name = ps_outpath__expand(NULL, c->o->output, n, 0, NULL);
 	if (!c->name)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	c->of = ps_outfile__create(c->name, c->o->inputs, c->o->ninputs, err);
