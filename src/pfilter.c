@@ -166,8 +166,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		ps_usage_error("--start is after --stop");
 }
 
-/* Print a filter error: one line, then the operand and a caret under the spot. */
-static PS_NORETURN void filter_error(const struct ps_filter_error *fe)
+/*
+ * Print a filter error: one line, then the operand and a caret under the spot.
+ * Return: the exit status: 2 for a mistake in the expression, 1 for the stream's
+ * (no field of that name in its events).
+ */
+static int filter_error(const struct ps_filter_error *fe)
 {
 	char *caret = ps_filter_error__caret(fe);
 
@@ -177,7 +181,7 @@ static PS_NORETURN void filter_error(const struct ps_filter_error *fe)
 		ps_msg("%s", fe->msg);
 	ps_caret(caret);
 	free(caret);
-	exit(fe->text ? 2 : 1);
+	return fe->text ? 2 : 1;
 }
 
 static int explain(const struct ps_filter *f)
@@ -485,7 +489,7 @@ static bool start(struct run *r, bool final)
 			return false;
 		ps_output__close(r->out, NULL);
 		ps_input__close(r->in);
-		filter_error(&fe);
+		exit(filter_error(&fe)); /* until the reading driver (issue 22) returns it */
 	}
 	r->started = true;
 	if (!r->want_stream)
@@ -612,7 +616,7 @@ int main(int argc, char **argv)
 
 	r.filter = ps_filter__parse(o.nexpr, o.expr, &fe);
 	if (!r.filter)
-		filter_error(&fe);
+		return filter_error(&fe);
 	if (o.invert && ps_filter__invert(r.filter))
 		ps_die_nomem();
 	if (o.explain) {
