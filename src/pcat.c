@@ -3,7 +3,6 @@
  * pcat - pass a perf event stream through, turn a perf.data file into a stream, and
  * concatenate the pieces of one recording.  See pcat(1).
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +24,7 @@
 static const char usage_text[] = "usage: pcat [-fmq] [--data] [--distinct] [-o file] [file ...]\n";
 
 enum {
-	OPT_DATA = 256,
+	OPT_DATA = PS_OPT_LONG,
 	OPT_DISTINCT,
 };
 
@@ -43,49 +42,38 @@ struct opts {
 	char **inputs; /* operands; none means standard input */
 };
 
-static const char help_text[] =
-        "\nPass a perf event stream through, turn perf.data files into a stream,\n"
-        "and concatenate the pieces of one recording (in either byte order).\n\n"
-        "  -f, --force        write the binary stream even to a terminal\n"
-        "  -m, --merge        merge the inputs into one stream in sample time order\n"
-        "      --data         write a perf.data file (with -o FILE) instead of a stream\n"
-        "      --distinct     with -m: the inputs are different recordings (hosts, runs),\n"
-        "                     never pieces of one, even with the same events and ids\n"
-        "  -o, --output FILE  write to FILE instead of standard output (never an input)\n"
-        "  -q, --quiet        no progress line for a large file (none with -m)\n"
-        "  -h, --help         show this help\n"
-        "  -V, --version      show the version\n";
+static const struct ps_opt options[] = {
+	PS_OPT_FORCE_ROW,
+	PS_OPT("merge", 'm', PS_ARG_NONE, NULL,
+	       "merge the inputs into one stream in sample time order"),
+	PS_OPT("data", OPT_DATA, PS_ARG_NONE, NULL,
+	       "write a perf.data file (with -o FILE) instead of a stream"),
+	PS_OPT("distinct", OPT_DISTINCT, PS_ARG_NONE, NULL,
+	       "with -m: the inputs are different recordings (hosts, runs),\n"
+	       "never pieces of one, even with the same events and ids"),
+	PS_OPT_OUTPUT_ROW,
+	{ "quiet", 'q', PS_ARG_NONE, NULL, "no progress line for a large file (none with -m)",
+	  PS_OPTG_QUIET },
+	{ 0 },
+};
 
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
-}
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Pass a perf event stream through, turn perf.data files into a stream,\n"
+	         "and concatenate the pieces of one recording (in either byte order).\n",
+	.opts = options,
+};
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "data", no_argument, NULL, OPT_DATA },
-		{ "distinct", no_argument, NULL, OPT_DISTINCT },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "merge", no_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' }, /* no progress line */
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
 	int c, i, nstdin;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Vfhmo:q", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
-		case 'V':
-			ps_print_version();
-		case 'f':
-			o->force = true;
-			break;
-		case 'h':
-			usage(stdout, 0);
 		case 'm':
 			o->merge = true;
 			break;
@@ -95,18 +83,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_DISTINCT:
 			o->distinct = true;
 			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		default:
-			usage(stderr, 2);
 		}
 	}
-	o->ninputs = argc - optind;
-	o->inputs = argv + optind;
+	o->output = co.output;
+	o->force = co.force;
+	o->quiet = co.quiet;
+	o->ninputs = argc - a.optind;
+	o->inputs = argv + a.optind;
 	for (i = 0, nstdin = 0; i < o->ninputs; i++)
 		nstdin += strcmp(o->inputs[i], "-") == 0;
 	if (o->distinct && !o->merge)

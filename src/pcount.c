@@ -4,7 +4,6 @@
  * once at the end or per interval (a top-style live view).  See pcount(1).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -35,7 +34,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded] [file]\n";
+        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
@@ -51,14 +50,15 @@ struct opts {
 	struct ps_key *keys;               /* -b */
 	struct ps_key_sum *sums[MAX_SUMS]; /* -s */
 	int nsums;
-	const char *where;    /* -w */
-	uint64_t interval_ns; /* -i, 0: one table at the end */
-	uint64_t late_ns;     /* -l */
-	uint64_t top;         /* -n, 0: all */
-	bool json;            /* -j */
-	bool folded;          /* --folded: stacks as perf's stackcollapse writes them */
-	bool pace;            /* --pace */
-	bool quiet;           /* -q: no progress line */
+	const char *where;          /* -w */
+	uint64_t interval_ns;       /* -i, 0: one table at the end */
+	uint64_t late_ns;           /* -l */
+	uint64_t top;               /* -n, 0: all */
+	bool json;                  /* -j */
+	bool folded;                /* --folded: stacks as perf's stackcollapse writes them */
+	bool pace;                  /* --pace */
+	bool quiet;                 /* -q: no progress line */
+	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
 	const char *input;
 };
 
@@ -136,30 +136,44 @@ struct ctx {
 
 static volatile sig_atomic_t resized;
 
-static const char help_text[] =
-        "\nCount the samples of a perf event stream by keys.\n\n"
-        "  -b, --by KEYS          comma-separated keys: event (default), comm, pid,\n"
-        "                         tid, cpu, syscall, errno, sym, dso, a tracepoint\n"
-        "                         field, FIELD/SIZE; checked against the stream\n"
-        "      --folded           count folded stacks (comm;outer;...;inner COUNT),\n"
-        "                         as perf's stackcollapse writes them\n"
-        "  -i, --interval TIME    print a table every TIME of sample time\n"
-        "                         (5, 5s, 500ms, 2m; 1ms to 24h)\n"
-        "  -j, --json             JSON output (one document per table)\n"
-        "  -l, --late TIME        with -i: how late a sample may arrive and still\n"
-        "                         count in its interval (default 3s)\n"
-        "  -n, --top N            print the N largest rows only\n"
-        "      --pace             with -i: replay at the speed of the recording\n"
-        "  -q, --quiet            no progress line for a large file\n"
-        "  -s, --sum [NAME=]FIELD add up FIELD (or count EVENT) in a column;\n"
-        "                         repeatable; rows sort by the first sum\n"
-        "  -w, --where EXPR       count only samples that match EXPR (pfilter(1))\n"
-        "  -h, --help             show this help\n"
-        "  -V, --version          show the version\n";
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
-}
+enum {
+	OPT_FOLDED = PS_OPT_LONG,
+	OPT_PACE,
+};
+
+static const struct ps_opt options[] = {
+	PS_OPT("by", 'b', PS_ARG_REQUIRED, "KEYS",
+	       "comma-separated keys: event (default), comm, pid,\n"
+	       "tid, cpu, syscall, errno, sym, dso, a tracepoint\n"
+	       "field, FIELD/SIZE; checked against the stream"),
+	PS_OPT("folded", OPT_FOLDED, PS_ARG_NONE, NULL,
+	       "count folded stacks (comm;outer;...;inner COUNT),\n"
+	       "as perf's stackcollapse writes them"),
+	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
+	       "print a table every TIME of sample time\n"
+	       "(5, 5s, 500ms, 2m; 1ms to 24h)"),
+	PS_OPT("json", 'j', PS_ARG_NONE, NULL, "JSON output (one document per table)"),
+	PS_OPT("late", 'l', PS_ARG_REQUIRED, "TIME",
+	       "with -i: how late a sample may arrive and still\n"
+	       "count in its interval (default 3s)"),
+	PS_OPT("top", 'n', PS_ARG_REQUIRED, "N", "print the N largest rows only"),
+	PS_OPT("pace", OPT_PACE, PS_ARG_NONE, NULL,
+	       "with -i: replay at the speed of the recording"),
+	PS_OPT_QUIET_ROW,
+	PS_OPT("sum", 's', PS_ARG_REQUIRED, "[NAME=]FIELD",
+	       "add up FIELD (or count EVENT) in a column;\n"
+	       "repeatable; rows sort by the first sum"),
+	PS_OPT("where", 'w', PS_ARG_REQUIRED, "EXPR",
+	       "count only samples that match EXPR (pfilter(1))"),
+	PS_OPT_SYMBOL_FILES_ROWS,
+	{ 0 },
+};
+
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Count the samples of a perf event stream by keys.\n",
+	.opts = options,
+};
 
 static void parse_keys(const char *list, struct opts *o)
 {
@@ -185,75 +199,55 @@ static void parse_sum(const char *arg, struct opts *o)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "late", required_argument, NULL, 'l' },
-		{ "pace", no_argument, NULL, 'P' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "sum", required_argument, NULL, 's' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "where", required_argument, NULL, 'w' },
-		{ "folded", no_argument, NULL, 'F' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
 	const char *by = "event";
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->late_ns = DEFAULT_LATE;
-	while ((c = getopt_long(argc, argv, "Vb:hi:jl:n:qs:w:", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
-		case 'V':
-			ps_print_version();
 		case 'b':
-			by = optarg;
+			by = a.arg;
 			break;
-		case 'h':
-			usage(stdout, 0);
 		case 'i':
-			o->interval_ns = ps_parse_duration(optarg, PS_NS_PER_SEC / 1000,
+			o->interval_ns = ps_parse_duration(a.arg, PS_NS_PER_SEC / 1000,
 			                                   86400 * PS_NS_PER_SEC, "--interval");
 			break;
 		case 'j':
 			o->json = true;
 			break;
 		case 'l':
-			o->late_ns = ps_parse_duration(optarg, 0, 3600 * PS_NS_PER_SEC, "--late");
-			break;
-		case 'P':
-			o->pace = true;
+			o->late_ns = ps_parse_duration(a.arg, 0, 3600 * PS_NS_PER_SEC, "--late");
 			break;
 		case 'n':
-			o->top = ps_parse_u64(optarg, 1, UINT64_MAX, "--top");
+			o->top = ps_parse_u64(a.arg, 1, UINT64_MAX, "--top");
 			break;
 		case 's':
-			parse_sum(optarg, o);
-			break;
-		case 'q':
-			o->quiet = true;
+			parse_sum(a.arg, o);
 			break;
 		case 'w':
-			o->where = optarg;
+			o->where = a.arg;
 			break;
-		case 'F':
+		case OPT_FOLDED:
 			o->folded = true;
 			break;
-		default:
-			usage(stderr, 2);
+		case OPT_PACE:
+			o->pace = true;
+			break;
 		}
 	}
+	o->quiet = co.quiet;
+	o->sym = co.sym;
 	parse_keys(by, o);
 	if (o->folded && (o->json || o->nsums))
 		ps_usage_error("--folded counts stacks: no --json, no --sum");
-	if (argc - optind > 1)
+	if (argc - a.optind > 1)
 		ps_usage_error("one input at most");
-	o->input = optind < argc ? argv[optind] : "-";
+	o->input = a.optind < argc ? argv[a.optind] : "-";
 }
-
 /* ---- the table ---- */
 
 static uint64_t hash(const char *s, size_t len)
@@ -1176,13 +1170,13 @@ int main(int argc, char **argv)
 	struct ctx *c = calloc(1, sizeof(*c));
 	struct opts o;
 	size_t k;
-	int r = 0;
+	int r = 0, status;
 
 	ps_progname = "pcount";
 	ps_signals__init();
 	parse_args(argc, argv, &o);
 	if (!c)
-		ps_usage_error("out of memory");
+		ps_die_nomem();
 	c->o = &o;
 	if (o.where) {
 		const char *e = o.where;
@@ -1204,6 +1198,7 @@ int main(int argc, char **argv)
 	ro.idle_ms = IDLE_MS;
 	ro.symbols = o.folded || ps_key__needs_symbols(o.keys) ||
 	             (c->where && ps_filter__uses_symbols(c->where));
+	ro.sym = &o.sym;
 	/* with -i the tables are written as the input is read */
 	ro.progress = !o.quiet;
 	ro.stdout_busy = o.interval_ns != 0;
@@ -1264,8 +1259,7 @@ out:
 		fclose(stdout); /* it failed already, and that was said */
 	else if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
-	if (err.code && err.code != PS_EPIPE && err.detail[0])
-		ps_warn(&err);
+	status = ps_finish(&err); /* before what it names is freed */
 	ps_reader__close(c->rd);
 	ps_filter__delete(c->where);
 	free(c->fold.buf);
@@ -1275,7 +1269,5 @@ out:
 	free(c->open);
 	free(c);
 	free_opts(&o);
-	if (err.code == PS_EUSAGE)
-		return 2;
-	return err.code && err.code != PS_EPIPE ? 1 : 0;
+	return status;
 }

@@ -11,7 +11,6 @@
  * undecided sample waits in the arrival queue below until every sample before it is
  * decided.  Otherwise each sample is decided as it is read and nothing waits.
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +29,15 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] = "usage: pfilter [-cfqv] [--explain] [--only-samples] "
-                                 "[--start time] [--stop time] [-i file] [-o file] "
+                                 "[--start time] [--stop time] [--symfs dir] [--kallsyms file] "
+                                 "[-i file] [-o file] "
                                  "[expression ...]\n";
 
 /* how long an idle input may keep samples waiting for their time order */
 #define IDLE_MS 30
 
 enum {
-	OPT_EXPLAIN = 256,
+	OPT_EXPLAIN = PS_OPT_LONG,
 	OPT_ONLY_SAMPLES,
 	OPT_KEEP_SIDEBAND,
 	OPT_START,
@@ -60,35 +60,42 @@ struct opts {
 	bool only_samples;  /* --only-samples: drop side-band records too */
 	bool quiet;         /* -q: no progress line */
 	struct bound start, stop;
-	int nexpr; /* operands, joined with "and" */
+	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
+	int nexpr;                  /* operands, joined with "and" */
 	const char *const *expr;
 };
 
-static const char help_text[] =
-        "\nKeep the samples of a perf event stream that match an expression; header\n"
-        "and side-band records pass unchanged.  Operands are joined with 'and'.\n\n"
-        "  -c, --count          print the number of matching samples, not a stream\n"
-        "      --explain        print the parsed expression and the part the kernel\n"
-        "                       could evaluate, without reading a stream\n"
-        "  -f, --force          write the binary stream even to a terminal\n"
-        "  -i, --input FILE     read FILE instead of standard input\n"
-        "      --keep-sideband  pass side-band records (the default)\n"
-        "  -o, --output FILE    write to FILE instead of standard output (never an input)\n"
-        "      --only-samples   drop side-band records too (COMM, MMAP...)\n"
-        "  -q, --quiet          no progress line for a large file\n"
-        "      --start TIME     drop samples before TIME (ns, 1.5s, 2m, or +100ms\n"
-        "                       after the first sample)\n"
-        "      --stop TIME      drop samples after TIME\n"
-        "  -v, --invert         keep the samples that do not match\n"
-        "  -h, --help           show this help\n"
-        "  -V, --version        show the version\n"
-        "\nExamples: pfilter comm=dd pid=42    pfilter 'event glob \"sched:*\" and not comm "
-        "startswith kworker'\n";
+static const struct ps_opt options[] = {
+	PS_OPT("count", 'c', PS_ARG_NONE, NULL,
+	       "print the number of matching samples, not a stream"),
+	PS_OPT("explain", OPT_EXPLAIN, PS_ARG_NONE, NULL,
+	       "print the parsed expression and the part the kernel\n"
+	       "could evaluate, without reading a stream"),
+	PS_OPT_FORCE_ROW,
+	PS_OPT("input", 'i', PS_ARG_REQUIRED, "FILE", "read FILE instead of standard input"),
+	PS_OPT("keep-sideband", OPT_KEEP_SIDEBAND, PS_ARG_NONE, NULL,
+	       "pass side-band records (the default)"),
+	PS_OPT_OUTPUT_ROW,
+	PS_OPT("only-samples", OPT_ONLY_SAMPLES, PS_ARG_NONE, NULL,
+	       "drop side-band records too (COMM, MMAP...)"),
+	PS_OPT_QUIET_ROW,
+	PS_OPT("start", OPT_START, PS_ARG_REQUIRED, "TIME",
+	       "drop samples before TIME (ns, 1.5s, 2m, or +100ms\n"
+	       "after the first sample)"),
+	PS_OPT("stop", OPT_STOP, PS_ARG_REQUIRED, "TIME", "drop samples after TIME"),
+	PS_OPT("invert", 'v', PS_ARG_NONE, NULL, "keep the samples that do not match"),
+	PS_OPT_SYMBOL_FILES_ROWS,
+	{ 0 },
+};
 
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
-}
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Keep the samples of a perf event stream that match an expression; header\n"
+	         "and side-band records pass unchanged.  Operands are joined with 'and'.\n",
+	.opts = options,
+	.epilog = "Examples: pfilter comm=dd pid=42    pfilter 'event glob \"sched:*\" and not "
+	          "comm startswith kworker'\n",
+};
 
 static void parse_bound(const char *arg, const char *what, struct bound *b)
 {
@@ -106,45 +113,19 @@ static void parse_bound(const char *arg, const char *what, struct bound *b)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "count", no_argument, NULL, 'c' },
-		{ "explain", no_argument, NULL, OPT_EXPLAIN },
-		{ "force", no_argument, NULL, 'f' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "invert", no_argument, NULL, 'v' },
-		{ "keep-sideband", no_argument, NULL, OPT_KEEP_SIDEBAND },
-		{ "only-samples", no_argument, NULL, OPT_ONLY_SAMPLES },
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "start", required_argument, NULL, OPT_START },
-		{ "stop", required_argument, NULL, OPT_STOP },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Vcfhi:o:qv", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
-		case 'V':
-			ps_print_version();
 		case 'c':
 			o->count = true;
 			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'h':
-			usage(stdout, 0);
 		case 'i':
-			o->input = optarg;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
+			o->input = a.arg;
 			break;
 		case 'v':
 			o->invert = true;
@@ -159,17 +140,19 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->only_samples = true;
 			break;
 		case OPT_START:
-			parse_bound(optarg, "--start", &o->start);
+			parse_bound(a.arg, "--start", &o->start);
 			break;
 		case OPT_STOP:
-			parse_bound(optarg, "--stop", &o->stop);
+			parse_bound(a.arg, "--stop", &o->stop);
 			break;
-		default:
-			usage(stderr, 2);
 		}
 	}
-	o->nexpr = argc - optind;
-	o->expr = (const char *const *)(argv + optind);
+	o->output = co.output;
+	o->force = co.force;
+	o->quiet = co.quiet;
+	o->sym = co.sym;
+	o->nexpr = argc - a.optind;
+	o->expr = (const char *const *)(argv + a.optind);
 	if (!o->nexpr && (o->invert || o->explain || (!o->start.set && !o->stop.set)))
 		ps_usage_error("an expression is needed, as in: pfilter comm=NAME");
 	if (o->start.set && o->stop.set && o->start.relative == o->stop.relative &&
@@ -177,8 +160,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		ps_usage_error("--start is after --stop");
 }
 
-/* Print a filter error: one line, then the operand and a caret under the spot. */
-static PS_NORETURN void filter_error(const struct ps_filter_error *fe)
+/*
+ * Print a filter error: one line, then the operand and a caret under the spot.
+ * Return: the exit status: 2 for a mistake in the expression, 1 for the stream's
+ * (no field of that name in its events).
+ */
+static int filter_error(const struct ps_filter_error *fe)
 {
 	char *caret = ps_filter_error__caret(fe);
 
@@ -188,7 +175,7 @@ static PS_NORETURN void filter_error(const struct ps_filter_error *fe)
 		ps_msg("%s", fe->msg);
 	ps_caret(caret);
 	free(caret);
-	exit(fe->text ? 2 : 1);
+	return fe->text ? 2 : 1;
 }
 
 static int explain(const struct ps_filter *f)
@@ -273,7 +260,7 @@ static bool start(struct run *r, bool final)
 			return false;
 		ps_output__close(r->out, NULL);
 		ps_reader__close(r->rd);
-		filter_error(&fe);
+		exit(filter_error(&fe));
 	}
 	r->started = true;
 	if (!r->want_stream)
@@ -346,11 +333,9 @@ int main(int argc, char **argv)
 
 	r.filter = ps_filter__parse(o.nexpr, o.expr, &fe);
 	if (!r.filter)
-		filter_error(&fe);
-	if (o.invert && ps_filter__invert(r.filter)) {
-		ps_msg("out of memory");
-		return 1;
-	}
+		return filter_error(&fe);
+	if (o.invert && ps_filter__invert(r.filter))
+		ps_die_nomem();
 	if (o.explain) {
 		status = explain(r.filter);
 		ps_filter__delete(r.filter);
@@ -377,6 +362,7 @@ int main(int argc, char **argv)
 	ro.input_flags = PS_INPUT_DECOMPRESS;
 	ro.idle_ms = IDLE_MS;
 	ro.symbols = ps_filter__uses_symbols(r.filter);
+	ro.sym = &o.sym;
 	/* samples in time order when the expression needs the world as of their time */
 	ro.unordered = !ps_filter__uses_comm(r.filter) && !ro.symbols && !o.start.relative &&
 	               !o.stop.relative;
@@ -400,15 +386,15 @@ int main(int argc, char **argv)
 			break;
 	if (r.out)
 		ps_output__close(r.out, r.oerr.code ? &spare : &r.oerr);
-	status = r.err.code || r.oerr.code ? 1 : 0;
-	if (r.oerr.code == PS_EPIPE)
-		status = 0;
-	else if (r.oerr.code)
+	/* a reader that went away ends quietly, whatever else happened */
+	status = r.oerr.code ? ps_exit_status(&r.oerr) : ps_exit_status(&r.err);
+	if (r.oerr.code && r.oerr.code != PS_EPIPE)
 		ps_warn(&r.oerr);
 	if (r.err.code && r.oerr.code != PS_EPIPE) {
 		if (!r.err.input && r.err.code != PS_ENOMEM)
 			r.err.input = ps_reader__name(r.rd);
 		ps_warn(&r.err);
+		status = status ? status : 1;
 	}
 	/* the count of what was read, even when the input broke off */
 	bad_count = o.count && count_out(&r);

@@ -5,7 +5,6 @@
  * the difference of two profiles.  See pflame(1).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -31,26 +30,44 @@ static const char usage_text[] =
         "usage: pflame [-df] [--icicle] [-b key] [-c palette] [-H px] [-i time] [-m px] "
         "[-o file] [-t title] [-w px] [--symfs dir] [--kallsyms file] [file ...]\n";
 
-static const char help_text[] =
-        "\nDraw the call chains of a perf event stream as an interactive SVG flame graph.\n\n"
-        "  -o, --output FILE      write the SVG to FILE (default: standard output);\n"
-        "                         with -i, %n in FILE is the interval's number\n"
-        "  -f, --folded           the inputs are folded stack lines ('a;b;c COUNT')\n"
-        "  -i, --interval TIME    one graph per TIME of sample time (5, 5s, 500ms, 2m;\n"
-        "                         needs -o)\n"
-        "  -d, --diff             two inputs, BEFORE and AFTER: draw AFTER, coloured by\n"
-        "                         the change of each frame's share (red grew, blue shrank)\n"
-        "  -b, --by comm|pid      root the stacks at the comm (default) or at comm-pid\n"
-        "  -t, --title TEXT       the graph's title\n"
-        "  -w, --width PX         the image's width (default 1200)\n"
-        "  -H, --height PX        the height of one frame (default 16)\n"
-        "  -m, --minwidth PX      leave out frames narrower than PX (default 0.1)\n"
-        "  -c, --colors PALETTE   hot (default), cool, mem, gray\n"
-        "      --icicle           roots at the top, stacks growing downwards\n"
-        "      --symfs DIR        look for the stream's objects under DIR\n"
-        "      --kallsyms FILE    kernel symbols from FILE (taken on the traced machine)\n"
-        "  -h, --help             show this help\n"
-        "  -V, --version          show the version\n";
+enum {
+	OPT_ICICLE = PS_OPT_LONG,
+};
+
+static const struct ps_opt options[] = {
+	{ "output", 'o', PS_ARG_REQUIRED, "FILE",
+	  "write the SVG to FILE (default: standard output);\n"
+	  "with -i, %n in FILE is the interval's number",
+	  PS_OPTG_OUTPUT },
+	PS_OPT("folded", 'f', PS_ARG_NONE, NULL,
+	       "the inputs are folded stack lines ('a;b;c COUNT')"),
+	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
+	       "one graph per TIME of sample time (5, 5s, 500ms, 2m;\n"
+	       "needs -o)"),
+	PS_OPT("diff", 'd', PS_ARG_NONE, NULL,
+	       "two inputs, BEFORE and AFTER: draw AFTER, coloured by\n"
+	       "the change of each frame's share (red grew, blue shrank)"),
+	PS_OPT("by", 'b', PS_ARG_REQUIRED, "comm|pid",
+	       "root the stacks at the comm (default) or at comm-pid"),
+	PS_OPT("title", 't', PS_ARG_REQUIRED, "TEXT", "the graph's title"),
+	PS_OPT("width", 'w', PS_ARG_REQUIRED, "PX", "the image's width (default 1200)"),
+	PS_OPT("height", 'H', PS_ARG_REQUIRED, "PX", "the height of one frame (default 16)"),
+	PS_OPT("minwidth", 'm', PS_ARG_REQUIRED, "PX",
+	       "leave out frames narrower than PX (default 0.1)"),
+	PS_OPT("colors", 'c', PS_ARG_REQUIRED, "PALETTE", "hot (default), cool, mem, gray"),
+	PS_OPT("colours", 'c', PS_ARG_REQUIRED, NULL, NULL),
+	PS_OPT("icicle", OPT_ICICLE, PS_ARG_NONE, NULL,
+	       "roots at the top, stacks growing downwards"),
+	PS_OPT_SYMBOL_FILES_ROWS,
+	{ 0 },
+};
+
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Draw the call chains of a perf event stream as an interactive SVG flame "
+	         "graph.\n",
+	.opts = options,
+};
 
 #define IDLE_MS 100
 
@@ -84,11 +101,6 @@ struct ctx {
 	char *name;            /* its name, kept for messages until the end */
 };
 
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
-}
-
 static double parse_double(const char *arg, double min, double max, const char *what)
 {
 	char *end;
@@ -121,30 +133,8 @@ static void check_pattern(const char *p, bool interval)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	enum {
-		OPT_ICICLE = 256,
-		OPT_SYMFS,
-		OPT_KALLSYMS
-	};
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, 'b' },
-		{ "colors", required_argument, NULL, 'c' },
-		{ "colours", required_argument, NULL, 'c' },
-		{ "diff", no_argument, NULL, 'd' },
-		{ "folded", no_argument, NULL, 'f' },
-		{ "height", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "icicle", no_argument, NULL, OPT_ICICLE },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "minwidth", required_argument, NULL, 'm' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "title", required_argument, NULL, 't' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "width", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
 	struct ps_error err = { 0 };
 	int c, pal;
 
@@ -152,24 +142,23 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->style.width = 1200;
 	o->style.height = 16;
 	o->style.minwidth = 0.1;
-	while ((c = getopt_long(argc, argv, "VH:b:c:dfhi:m:o:t:w:", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
-		case 'V':
-			ps_print_version();
 		case 'H':
-			o->style.height = (unsigned int)ps_parse_u64(optarg, 4, 200, "--height");
+			o->style.height = (unsigned int)ps_parse_u64(a.arg, 4, 200, "--height");
 			break;
 		case 'b':
-			if (strcmp(optarg, "pid") == 0)
+			if (strcmp(a.arg, "pid") == 0)
 				o->by_pid = true;
-			else if (strcmp(optarg, "comm") != 0)
-				ps_usage_error("--by: '%s' is neither comm nor pid", optarg);
+			else if (strcmp(a.arg, "comm") != 0)
+				ps_usage_error("--by: '%s' is neither comm nor pid", a.arg);
 			break;
 		case 'c':
-			pal = ps_flame_palette__parse(optarg);
+			pal = ps_flame_palette__parse(a.arg);
 			if (pal < 0)
 				ps_usage_error("--colors: '%s' is not one of hot, cool, mem, gray",
-				               optarg);
+				               a.arg);
 			o->style.palette = (enum ps_flame_palette)pal;
 			break;
 		case 'd':
@@ -178,40 +167,28 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'f':
 			o->folded = true;
 			break;
-		case 'h':
-			usage(stdout, 0);
 		case 'i':
-			if (ps_duration__parse(optarg, PS_NS_PER_SEC / 1000, 86400 * PS_NS_PER_SEC,
+			if (ps_duration__parse(a.arg, PS_NS_PER_SEC / 1000, 86400 * PS_NS_PER_SEC,
 			                       &o->interval_ns, &err))
 				ps_usage_error("--interval: %s", err.detail);
 			break;
 		case 'm':
-			o->style.minwidth = parse_double(optarg, 0, 1e6, "--minwidth");
-			break;
-		case 'o':
-			o->output = optarg;
+			o->style.minwidth = parse_double(a.arg, 0, 1e6, "--minwidth");
 			break;
 		case 't':
-			o->style.title = optarg;
+			o->style.title = a.arg;
 			break;
 		case 'w':
-			o->style.width =
-			        (unsigned int)ps_parse_u64(optarg, 100, 1000000, "--width");
+			o->style.width = (unsigned int)ps_parse_u64(a.arg, 100, 1000000, "--width");
 			break;
 		case OPT_ICICLE:
 			o->style.icicle = true;
 			break;
-		case OPT_SYMFS:
-			o->sym.symfs = optarg;
-			break;
-		case OPT_KALLSYMS:
-			o->sym.kallsyms = optarg;
-			break;
-		default:
-			usage(stderr, 2);
 		}
 	}
-	o->ninputs = argc - optind;
+	o->output = co.output;
+	o->sym = co.sym;
+	o->ninputs = argc - a.optind;
 	if (o->diff) {
 		if (o->ninputs != 2)
 			ps_usage_error("--diff: two inputs, BEFORE and AFTER");
@@ -220,8 +197,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	} else if (o->ninputs > 1) {
 		ps_usage_error("one input at most (two with --diff)");
 	}
-	o->inputs[0] = o->ninputs > 0 ? argv[optind] : "-";
-	o->inputs[1] = o->ninputs > 1 ? argv[optind + 1] : NULL;
+	o->inputs[0] = o->ninputs > 0 ? argv[a.optind] : "-";
+	o->inputs[1] = o->ninputs > 1 ? argv[a.optind + 1] : NULL;
 	if (o->diff && strcmp(o->inputs[0], "-") == 0 && strcmp(o->inputs[1], "-") == 0)
 		ps_usage_error("--diff: standard input can be only one of the two inputs");
 	if (o->folded && o->by_pid)
@@ -239,29 +216,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- output ---- */
 
-static char *expand(const char *pattern, uint64_t n)
-{
-	size_t cap = strlen(pattern) + 32, len = 0;
-	char *r = malloc(cap);
-	const char *p;
-
-	if (!r)
-		return NULL;
-	for (p = pattern; *p; p++) {
-		if (*p == '%' && p[1] == 'n') {
-			len += (size_t)snprintf(r + len, cap - len, "%" PRIu64, n);
-			p++;
-		} else if (*p == '%' && p[1] == '%') {
-			r[len++] = '%';
-			p++;
-		} else {
-			r[len++] = *p;
-		}
-	}
-	r[len] = 0;
-	return r;
-}
-
 /*
  * Open -o (interval @n's name) by the rules of every output (files.h): a regular file is
  * written under a temporary name and renamed, so whoever watches the name sees a complete
@@ -270,7 +224,7 @@ static char *expand(const char *pattern, uint64_t n)
 static int open_output(struct ctx *c, uint64_t n, struct ps_error *err)
 {
 	free(c->name);
-	c->name = expand(c->o->output, n);
+	c->name = ps_outpath__expand(NULL, c->o->output, n, 0, NULL);
 	if (!c->name)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	c->of = ps_outfile__create(c->name, c->o->inputs, c->o->ninputs, err);
@@ -512,7 +466,7 @@ int main(int argc, char **argv)
 	struct ps_flame *before = NULL;
 	struct ctx c = { 0 };
 	struct opts o;
-	int rc = 0;
+	int rc = 0, status;
 
 	ps_progname = "pflame";
 	ps_signals__init();
@@ -522,7 +476,7 @@ int main(int argc, char **argv)
 	c.lens = calloc(PS_FLAME_MAX_DEPTH, sizeof(*c.lens));
 	c.kinds = calloc(PS_FLAME_MAX_DEPTH, sizeof(*c.kinds));
 	if (!c.names || !c.lens || !c.kinds)
-		ps_usage_error("out of memory");
+		ps_die_nomem();
 	c.tree = ps_flame__new(0, &err);
 	if (!c.tree)
 		ps_die(&err);
@@ -558,8 +512,7 @@ int main(int argc, char **argv)
 		fclose(stdout);
 	else if (ps_finish_stdout() < 0 && !err.code)
 		err.code = PS_EWRITE;
-	if (err.code && err.code != PS_EPIPE && err.detail[0])
-		ps_warn(&err);
+	status = ps_finish(&err); /* before what it names is freed */
 	ps_flame__delete(c.tree);
 	ps_flame__delete(before);
 	free(c.names);
@@ -567,7 +520,5 @@ int main(int argc, char **argv)
 	free(c.kinds);
 	free(c.fb.buf);
 	free(c.name);
-	if (err.code == PS_EUSAGE)
-		return 2;
-	return err.code && err.code != PS_EPIPE ? 1 : 0;
+	return status;
 }

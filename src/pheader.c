@@ -7,7 +7,6 @@
  * The information is gathered as jansson objects (lib/header_json.h); the text dump is
  * rendered from the same objects as the JSON, so both always say the same thing.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -35,10 +34,13 @@ static const char usage_text[] =
 /* BUILD_ID records kept for the report; later ones are only counted */
 #define MAX_BUILD_IDS 100000
 #define NR_TYPES (PS_RECORD_TYPE_MAX + 1)
-#define OPT_STATS 256
-#define OPT_SCHEMA 257
-#define OPT_TABLE 258
-#define OPT_SYMBOLIC 259
+
+enum {
+	OPT_STATS = PS_OPT_LONG,
+	OPT_SCHEMA,
+	OPT_TABLE,
+	OPT_SYMBOLIC,
+};
 
 struct opts {
 	const char *input; /* the operand; "-" is standard input */
@@ -62,94 +64,82 @@ struct state {
 	bool to_end; /* the whole input was read */
 };
 
-static const char help_text[] =
-        "\nShow what the header records of a perf event stream say: events, features,\n"
-        "tracepoint formats, build-ids.  Reads up to FINISHED_INIT or the first sample\n"
-        "unless --all.\n\n"
-        "  -a, --all      read to the end: late build-ids and features, record counts\n"
-        "  -d, --dump     print the header as text (the default)\n"
-        "  -j, --json     print one JSON document instead\n"
-        "  -q, --quiet    no progress line while -a reads a large file\n"
-        "      --stats    read to the end and print only the record counts\n"
-        "      --schema [clickhouse | sql]\n"
-        "                 print the table the samples load into (ClickHouse CREATE TABLE,\n"
-        "                 or a plain SQL column list, the default)\n"
-        "      --table NAME  the table name for --schema clickhouse (default pstream)\n"
-        "      --symbolic    with --schema: a text column for each NAME_sym key that\n"
-        "                    ptojson --symbolic writes\n"
-        "  -h, --help     show this help\n"
-        "  -V, --version  show the version\n";
+static const struct ps_opt options[] = {
+	PS_OPT("all", 'a', PS_ARG_NONE, NULL,
+	       "read to the end: late build-ids and features, record counts"),
+	PS_OPT("dump", 'd', PS_ARG_NONE, NULL, "print the header as text (the default)"),
+	PS_OPT("json", 'j', PS_ARG_NONE, NULL, "print one JSON document instead"),
+	{ "quiet", 'q', PS_ARG_NONE, NULL, "no progress line while -a reads a large file",
+	  PS_OPTG_QUIET },
+	PS_OPT("stats", OPT_STATS, PS_ARG_NONE, NULL,
+	       "read to the end and print only the record counts"),
+	PS_OPT("schema", OPT_SCHEMA, PS_ARG_OPTIONAL, "[clickhouse | sql]",
+	       "print the table the samples load into (ClickHouse CREATE TABLE,\n"
+	       "or a plain SQL column list, the default)"),
+	PS_OPT("table", OPT_TABLE, PS_ARG_REQUIRED, "NAME",
+	       "the table name for --schema clickhouse (default pstream)"),
+	PS_OPT("symbolic", OPT_SYMBOLIC, PS_ARG_NONE, NULL,
+	       "with --schema: a text column for each NAME_sym key that\n"
+	       "ptojson --symbolic writes"),
+	{ 0 },
+};
 
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
-}
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Show what the header records of a perf event stream say: events, features,\n"
+	         "tracepoint formats, build-ids.  Reads up to FINISHED_INIT or the first sample\n"
+	         "unless --all.\n",
+	.opts = options,
+};
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "dump", no_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "schema", optional_argument, NULL, OPT_SCHEMA },
-		{ "stats", no_argument, NULL, OPT_STATS },
-		{ "symbolic", no_argument, NULL, OPT_SYMBOLIC },
-		{ "table", required_argument, NULL, OPT_TABLE },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
+	const char *arg;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "Vadhjq", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
+		arg = a.arg;
 		switch (c) {
-		case 'V':
-			ps_print_version();
 		case 'a':
 			o->all = true;
 			break;
 		case 'd':
 			break;
-		case 'h':
-			usage(stdout, 0);
 		case 'j':
 			o->json = true;
-			break;
-		case 'q':
-			o->quiet = true;
 			break;
 		case OPT_STATS:
 			o->stats = o->all = true;
 			break;
 		case OPT_SCHEMA:
 			/* "--schema clickhouse" as well as "--schema=clickhouse" */
-			if (!optarg && optind < argc &&
+			if (!arg && optind < argc &&
 			    (strcmp(argv[optind], "clickhouse") == 0 ||
 			     strcmp(argv[optind], "sql") == 0))
-				optarg = argv[optind++];
-			if (!optarg || strcmp(optarg, "sql") == 0)
+				arg = argv[optind++];
+			if (!arg || strcmp(arg, "sql") == 0)
 				o->schema = 1 + PS_SCHEMA_SQL;
-			else if (strcmp(optarg, "clickhouse") == 0)
+			else if (strcmp(arg, "clickhouse") == 0)
 				o->schema = 1 + PS_SCHEMA_CLICKHOUSE;
 			else
-				ps_usage_error("--schema: '%s' is not clickhouse or sql", optarg);
+				ps_usage_error("--schema: '%s' is not clickhouse or sql", arg);
 			break;
 		case OPT_SYMBOLIC:
 			o->symbolic = true;
 			break;
 		case OPT_TABLE:
-			if (!ps_schema__valid_table(optarg))
-				ps_usage_error("--table: '%s' is not NAME or DATABASE.NAME",
-				               optarg);
-			o->table = optarg;
+			if (!ps_schema__valid_table(arg))
+				ps_usage_error("--table: '%s' is not NAME or DATABASE.NAME", arg);
+			o->table = arg;
 			break;
-		default:
-			usage(stderr, 2);
 		}
 	}
-	if (argc - optind > 1)
+	o->quiet = co.quiet;
+	if (argc - a.optind > 1)
 		ps_usage_error("only one input at a time");
 	if (o->table && o->schema != 1 + PS_SCHEMA_CLICKHOUSE)
 		ps_usage_error("--table goes with --schema clickhouse");
@@ -157,13 +147,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		ps_usage_error("--symbolic goes with --schema");
 	if (o->schema && (o->all || o->json))
 		ps_usage_error("--schema reads the header only: no --all, --json or --stats");
-	o->input = optind < argc ? argv[optind] : "-";
-}
-
-static PS_NORETURN void out_of_memory(void)
-{
-	ps_msg("out of memory");
-	exit(1);
+	o->input = a.optind < argc ? argv[a.optind] : "-";
 }
 
 /* ---- reading ---- */
@@ -173,7 +157,7 @@ static void add_build_id(struct state *st, const struct ps_record *rec, bool swa
 	if (st->nr_build_ids++ >= MAX_BUILD_IDS)
 		return;
 	if (json_array_append_new(st->build_ids, ps_header_json__build_id(rec, swap)) < 0)
-		out_of_memory();
+		ps_die_nomem();
 }
 
 static void count(struct state *st, struct ps_session *s, const struct ps_record *rec)
@@ -237,7 +221,7 @@ static int read_input(struct ps_input *in, const struct opts *o, struct state *s
 static void put(json_t *o, const char *key, json_t *v)
 {
 	if (!v || json_object_set_new(o, key, v) < 0)
-		out_of_memory();
+		ps_die_nomem();
 }
 
 static json_t *records_json(const struct state *st)
@@ -246,7 +230,7 @@ static json_t *records_json(const struct state *st)
 	unsigned int t;
 
 	if (!o)
-		out_of_memory();
+		ps_die_nomem();
 	put(o, "TOTAL", ps_json_u64(st->total));
 	for (t = 0; t < NR_TYPES; t++) {
 		const char *name = ps_record_type_name(t);
@@ -270,12 +254,12 @@ static json_t *samples_json(struct ps_session *s, const struct state *st)
 	size_t i;
 
 	if (!arr)
-		out_of_memory();
+		ps_die_nomem();
 	ps_session__for_each_attr(s, a, i) {
 		json_t *e = json_object();
 
 		if (!e || json_array_append_new(arr, e) < 0)
-			out_of_memory();
+			ps_die_nomem();
 		put(e, "name", ps_json_string(a->name, strlen(a->name)));
 		put(e, "index", json_integer(a->idx));
 		put(e, "samples", ps_json_u64(i < PS_MAX_ATTRS ? st->samples[i] : 0));
@@ -284,7 +268,7 @@ static json_t *samples_json(struct ps_session *s, const struct state *st)
 		json_t *e = json_object();
 
 		if (!e || json_array_append_new(arr, e) < 0)
-			out_of_memory();
+			ps_die_nomem();
 		put(e, "name", json_null());
 		put(e, "samples", ps_json_u64(st->unattributed));
 	}
@@ -316,7 +300,7 @@ static json_t *build_doc(struct ps_input *in, const struct opts *o, struct state
 	size_t i;
 
 	if (!doc)
-		out_of_memory();
+		ps_die_nomem();
 	put(doc, "input", ps_json_string(name, strlen(name)));
 	put(doc, "format",
 	    json_string(ps_input__format(in) == PS_FORMAT_FILE ? "perf.data" : "pipe"));
@@ -325,11 +309,11 @@ static json_t *build_doc(struct ps_input *in, const struct opts *o, struct state
 	if (!o->stats) {
 		events = json_array();
 		if (!events)
-			out_of_memory();
+			ps_die_nomem();
 		put(doc, "events", events);
 		ps_session__for_each_attr(s, a, i) {
 			if (json_array_append_new(events, ps_header_json__attr(a)) < 0)
-				out_of_memory();
+				ps_die_nomem();
 		}
 		put(doc, "features", ps_header_json__features(s));
 		put(doc, "tracepoints", ps_header_json__tracepoints(s));
@@ -785,9 +769,9 @@ int main(int argc, char **argv)
 		ps_die(&err);
 	st = calloc(1, sizeof(*st));
 	if (!st || !(st->build_ids = json_array()))
-		out_of_memory();
+		ps_die_nomem();
 	if (o.all && !(st->counts = calloc(NR_TYPES, sizeof(*st->counts))))
-		out_of_memory();
+		ps_die_nomem();
 
 	/* Show what was read before saying what went wrong. */
 	read_input(in, &o, st, &err);
@@ -796,7 +780,7 @@ int main(int argc, char **argv)
 	doc = build_doc(in, &o, st, &err);
 	if (o.json) {
 		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0)
-			out_of_memory();
+			ps_die_nomem();
 		putchar('\n');
 	} else {
 		print_text(doc, &o);

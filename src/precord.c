@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -33,10 +32,13 @@ static const char usage_text[] =
 
 #define DRAIN_MS 10    /* the longest an event waits in a ring: the stream stays live */
 #define MANY_EVENTS 50 /* from this many events, say what takes the time on a terminal */
-#define OPT_FILTER 256
-#define OPT_DURATION 257
-#define OPT_NO_EXCLUDE_SELF 258
-#define OPT_CALL_GRAPH 259
+
+enum {
+	OPT_FILTER = PS_OPT_LONG,
+	OPT_DURATION,
+	OPT_NO_EXCLUDE_SELF,
+	OPT_CALL_GRAPH,
+};
 
 struct event_opt {
 	const char *spec;   /* -e */
@@ -65,34 +67,53 @@ struct workload {
 	int status;
 };
 
-static const char help_text[] =
-        "\nRecord kernel events into a perf pipe stream that perf script and perf report\n"
-        "read.  With a command, record it (and its children) while it runs.\n\n"
-        "  -a, --all-cpus         record every task on every CPU\n"
-        "  -C, --cpu CPUS         record every task on these CPUs (0-3,6)\n"
-        "  -c, --count PERIOD     sample every PERIOD events\n"
-        "  -e, --event EVENT      event to record (repeatable): cpu-clock, page-faults,\n"
-        "                         cycles, sched:sched_switch, 'syscalls:sys_enter_*'...\n"
-        "      --filter EXPR      kernel filter for the tracepoints of the -e before it\n"
-        "  -F, --freq HZ          sample software events HZ times a second (4000)\n"
-        "  -f, --force            write the binary stream even to a terminal\n"
-        "  -g                     record call chains (--call-graph fp)\n"
-        "      --call-graph MODE  fp: frame pointers; dwarf[,SIZE]: the user registers and\n"
-        "                         SIZE bytes of user stack (8192), unwound when read\n"
-        "  -k, --clockid CLOCK    time samples with CLOCK: monotonic (the default),\n"
-        "                         monotonic_raw, realtime, boottime, tai\n"
-        "  -l, --list             list the events that can be recorded\n"
-        "  -m, --mmap-pages PAGES ring size per CPU, a power of two (16 MiB, 64 MiB\n"
-        "                         over all CPUs at most)\n"
-        "  -o, --output FILE      write to FILE instead of standard output (the command\n"
-        "                         then keeps its own standard output)\n"
-        "  -p, --pid PID          record this process (and the children it starts)\n"
-        "  -q, --quiet            no summary line at the end, nor what it opens/closes\n"
-        "  -t, --tid TID          record this thread (and the children it starts)\n"
-        "      --duration TIME    stop after TIME (10, 10s, 500ms, 2m, 1h)\n"
-        "      --no-exclude-self  also record precord's own pipeline (-a, -C)\n"
-        "  -h, --help             show this help\n"
-        "  -V, --version          show the version\n";
+static const struct ps_opt options[] = {
+	PS_OPT("all-cpus", 'a', PS_ARG_NONE, NULL, "record every task on every CPU"),
+	PS_OPT("cpu", 'C', PS_ARG_REQUIRED, "CPUS", "record every task on these CPUs (0-3,6)"),
+	PS_OPT("count", 'c', PS_ARG_REQUIRED, "PERIOD", "sample every PERIOD events"),
+	PS_OPT("event", 'e', PS_ARG_REQUIRED, "EVENT",
+	       "event to record (repeatable): cpu-clock, page-faults,\n"
+	       "cycles, sched:sched_switch, 'syscalls:sys_enter_*'..."),
+	PS_OPT("filter", OPT_FILTER, PS_ARG_REQUIRED, "EXPR",
+	       "kernel filter for the tracepoints of the -e before it"),
+	PS_OPT("freq", 'F', PS_ARG_REQUIRED, "HZ",
+	       "sample software events HZ times a second (4000)"),
+	PS_OPT_FORCE_ROW,
+	PS_OPT(NULL, 'g', PS_ARG_NONE, NULL, "record call chains (--call-graph fp)"),
+	PS_OPT("call-graph", OPT_CALL_GRAPH, PS_ARG_REQUIRED, "MODE",
+	       "fp: frame pointers; dwarf[,SIZE]: the user registers and\n"
+	       "SIZE bytes of user stack (8192), unwound when read"),
+	PS_OPT("clockid", 'k', PS_ARG_REQUIRED, "CLOCK",
+	       "time samples with CLOCK: monotonic (the default),\n"
+	       "monotonic_raw, realtime, boottime, tai"),
+	PS_OPT("list", 'l', PS_ARG_NONE, NULL, "list the events that can be recorded"),
+	PS_OPT("mmap-pages", 'm', PS_ARG_REQUIRED, "PAGES",
+	       "ring size per CPU, a power of two (16 MiB, 64 MiB\n"
+	       "over all CPUs at most)"),
+	{ "output", 'o', PS_ARG_REQUIRED, "FILE",
+	  "write to FILE instead of standard output (the command\n"
+	  "then keeps its own standard output)",
+	  PS_OPTG_OUTPUT },
+	PS_OPT("pid", 'p', PS_ARG_REQUIRED, "PID",
+	       "record this process (and the children it starts)"),
+	{ "quiet", 'q', PS_ARG_NONE, NULL, "no summary line at the end, nor what it opens/closes",
+	  PS_OPTG_QUIET },
+	PS_OPT("tid", 't', PS_ARG_REQUIRED, "TID",
+	       "record this thread (and the children it starts)"),
+	PS_OPT("duration", OPT_DURATION, PS_ARG_REQUIRED, "TIME",
+	       "stop after TIME (10, 10s, 500ms, 2m, 1h)"),
+	PS_OPT("no-exclude-self", OPT_NO_EXCLUDE_SELF, PS_ARG_NONE, NULL,
+	       "also record precord's own pipeline (-a, -C)"),
+	{ 0 },
+};
+
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Record kernel events into a perf pipe stream that perf script and perf report\n"
+	         "read.  With a command, record it (and its children) while it runs.\n",
+	.opts = options,
+	.in_order = true, /* the first operand starts the command, whose options are its own */
+};
 
 /* --call-graph fp | dwarf[,SIZE], as perf record takes it */
 static void parse_call_graph(const char *arg, struct ps_recorder_config *cfg)
@@ -111,11 +132,6 @@ static void parse_call_graph(const char *arg, struct ps_recorder_config *cfg)
 		        (uint32_t)((ps_parse_u64(arg + 6, 8, 65528, "--call-graph dwarf,SIZE") +
 		                    7) &
 		                   ~7ull);
-}
-
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
 }
 
 /* -k: perf record's clock names (and aliases), a CLOCK_ prefix, or a number */
@@ -152,10 +168,8 @@ static void add_event(struct opts *o, const char *spec)
 {
 	struct event_opt *v = realloc(o->events, (size_t)(o->nr_events + 1) * sizeof(*v));
 
-	if (!v) {
-		ps_msg("out of memory");
-		exit(1);
-	}
+	if (!v)
+		ps_die_nomem();
 	o->events = v;
 	o->events[o->nr_events].spec = spec;
 	o->events[o->nr_events].filter = NULL;
@@ -164,28 +178,8 @@ static void add_event(struct opts *o, const char *spec)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "clockid", required_argument, NULL, 'k' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "event", required_argument, NULL, 'e' },
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "force", no_argument, NULL, 'f' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "no-exclude-self", no_argument, NULL, OPT_NO_EXCLUDE_SELF },
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "tid", required_argument, NULL, 't' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
 	bool have_c = false, have_f = false;
 	int c;
 
@@ -194,81 +188,69 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	/* sample times that map to the time of day (CLOCK_DATA), as perf record -k mono */
 	o->cfg.use_clockid = true;
 	o->cfg.clockid = CLOCK_MONOTONIC;
-	/* '+': the first operand starts the command, whose options are its own */
-	while ((c = getopt_long(argc, argv, "+C:F:Vac:e:fghk:lm:o:p:qt:", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
 		case 'C':
-			o->cfg.cpu_list = optarg;
+			o->cfg.cpu_list = a.arg;
 			break;
 		case 'F':
-			o->cfg.freq = ps_parse_u64(optarg, 1, 1000000, "-F");
+			o->cfg.freq = ps_parse_u64(a.arg, 1, 1000000, "-F");
 			have_f = true;
 			break;
-		case 'V':
-			ps_print_version();
 		case 'a':
 			o->all_cpus = true;
 			break;
 		case 'c':
-			o->cfg.period = ps_parse_u64(optarg, 1, UINT64_MAX >> 1, "-c");
+			o->cfg.period = ps_parse_u64(a.arg, 1, UINT64_MAX >> 1, "-c");
 			have_c = true;
 			break;
 		case 'e':
-			add_event(o, optarg);
-			break;
-		case 'f':
-			o->force = true;
+			add_event(o, a.arg);
 			break;
 		case 'g':
 			o->cfg.callchain = true;
 			o->cfg.stack_dump = 0;
 			break;
 		case OPT_CALL_GRAPH:
-			parse_call_graph(optarg, &o->cfg);
+			parse_call_graph(a.arg, &o->cfg);
 			break;
-		case 'h':
-			usage(stdout, 0);
 		case 'k':
-			o->cfg.clockid = parse_clockid(optarg);
+			o->cfg.clockid = parse_clockid(a.arg);
 			break;
 		case 'l':
 			o->list = true;
 			break;
 		case 'm':
-			o->cfg.mmap_pages = (unsigned int)ps_parse_u64(optarg, 1, 1u << 20, "-m");
-			break;
-		case 'o':
-			o->output = optarg;
+			o->cfg.mmap_pages = (unsigned int)ps_parse_u64(a.arg, 1, 1u << 20, "-m");
 			break;
 		case 'p':
-			o->cfg.pid = (pid_t)ps_parse_u64(optarg, 1, INT_MAX, "-p");
-			break;
-		case 'q':
-			o->quiet = true;
+			o->cfg.pid = (pid_t)ps_parse_u64(a.arg, 1, INT_MAX, "-p");
 			break;
 		case 't':
-			o->cfg.tid = (pid_t)ps_parse_u64(optarg, 1, INT_MAX, "-t");
+			o->cfg.tid = (pid_t)ps_parse_u64(a.arg, 1, INT_MAX, "-t");
 			break;
 		case OPT_DURATION:
 			/* up to 115 days, the longest poll() timeout in milliseconds */
 			o->duration =
-			        (double)ps_parse_duration(optarg, 1000000, 10000000 * PS_NS_PER_SEC,
+			        (double)ps_parse_duration(a.arg, 1000000, 10000000 * PS_NS_PER_SEC,
 			                                  "--duration") /
 			        1e9;
 			break;
 		case OPT_FILTER:
 			if (!o->nr_events)
 				ps_usage_error("--filter must follow the -e it applies to");
-			o->events[o->nr_events - 1].filter = optarg;
+			o->events[o->nr_events - 1].filter = a.arg;
 			break;
 		case OPT_NO_EXCLUDE_SELF:
 			o->cfg.exclude_self = false;
 			break;
-		default:
-			usage(stderr, 2);
 		}
 	}
-	o->cmd = argv + optind;
+	o->output = co.output;
+	o->force = co.force;
+	o->quiet = co.quiet;
+	o->cmd = argv + a.optind;
 	if (have_c && have_f)
 		ps_usage_error("-c and -F exclude each other");
 	if (o->cfg.pid && o->cfg.tid)

@@ -8,7 +8,6 @@
  * are written in that order, each a stream perf reads on its own (split.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdbool.h>
@@ -49,7 +48,7 @@ enum mode {
 };
 
 enum {
-	OPT_BY = 256,
+	OPT_BY = PS_OPT_LONG,
 	OPT_MAX_PIECES,
 	OPT_MAX_OPEN,
 	OPT_DATA,
@@ -71,36 +70,43 @@ struct opts {
 	const char *input;
 };
 
-static const char help_text[] =
-        "\nSplit a perf event stream into pieces, each a complete stream perf reads on\n"
-        "its own: the header records, the side-band its samples need, its samples.\n\n"
-        "      --by KEYS          one piece per value of KEYS (pcount's keys: event, comm,\n"
-        "                         pid, tid, cpu, syscall, FIELD, FIELD/SIZE...)\n"
-        "  -n, --count COUNT      COUNT samples per piece\n"
-        "  -t, --time SECONDS     SECONDS of sample time per piece (0.1, 500ms, 2m)\n"
-        "  -b, --bytes SIZE       pieces of at most SIZE bytes (k, m, g suffixes)\n"
-        "  -w, --where EXPR       keep only the samples that match EXPR (pfilter's language)\n"
-        "  -d, --dir DIR          write the pieces into DIR (made when missing)\n"
-        "  -o, --output PATTERN   piece file names: %n the piece number, %k its key,\n"
-        "                         %% a percent sign (default x%n-%k.pipe with --by,\n"
-        "                         else x%n.pipe)\n"
-        "      --max-pieces N     stop with an error rather than make more than N pieces\n"
-        "                         (default 1000)\n"
-        "      --max-open N       pieces open at once; others are closed and reopened\n"
-        "                         for appending (default 64)\n"
-        "      --data             write the pieces as perf.data files\n"
-        "  -v, --verbose          one line per piece on standard error\n"
-        "  -h, --help             show this help\n"
-        "  -V, --version          show the version\n"
-        "\nThe names of the pieces are printed on standard output, one a line.\n"
-        "Examples: psplit --by cpu -d cpus trace.pipe\n"
-        "          perf record -o - -a -e sched:sched_switch sleep 9 | psplit -t 1\n";
+static const struct ps_opt options[] = {
+	PS_OPT("by", OPT_BY, PS_ARG_REQUIRED, "KEYS",
+	       "one piece per value of KEYS (pcount's keys: event, comm,\n"
+	       "pid, tid, cpu, syscall, FIELD, FIELD/SIZE...)"),
+	PS_OPT("count", 'n', PS_ARG_REQUIRED, "COUNT", "COUNT samples per piece"),
+	PS_OPT("time", 't', PS_ARG_REQUIRED, "SECONDS",
+	       "SECONDS of sample time per piece (0.1, 500ms, 2m)"),
+	PS_OPT("bytes", 'b', PS_ARG_REQUIRED, "SIZE",
+	       "pieces of at most SIZE bytes (k, m, g suffixes)"),
+	PS_OPT("where", 'w', PS_ARG_REQUIRED, "EXPR",
+	       "keep only the samples that match EXPR (pfilter's language)"),
+	PS_OPT("dir", 'd', PS_ARG_REQUIRED, "DIR", "write the pieces into DIR (made when missing)"),
+	{ "output", 'o', PS_ARG_REQUIRED, "PATTERN",
+	  "piece file names: %n the piece number, %k its key,\n"
+	  "%% a percent sign (default x%n-%k.pipe with --by,\n"
+	  "else x%n.pipe)",
+	  PS_OPTG_OUTPUT },
+	PS_OPT("max-pieces", OPT_MAX_PIECES, PS_ARG_REQUIRED, "N",
+	       "stop with an error rather than make more than N pieces\n"
+	       "(default 1000)"),
+	PS_OPT("max-open", OPT_MAX_OPEN, PS_ARG_REQUIRED, "N",
+	       "pieces open at once; others are closed and reopened\n"
+	       "for appending (default 64)"),
+	PS_OPT("data", OPT_DATA, PS_ARG_NONE, NULL, "write the pieces as perf.data files"),
+	PS_OPT("verbose", 'v', PS_ARG_NONE, NULL, "one line per piece on standard error"),
+	{ 0 },
+};
 
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
-}
-
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Split a perf event stream into pieces, each a complete stream perf reads on\n"
+	         "its own: the header records, the side-band its samples need, its samples.\n",
+	.opts = options,
+	.epilog = "The names of the pieces are printed on standard output, one a line.\n"
+	          "Examples: psplit --by cpu -d cpus trace.pipe\n"
+	          "          perf record -o - -a -e sched:sched_switch sleep 9 | psplit -t 1\n",
+};
 /* "4096", "64k", "10m", "1g" as bytes */
 static uint64_t parse_size(const char *arg)
 {
@@ -132,51 +138,31 @@ static void set_mode(struct opts *o, enum mode m)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "bytes", required_argument, NULL, 'b' },
-		{ "count", required_argument, NULL, 'n' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "max-open", required_argument, NULL, OPT_MAX_OPEN },
-		{ "max-pieces", required_argument, NULL, OPT_MAX_PIECES },
-		{ "output", required_argument, NULL, 'o' },
-		{ "time", required_argument, NULL, 't' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "data", no_argument, NULL, OPT_DATA },
-		{ "version", no_argument, NULL, 'V' },
-		{ "where", required_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
 	const char *bad;
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->max_pieces = DEFAULT_MAX_PIECES;
 	o->max_open = DEFAULT_MAX_OPEN;
-	while ((c = getopt_long(argc, argv, "Vb:d:hn:o:t:vw:", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
-		case 'V':
-			ps_print_version();
 		case 'b':
 			set_mode(o, MODE_SIZE);
-			o->size = parse_size(optarg);
+			o->size = parse_size(a.arg);
 			break;
 		case 'd':
-			o->dir = optarg;
+			o->dir = a.arg;
 			break;
-		case 'h':
-			usage(stdout, 0);
 		case 'n':
 			set_mode(o, MODE_COUNT);
-			o->count = ps_parse_u64(optarg, 1, UINT64_MAX, "-n");
-			break;
-		case 'o':
-			o->pattern = optarg;
+			o->count = ps_parse_u64(a.arg, 1, UINT64_MAX, "-n");
 			break;
 		case 't':
 			set_mode(o, MODE_TIME);
-			o->slice_ns = ps_parse_duration(optarg, 1, UINT64_MAX / 2, "-t");
+			o->slice_ns = ps_parse_duration(a.arg, 1, UINT64_MAX / 2, "-t");
 			break;
 		case 'v':
 			o->verbose = true;
@@ -185,31 +171,30 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->data = true;
 			break;
 		case 'w':
-			o->where = optarg;
+			o->where = a.arg;
 			break;
 		case OPT_BY: {
 			struct ps_error err = { 0 };
 
 			set_mode(o, MODE_KEY);
 			ps_key__delete(o->by);
-			o->by = ps_key__parse(optarg, &err);
+			o->by = ps_key__parse(a.arg, &err);
 			if (!o->by)
 				ps_usage_error("--by: %s", err.detail);
 			break;
 		}
 		case OPT_MAX_OPEN:
-			o->max_open = ps_parse_u64(optarg, 1, 100000, "--max-open");
+			o->max_open = ps_parse_u64(a.arg, 1, 100000, "--max-open");
 			break;
 		case OPT_MAX_PIECES:
-			o->max_pieces = ps_parse_u64(optarg, 1, UINT64_MAX, "--max-pieces");
+			o->max_pieces = ps_parse_u64(a.arg, 1, UINT64_MAX, "--max-pieces");
 			break;
-		default:
-			usage(stderr, 2);
 		}
 	}
-	if (argc - optind > 1)
+	o->pattern = co.output;
+	if (argc - a.optind > 1)
 		ps_usage_error("one input at a time (join several with pcat first)");
-	o->input = optind < argc ? argv[optind] : "-";
+	o->input = a.optind < argc ? argv[a.optind] : "-";
 	if (o->mode == MODE_NONE)
 		ps_usage_error("say how to cut: --by KEYS, -n COUNT, -t SECONDS or -b SIZE");
 	if (!o->pattern)

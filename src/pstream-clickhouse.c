@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -45,30 +44,52 @@
 static const char usage_text[] =
         "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n";
 
-static const char help_text[] =
-        "\nInsert a perf event stream into ClickHouse, live, in batches: the table is\n"
-        "created from the stream's formats when absent; batches wait on disk while the\n"
-        "server is down and are retried, each exactly once.\n\n"
-        "  -d, --database NAME   the database (default: the client's, \"default\")\n"
-        "  -H, --host HOST       the ClickHouse server (default localhost)\n"
-        "  -i, --interval SEC    insert at least every SEC seconds (default 1)\n"
-        "  -n, --rows N          insert every N rows (default 100000, at most 1000000)\n"
-        "  -P, --port PORT       the server's native TCP port (default 9000)\n"
-        "  -s, --setting N[=V]   pass --N[=V] to clickhouse-client (user, password, secure,\n"
-        "                        any client setting); repeatable\n"
-        "  -t, --table NAME      the table, NAME or DATABASE.NAME (default pstream)\n"
-        "      --client PROG     the client program (default clickhouse-client)\n"
-        "      --hostname NAME   the host column (default: the stream's hostname)\n"
-        "      --kallsyms FILE   kernel symbols from FILE (taken on the traced machine)\n"
-        "      --no-create       do not create the table\n"
-        "      --no-symbols      addresses only: the sym, symoff, dso columns stay empty\n"
-        "      --spool DIR       keep batches in DIR (default: a new temporary directory);\n"
-        "                        batches left there by an earlier run are inserted first\n"
-        "      --spool-max MIB   stop reading when the spool holds MIB MiB (default 1024)\n"
-        "      --symfs DIR       look for the stream's objects under DIR\n"
-        "  -v, --verbose         report every batch on standard error\n"
-        "  -h, --help            show this help\n"
-        "  -V, --version         show the version\n";
+enum {
+	OPT_CLIENT = PS_OPT_LONG,
+	OPT_HOSTNAME,
+	OPT_NO_CREATE,
+	OPT_SPOOL,
+	OPT_SPOOL_MAX,
+};
+
+static const struct ps_opt options[] = {
+	PS_OPT("database", 'd', PS_ARG_REQUIRED, "NAME",
+	       "the database (default: the client's, \"default\")"),
+	PS_OPT("host", 'H', PS_ARG_REQUIRED, "HOST", "the ClickHouse server (default localhost)"),
+	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "SEC",
+	       "insert at least every SEC seconds (default 1)"),
+	PS_OPT("rows", 'n', PS_ARG_REQUIRED, "N",
+	       "insert every N rows (default 100000, at most 1000000)"),
+	PS_OPT("port", 'P', PS_ARG_REQUIRED, "PORT", "the server's native TCP port (default 9000)"),
+	PS_OPT("setting", 's', PS_ARG_REQUIRED, "N[=V]",
+	       "pass --N[=V] to clickhouse-client (user, password, secure,\n"
+	       "any client setting); repeatable"),
+	PS_OPT("table", 't', PS_ARG_REQUIRED, "NAME",
+	       "the table, NAME or DATABASE.NAME (default pstream)"),
+	PS_OPT("client", OPT_CLIENT, PS_ARG_REQUIRED, "PROG",
+	       "the client program (default clickhouse-client)"),
+	PS_OPT("hostname", OPT_HOSTNAME, PS_ARG_REQUIRED, "NAME",
+	       "the host column (default: the stream's hostname)"),
+	PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
+	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
+	  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS },
+	PS_OPT("spool", OPT_SPOOL, PS_ARG_REQUIRED, "DIR",
+	       "keep batches in DIR (default: a new temporary directory);\n"
+	       "batches left there by an earlier run are inserted first"),
+	PS_OPT("spool-max", OPT_SPOOL_MAX, PS_ARG_REQUIRED, "MIB",
+	       "stop reading when the spool holds MIB MiB (default 1024)"),
+	PS_OPT_SYMBOL_FILES_ROWS,
+	PS_OPT("verbose", 'v', PS_ARG_NONE, NULL, "report every batch on standard error"),
+	{ 0 },
+};
+
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Insert a perf event stream into ClickHouse, live, in batches: the table is\n"
+	         "created from the stream's formats when absent; batches wait on disk while the\n"
+	         "server is down and are retried, each exactly once.\n",
+	.opts = options,
+};
 
 #define IDLE_MS 100
 #define ORDER_CAP (64u << 20)
@@ -76,14 +97,6 @@ static const char help_text[] =
 #define MAX_SETTINGS 64
 #define BACKOFF_MIN_MS 250
 #define BACKOFF_MAX_MS 10000
-#define OPT_CLIENT 256
-#define OPT_HOSTNAME 257
-#define OPT_NO_CREATE 258
-#define OPT_SPOOL 259
-#define OPT_SPOOL_MAX 260
-#define OPT_NO_SYMBOLS 261
-#define OPT_SYMFS 262
-#define OPT_KALLSYMS 263
 
 struct opts {
 	const char *database, *host, *port, *table, *client, *hostname, *spool, *input;
@@ -95,11 +108,6 @@ struct opts {
 	bool create, verbose, no_symbols;
 	struct ps_symbols_opts sym;
 };
-
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
-}
 
 static uint64_t parse_seconds_ms(const char *arg, const char *what)
 {
@@ -115,27 +123,8 @@ static uint64_t parse_seconds_ms(const char *arg, const char *what)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "client", required_argument, NULL, OPT_CLIENT },
-		{ "database", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "hostname", required_argument, NULL, OPT_HOSTNAME },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "no-create", no_argument, NULL, OPT_NO_CREATE },
-		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
-		{ "port", required_argument, NULL, 'P' },
-		{ "rows", required_argument, NULL, 'n' },
-		{ "setting", required_argument, NULL, 's' },
-		{ "spool", required_argument, NULL, OPT_SPOOL },
-		{ "spool-max", required_argument, NULL, OPT_SPOOL_MAX },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "table", required_argument, NULL, 't' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -146,81 +135,68 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->interval_ms = 1000;
 	o->spool_max = 1024;
 	o->create = true;
-	while ((c = getopt_long(argc, argv, "H:P:Vd:hi:n:s:t:v", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
 		case 'H':
-			o->host = optarg;
+			o->host = a.arg;
 			break;
 		case 'P':
-			ps_parse_u64(optarg, 1, 65535, "--port");
-			o->port = optarg;
+			ps_parse_u64(a.arg, 1, 65535, "--port");
+			o->port = a.arg;
 			break;
-		case 'V':
-			ps_print_version();
 		case 'd':
-			if (!ps_schema__valid_table(optarg) || strchr(optarg, '.'))
+			if (!ps_schema__valid_table(a.arg) || strchr(a.arg, '.'))
 				ps_usage_error(
 				        "--database: '%s' is not a name (letters, digits, _)",
-				        optarg);
-			o->database = optarg;
+				        a.arg);
+			o->database = a.arg;
 			break;
-		case 'h':
-			usage(stdout, 0);
 		case 'i':
-			o->interval_ms = parse_seconds_ms(optarg, "--interval");
+			o->interval_ms = parse_seconds_ms(a.arg, "--interval");
 			break;
 		case 'n':
-			o->rows = ps_parse_u64(optarg, 1, MAX_ROWS, "--rows");
+			o->rows = ps_parse_u64(a.arg, 1, MAX_ROWS, "--rows");
 			break;
 		case 's':
 			if (o->nr_settings == MAX_SETTINGS)
 				ps_usage_error("--setting: at most %d", MAX_SETTINGS);
-			if (!*optarg || *optarg == '-' || *optarg == '=')
-				ps_usage_error("--setting: '%s' is not NAME or NAME=VALUE", optarg);
-			o->settings[o->nr_settings++] = optarg;
+			if (!*a.arg || *a.arg == '-' || *a.arg == '=')
+				ps_usage_error("--setting: '%s' is not NAME or NAME=VALUE", a.arg);
+			o->settings[o->nr_settings++] = a.arg;
 			break;
 		case 't':
-			if (!ps_schema__valid_table(optarg))
-				ps_usage_error("--table: '%s' is not NAME or DATABASE.NAME",
-				               optarg);
-			o->table = optarg;
+			if (!ps_schema__valid_table(a.arg))
+				ps_usage_error("--table: '%s' is not NAME or DATABASE.NAME", a.arg);
+			o->table = a.arg;
 			break;
 		case 'v':
 			o->verbose = true;
 			break;
 		case OPT_CLIENT:
-			o->client = optarg;
+			o->client = a.arg;
 			break;
 		case OPT_HOSTNAME:
-			o->hostname = optarg;
+			o->hostname = a.arg;
 			break;
 		case OPT_NO_CREATE:
 			o->create = false;
 			break;
 		case OPT_SPOOL:
-			o->spool = optarg;
-			break;
-		case OPT_NO_SYMBOLS:
-			o->no_symbols = true;
-			break;
-		case OPT_SYMFS:
-			o->sym.symfs = optarg;
-			break;
-		case OPT_KALLSYMS:
-			o->sym.kallsyms = optarg;
+			o->spool = a.arg;
 			break;
 		case OPT_SPOOL_MAX:
-			o->spool_max = ps_parse_u64(optarg, 1, 1u << 20, "--spool-max");
+			o->spool_max = ps_parse_u64(a.arg, 1, 1u << 20, "--spool-max");
 			break;
-		default:
-			usage(stderr, 2);
 		}
 	}
-	if (argc - optind > 1)
+	o->sym = co.sym;
+	o->no_symbols = co.sym.off;
+	if (argc - a.optind > 1)
 		ps_usage_error("one input at most");
 	if (o->database && strchr(o->table, '.'))
 		ps_usage_error("--database with a --table that names its database");
-	o->input = optind < argc ? argv[optind] : "-";
+	o->input = a.optind < argc ? argv[a.optind] : "-";
 }
 
 /* ---- the spool: batches as files, sent in order ---- */
@@ -346,12 +322,6 @@ static void spool_check_owner(const char *dir)
 		ps_die(&err);
 }
 
-static PS_NORETURN void out_of_memory(void)
-{
-	ps_msg("out of memory");
-	exit(1);
-}
-
 static char *xasprintf(const char *fmt, ...) PS_PRINTF(1, 2);
 
 static char *xasprintf(const char *fmt, ...)
@@ -364,7 +334,7 @@ static char *xasprintf(const char *fmt, ...)
 	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		out_of_memory();
+		ps_die_nomem();
 	return s;
 }
 
@@ -374,7 +344,7 @@ static char *printable(const char *s)
 	char *t = malloc(strlen(s) * 4 + 1), *p = t;
 
 	if (!t)
-		out_of_memory();
+		ps_die_nomem();
 	for (; *s; s++)
 		if (*s >= 0x20 && *s < 0x7f && *s != '\\')
 			*p++ = *s;
@@ -390,7 +360,7 @@ static char *sql_string(const char *s)
 	char *t = malloc(strlen(s) * 4 + 3), *p = t;
 
 	if (!t)
-		out_of_memory();
+		ps_die_nomem();
 	*p++ = '\'';
 	for (; *s; s++)
 		if (*s == '\'' || *s == '\\')
@@ -606,7 +576,7 @@ static void spool_load_create(struct loader *l)
 		return;
 	text = malloc(CREATE_MAX + 1);
 	if (!text)
-		out_of_memory();
+		ps_die_nomem();
 	len = fread(text, 1, CREATE_MAX, f);
 	fclose(f);
 	text[len] = 0;
@@ -658,7 +628,7 @@ static void spool_resume(struct loader *l)
 		char **nn = realloc(names, (n + 1) * sizeof(*names));
 
 		if (!nn || !(nn[n] = strdup(e->d_name)))
-			out_of_memory();
+			ps_die_nomem();
 		names = nn;
 		n++;
 	}
@@ -1182,7 +1152,7 @@ static void seal_written(struct loader *l)
 		i = end;
 	}
 	if (nb.failed)
-		out_of_memory();
+		ps_die_nomem();
 	l->spooled += nb.len;
 	l->spooled -= rest.len < l->spooled ? rest.len : l->spooled;
 	ps_json_buf__release(&rest);

@@ -4,7 +4,6 @@
  * field decoded and typed.  See ptojson(1).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +27,6 @@ static const char usage_text[] =
         "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--symbolic] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 30
-#define OPT_HOST 256
 #define ORDER_CAP (64u << 20)
 
 struct opts {
@@ -43,6 +41,11 @@ struct opts {
 	const char *input;      /* operand; "-" or none is standard input */
 	bool no_symbols;        /* --no-symbols */
 	struct ps_symbols_opts sym;
+};
+
+enum {
+	OPT_HOST = PS_OPT_LONG,
+	OPT_SYMBOLIC,
 };
 
 static const char *const known_fields[] = {
@@ -87,28 +90,30 @@ static const char *const known_fields[] = {
 	"input",
 };
 
-static const char help_text[] =
-        "\nWrite a perf event stream as JSON Lines: one object per sample, in time\n"
-        "order, tracepoint fields decoded and typed.\n\n"
-        "  -a, --all               every record, each with its \"type\"\n"
-        "  -F, --fields LIST       keep only these keys (comma separated)\n"
-        "  -o, --output FILE       write to FILE instead of standard output (never an input)\n"
-        "  -p, --pretty            indent the objects, for people\n"
-        "  -q, --quiet             no progress line for a large file\n"
-        "  -t, --time-format FMT   time as ns (default), s or iso\n"
-        "      --host              a \"host\" key in each sample: the stream's hostname\n"
-        "      --symbolic          next to a field perf prints as a symbol or flags,\n"
-        "                          its text: \"prev_state\":1,\"prev_state_sym\":\"S\"\n"
-        "      --no-symbols        addresses only: no sym, symoff, dso keys\n"
-        "      --symfs DIR         look for the stream's objects under DIR\n"
-        "      --kallsyms FILE     kernel symbols from FILE (taken on the traced machine)\n"
-        "  -h, --help              show this help\n"
-        "  -V, --version           show the version\n";
+static const struct ps_opt options[] = {
+	PS_OPT("all", 'a', PS_ARG_NONE, NULL, "every record, each with its \"type\""),
+	PS_OPT("fields", 'F', PS_ARG_REQUIRED, "LIST", "keep only these keys (comma separated)"),
+	PS_OPT_OUTPUT_ROW,
+	PS_OPT("pretty", 'p', PS_ARG_NONE, NULL, "indent the objects, for people"),
+	PS_OPT_QUIET_ROW,
+	PS_OPT("time-format", 't', PS_ARG_REQUIRED, "FMT", "time as ns (default), s or iso"),
+	PS_OPT("host", OPT_HOST, PS_ARG_NONE, NULL,
+	       "a \"host\" key in each sample: the stream's hostname"),
+	PS_OPT("symbolic", OPT_SYMBOLIC, PS_ARG_NONE, NULL,
+	       "next to a field perf prints as a symbol or flags,\n"
+	       "its text: \"prev_state\":1,\"prev_state_sym\":\"S\""),
+	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
+	  "addresses only: no sym, symoff, dso keys", PS_OPTG_NO_SYMBOLS },
+	PS_OPT_SYMBOL_FILES_ROWS,
+	{ 0 },
+};
 
-static PS_NORETURN void usage(FILE *fp, int status)
-{
-	ps_usage(fp, status, usage_text, help_text);
-}
+static const struct ps_cmdline cmdline = {
+	.usage = usage_text,
+	.about = "Write a perf event stream as JSON Lines: one object per sample, in time\n"
+	         "order, tracepoint fields decoded and typed.\n",
+	.opts = options,
+};
 
 static void check_fields(const char *list)
 {
@@ -116,7 +121,7 @@ static void check_fields(const char *list)
 	size_t i;
 
 	if (!copy)
-		ps_usage_error("out of memory");
+		ps_die_nomem();
 	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		for (i = 0; i < ARRAY_SIZE(known_fields); i++)
 			if (strcmp(tok, known_fields[i]) == 0)
@@ -127,74 +132,35 @@ static void check_fields(const char *list)
 	free(copy);
 }
 
-enum {
-	OPT_NO_SYMBOLS = OPT_HOST + 1,
-	OPT_SYMFS,
-	OPT_KALLSYMS,
-	OPT_SYMBOLIC
-};
-
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "fields", required_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "host", no_argument, NULL, OPT_HOST },
-		{ "output", required_argument, NULL, 'o' },
-		{ "pretty", no_argument, NULL, 'p' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "time-format", required_argument, NULL, 't' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "no-symbols", no_argument, NULL, OPT_NO_SYMBOLS },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "symbolic", no_argument, NULL, OPT_SYMBOLIC },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct ps_common_opts co;
+	struct ps_args a;
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	while ((c = getopt_long(argc, argv, "F:Vaho:pqt:", longopts, NULL)) != -1) {
+	ps_args__init(&a, &cmdline, argc, argv, &co);
+	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
 		case 'F':
-			check_fields(optarg);
-			o->fields = optarg;
+			check_fields(a.arg);
+			o->fields = a.arg;
 			break;
-		case 'V':
-			ps_print_version();
 		case 'a':
 			o->all = true;
-			break;
-		case 'h':
-			usage(stdout, 0);
-		case 'o':
-			o->output = optarg;
 			break;
 		case 'p':
 			o->pretty = true;
 			break;
-		case OPT_NO_SYMBOLS:
-			o->no_symbols = true;
-			break;
-		case OPT_SYMFS:
-			o->sym.symfs = optarg;
-			break;
-		case OPT_KALLSYMS:
-			o->sym.kallsyms = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
 		case 't':
-			if (strcmp(optarg, "ns") == 0)
+			if (strcmp(a.arg, "ns") == 0)
 				o->tf = PS_TIME_NS;
-			else if (strcmp(optarg, "s") == 0)
+			else if (strcmp(a.arg, "s") == 0)
 				o->tf = PS_TIME_SEC;
-			else if (strcmp(optarg, "iso") == 0)
+			else if (strcmp(a.arg, "iso") == 0)
 				o->tf = PS_TIME_ISO;
 			else
-				ps_usage_error("--time-format: '%s' is not ns, s or iso", optarg);
+				ps_usage_error("--time-format: '%s' is not ns, s or iso", a.arg);
 			break;
 		case OPT_HOST:
 			o->host = true;
@@ -202,15 +168,16 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_SYMBOLIC:
 			o->symbolic = true;
 			break;
-		default:
-			usage(stderr, 2);
 		}
 	}
-	if (argc - optind > 1)
+	o->output = co.output;
+	o->quiet = co.quiet;
+	o->sym = co.sym;
+	o->no_symbols = co.sym.off;
+	if (argc - a.optind > 1)
 		ps_usage_error("one input at most");
-	o->input = optind < argc ? argv[optind] : "-";
+	o->input = a.optind < argc ? argv[a.optind] : "-";
 }
-
 /* Drop the keys that --fields did not ask for. */
 static void keep_fields(json_t *obj, const char *list)
 {

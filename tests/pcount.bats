@@ -428,3 +428,46 @@ tmux_wait() {
 	[ "$(awk 'length > 100' "$t/big" | wc -l)" -eq 0 ]
 }
 
+
+# a program recorded, then moved under a root: its frames are named only through --symfs
+moved_recording() {
+	need_perf
+	command -v gcc >/dev/null || skip "gcc not installed"
+	local t=$BATS_TEST_TMPDIR
+	gcc -O0 -g -fno-omit-frame-pointer -o "$t/moved" "$TOP/tests/data/symbols-work.c" -lm
+	perf record -q -g -e cpu-clock -F 999 -o - "$t/moved" 50 >"$t/moved.pipe" 2>/dev/null ||
+		skip "perf cannot record here"
+	mkdir -p "$t/root$t"
+	mv "$t/moved" "$t/root$t/moved"
+}
+
+@test "pcount: --symfs DIR names the frames of a moved object as perf script --symfs does" {
+	moved_recording
+	local t=$BATS_TEST_TMPDIR
+	"$BIN/pcount" -j --by sym "$t/moved.pipe" | jq -r '.rows[].sym' >"$t/none.txt"
+	run -1 grep -qx spin "$t/none.txt"
+	perf script -i - --symfs "$t/root" -G -F ip,sym <"$t/moved.pipe" 2>/dev/null |
+		awk '{ $1 = ""; print substr($0, 2) }' | sort | uniq -c |
+		awk '{ c = $1; $1 = ""; print substr($0, 2) "\t" c }' | sort >"$t/perf.txt"
+	grep -q '^spin	' "$t/perf.txt"
+	"$BIN/pcount" -j --by sym --symfs "$t/root" "$t/moved.pipe" |
+		jq -r '.rows[] | "\(.sym)\t\(.count)"' | sort >"$t/ours.txt"
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
+}
+
+@test "pcount: --kallsyms FILE names kernel frames from that copy; a missing one is a usage error" {
+	moved_recording
+	local t=$BATS_TEST_TMPDIR
+	# a copy that names the whole kernel text with two made-up functions
+	printf '%s\n' 'ffffffff80000000 T _stext' 'ffffffff80000000 T pst_low' \
+		'ffffffff82000000 T pst_high' 'ffffffffff000000 T _etext' >"$t/kallsyms"
+	"$BIN/pcount" -j --by sym,dso "$t/moved.pipe" |
+		jq -r '.rows[] | select(.dso == "[kernel.kallsyms]") | .sym' >"$t/live.txt"
+	run -1 grep -q '^pst_' "$t/live.txt"
+	"$BIN/pcount" -j --by sym,dso --kallsyms "$t/kallsyms" "$t/moved.pipe" |
+		jq -r '.rows[] | select(.dso == "[kernel.kallsyms]") | .sym' | sort -u >"$t/copy.txt"
+	grep -q '^pst_' "$t/copy.txt"
+	run -1 grep -qv '^pst_' "$t/copy.txt"
+	run -2 --separate-stderr "$BIN/pcount" --by sym --kallsyms "$t/nonesuch" "$t/moved.pipe"
+	[[ "$stderr" == "pcount: "*"nonesuch"* ]]
+}

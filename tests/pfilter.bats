@@ -75,7 +75,7 @@ record_at() {
 
 @test "pfilter: --help prints the usage on stdout and exits 0" {
 	run -0 --separate-stderr "$BIN/pfilter" --help
-	[[ "$output" == "usage: pfilter [-cfqv] [--explain] [--only-samples] [--start time] [--stop time] [-i file] [-o file] [expression ...]"* ]]
+	[[ "$output" == "usage: pfilter [-cfqv] [--explain] [--only-samples] [--start time] [--stop time] [--symfs dir] [--kallsyms file] [-i file] [-o file] [expression ...]"* ]]
 	[ -z "$stderr" ]
 }
 
@@ -728,4 +728,49 @@ PY
 			[ "$rss" -lt $((mib * 1024 * 3 / 2)) ]
 		done
 	done
+}
+
+# a program recorded, then moved under a root: its frames are named only through --symfs
+moved_recording() {
+	need_perf
+	command -v gcc >/dev/null || skip "gcc not installed"
+	local t=$BATS_TEST_TMPDIR
+	gcc -O0 -g -fno-omit-frame-pointer -o "$t/moved" "$TOP/tests/data/symbols-work.c" -lm
+	perf record -q -g -e cpu-clock -F 999 -o - "$t/moved" 50 >"$t/moved.pipe" 2>/dev/null ||
+		skip "perf cannot record here"
+	mkdir -p "$t/root$t"
+	mv "$t/moved" "$t/root$t/moved"
+}
+
+@test "pfilter: --symfs DIR names the frames of a moved object as perf script --symfs does" {
+	moved_recording
+	local t=$BATS_TEST_TMPDIR n
+	run -0 "$BIN/pfilter" -c 'sym = spin' -i "$t/moved.pipe"
+	[ "$output" = 0 ]
+	n=$(perf script -i - --symfs "$t/root" -G -F ip,sym <"$t/moved.pipe" 2>/dev/null |
+		awk '$2 == "spin"' | wc -l)
+	[ "$n" -gt 0 ]
+	run -0 "$BIN/pfilter" -c --symfs "$t/root" 'sym = spin' -i "$t/moved.pipe"
+	[ "$output" = "$n" ]
+	# the samples kept are the ones perf names so
+	"$BIN/pfilter" --symfs "$t/root" 'sym = spin' -i "$t/moved.pipe" >"$t/kept.pipe"
+	run -0 bash -c "perf script -i - --symfs '$t/root' -G -F ip,sym <'$t/kept.pipe' 2>/dev/null |
+		awk '{ print \$2 }' | sort -u"
+	[ "$(echo $output)" = spin ]
+}
+
+@test "pfilter: --kallsyms FILE names kernel frames from that copy; a missing one is a usage error" {
+	moved_recording
+	local t=$BATS_TEST_TMPDIR
+	printf '%s\n' 'ffffffff80000000 T _stext' 'ffffffff80000000 T pst_low' \
+		'ffffffff82000000 T pst_high' 'ffffffffff000000 T _etext' >"$t/kallsyms"
+	run -0 "$BIN/pfilter" -c 'sym startswith pst_' -i "$t/moved.pipe"
+	[ "$output" = 0 ]
+	run -0 "$BIN/pfilter" -c 'dso = "[kernel.kallsyms]"' -i "$t/moved.pipe"
+	local kernel=$output
+	[ "$kernel" -gt 0 ]
+	run -0 "$BIN/pfilter" -c --kallsyms "$t/kallsyms" 'sym startswith pst_' -i "$t/moved.pipe"
+	[ "$output" = "$kernel" ]
+	run -2 --separate-stderr "$BIN/pfilter" -c --kallsyms "$t/nonesuch" 'sym = x' -i "$t/moved.pipe"
+	[[ "$stderr" == "pfilter: "*"nonesuch"* ]]
 }

@@ -131,3 +131,23 @@ void ps_show_event(const struct ps_reader_event *ev)
 	else if (ev->kind == PS_READER_PROGRESS)
 		ps_status(NULL);
 }
+
+void ps_die_nomem(void)
+{
+	ps_msg("out of memory");
+	exit(1);
+}
+
+int ps_exit_status(const struct ps_error *err)
+{
+	if (!err || !err->code || err->code == PS_EPIPE)
+		return 0;
+	return err->code == PS_EUSAGE ? 2 : 1;
+}
+
+int ps_finish(const struct ps_error *err)
+{
+	if (err && err->code && err->code != PS_EPIPE && err->detail[0])
+		ps_warn(err);
+	return ps_exit_status(err);
+}

@@ -54,4 +54,24 @@ struct ps_reader_event;
  */
 void ps_show_event(const struct ps_reader_event *ev);
 
+/**
+ * ps_die_nomem() - print "PROG: out of memory" and exit 1 (never 2: the command line was
+ * right).
+ */
+PS_NORETURN void ps_die_nomem(void);
+
+/**
+ * ps_exit_status() - the status a program ends with after @err (pstream(7), EXIT STATUS):
+ * 0 when nothing went wrong or the reader downstream went away (PS_EPIPE), 2 for a
+ * usage error (PS_EUSAGE), 1 for anything else.  @err may be NULL.
+ */
+int ps_exit_status(const struct ps_error *err);
+
+/**
+ * ps_finish() - the last words of a main: ps_warn(@err) unless it is PS_EPIPE or was said
+ * already (an empty detail), then its status.
+ * Return: ps_exit_status(@err).
+ */
+int ps_finish(const struct ps_error *err);
+
 #endif

@@ -535,3 +535,43 @@ int ps_file__open_named(const char *path, uint64_t max, const char **why)
 	}
 	return fd;
 }
+
+char *ps_outpath__expand(const char *dir, const char *pattern, uint64_t number, int width,
+                         const char *key)
+{
+	size_t klen = key ? strlen(key) : 0, len = 1, o = 0;
+	char num[32];
+	const char *p;
+	char *name;
+	int nlen;
+
+	nlen = snprintf(num, sizeof(num), "%0*llu", width, (unsigned long long)number);
+	if (nlen < 0 || (size_t)nlen >= sizeof(num))
+		return NULL;
+	if (dir)
+		len += strlen(dir) + 1;
+	for (p = pattern; *p; p++)
+		len += *p == '%' ? klen + (size_t)nlen : 1;
+	name = malloc(len);
+	if (!name)
+		return NULL;
+	if (dir)
+		o = (size_t)sprintf(name, "%s/", dir);
+	for (p = pattern; *p; p++) {
+		if (*p != '%' || !p[1]) {
+			name[o++] = *p;
+			continue;
+		}
+		p++;
+		if (*p == 'k' && key)
+			o += (size_t)sprintf(name + o, "%s", key);
+		else if (*p == 'n')
+			o += (size_t)sprintf(name + o, "%s", num);
+		else if (*p == '%')
+			name[o++] = '%';
+		else if (*p != 'k')
+			o += (size_t)sprintf(name + o, "%%%c", *p);
+	}
+	name[o] = 0;
+	return name;
+}

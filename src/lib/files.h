@@ -126,6 +126,17 @@ int ps_outpath__reopen_tmp(const char *tmp);
 int ps_outpath__commit(const char *tmp, const char *final, struct ps_error *err);
 
 /**
+ * ps_outpath__expand() - the name an output pattern gives (psplit's pieces, pflame's
+ * graphs per interval): %n is @number, written with at least @width digits; %k is @key;
+ * %% is a percent sign; any other character is itself.
+ * @dir: a directory the name is put in ("DIR/NAME"), or NULL
+ * @key: the text of %k, already made safe for a file name; NULL is empty
+ * Return: the name (malloc'ed; the caller frees it), or NULL when out of memory.
+ */
+char *ps_outpath__expand(const char *dir, const char *pattern, uint64_t number, int width,
+                         const char *key);
+
+/**
  * ps_stdin__refuse_tty() - refuse to read a stream from a terminal, where a user who forgot
  * the input would otherwise wait in silence.
  * @inputs: the inputs the program reads; NULL, "-" or @nr_inputs 0 is standard input

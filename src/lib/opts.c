@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * opts.c - number and duration parsing, --version, checked close of stdout.
+ * opts.c - the command line from a table, number and duration parsing, --version,
+ * checked close of stdout.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -38,16 +39,6 @@ uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, co
 	return ns;
 }
 
-void ps_usage(FILE *fp, int status, const char *usage_line, const char *help)
-{
-	fputs(usage_line, fp);
-	if (fp == stdout) {
-		fputs(help, fp);
-		exit(ps_finish_stdout() ? 1 : status);
-	}
-	exit(status);
-}
-
 void ps_print_version(void)
 {
 	printf("%s (pstream) %s\n", ps_progname, PS_VERSION);
@@ -67,4 +58,199 @@ int ps_finish_stdout(void)
 		return 0;
 	ps_msg("standard output: %s", strerror(e));
 	return -1;
+}
+
+/* ---- the command line from one table ---- */
+
+static const struct ps_opt help_rows[] = {
+	{ "help", 'h', PS_ARG_NONE, NULL, "show this help", PS_OPTG_OWN },
+	{ "version", 'V', PS_ARG_NONE, NULL, "show the version", PS_OPTG_OWN },
+	{ NULL, 0, PS_ARG_NONE, NULL, NULL, PS_OPTG_OWN },
+};
+
+static const struct ps_opt *row_of(const struct ps_cmdline *cl, int key)
+{
+	const struct ps_opt *r;
+
+	for (r = cl->opts; r->name || r->key; r++)
+		if (r->key == key)
+			return r;
+	return NULL;
+}
+
+void ps_args__init(struct ps_args *a, const struct ps_cmdline *cl, int argc, char **argv,
+                   struct ps_common_opts *common)
+{
+	static const int has_arg[] = { no_argument, required_argument, optional_argument };
+	const struct ps_opt *r;
+	size_t nl = 0, ns = 0;
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	memset(common, 0, sizeof(*common));
+	a->cl = cl;
+	a->common = common;
+	a->argc = argc;
+	a->argv = argv;
+	a->longopts = a->longbuf;
+	if (cl->in_order)
+		a->shortopts[ns++] = '+';
+	a->shortopts[ns++] = ':'; /* a missing argument is told apart from an unknown option */
+	for (i = 0; i < 2; i++) {
+		for (r = i ? help_rows : cl->opts; r->name || r->key; r++) {
+			if (nl >= PS_ARGS_MAX)
+				abort(); /* our table, our bug */
+			if (r->name)
+				a->longbuf[nl++] =
+				        (struct option){ r->name, has_arg[r->arg], NULL, r->key };
+			if (r->key > 0 && r->key < 0x100 && r->help) {
+				a->shortopts[ns++] = (char)r->key;
+				if (r->arg == PS_ARG_REQUIRED)
+					a->shortopts[ns++] = ':';
+			}
+		}
+	}
+	a->shortopts[ns] = 0;
+	a->longbuf[nl] = (struct option){ NULL, 0, NULL, 0 };
+	optind = 1;
+	opterr = 0;
+}
+
+/* the option as it was typed, for a message: "--name" (without "=value") or "-x" */
+static PS_NORETURN void bad_option(struct ps_args *a, int c)
+{
+	const char *typed = optind > 0 && optind <= a->argc ? a->argv[optind - 1] : "";
+	const struct ps_opt *r = optopt ? row_of(a->cl, optopt) : NULL;
+	bool known = r || optopt == 'h' || optopt == 'V';
+	int len = (int)strcspn(typed, "=");
+
+	if (strncmp(typed, "--", 2) != 0) {
+		if (c == ':')
+			ps_msg("option '-%c' needs an argument", optopt);
+		else
+			ps_msg("unknown option '-%c'", optopt);
+	} else if (c == ':') {
+		ps_msg("option '%.*s' needs an argument", len, typed);
+	} else if (known && typed[len] == '=') {
+		ps_msg("option '%.*s' takes no argument", len, typed);
+	} else {
+		ps_msg("unknown option '%.*s'", len, typed);
+	}
+	ps_cmdline__usage(a->cl);
+}
+
+int ps_args__next(struct ps_args *a)
+{
+	struct ps_common_opts *co = a->common;
+	const struct ps_opt *r;
+	int c;
+
+	for (;;) {
+		c = getopt_long(a->argc, a->argv, a->shortopts, a->longopts, NULL);
+		a->optind = optind;
+		a->arg = optarg;
+		if (c == -1)
+			return -1;
+		if (c == '?' || c == ':')
+			bad_option(a, c);
+		r = row_of(a->cl, c);
+		if (!r && c == 'h') {
+			ps_cmdline__help(a->cl, stdout);
+			exit(ps_finish_stdout() ? 1 : 0);
+		}
+		if (!r && c == 'V')
+			ps_print_version();
+		if (!r)
+			bad_option(a, '?');
+		switch (r->group) {
+		case PS_OPTG_OWN:
+			return c;
+		case PS_OPTG_OUTPUT:
+			co->output = optarg;
+			break;
+		case PS_OPTG_FORCE:
+			co->force = true;
+			break;
+		case PS_OPTG_QUIET:
+			co->quiet = true;
+			break;
+		case PS_OPTG_SYMFS:
+			co->sym.symfs = optarg;
+			break;
+		case PS_OPTG_KALLSYMS:
+			co->sym.kallsyms = optarg;
+			break;
+		case PS_OPTG_NO_SYMBOLS:
+			co->sym.off = true;
+			break;
+		}
+	}
+}
+
+/* the left column of a row: "  -o, --output FILE" */
+static int left_of(const struct ps_opt *r, char *buf, size_t size)
+{
+	/* an optional argument is --name[=ARG], unless its name says it as "[...]" */
+	bool bracketed = r->argname && r->arg == PS_ARG_OPTIONAL && r->argname[0] != '[';
+	int n;
+
+	if (r->key > 0 && r->key < 0x100)
+		n = snprintf(buf, size, "  -%c%s", r->key, r->name ? ", " : "");
+	else
+		n = snprintf(buf, size, "      ");
+	if (r->name && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, "--%s%s%s%s", r->name,
+		              !r->argname ? "" :
+		              bracketed   ? "[=" :
+		                            " ",
+		              r->argname ? r->argname : "", bracketed ? "]" : "");
+	else if (r->argname && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " %s", r->argname);
+	return n < 0 ? 0 : n;
+}
+
+/* the longest left column a help line keeps beside its text */
+#define HELP_COL_MAX 26
+
+void ps_cmdline__help(const struct ps_cmdline *cl, FILE *fp)
+{
+	const struct ps_opt *r;
+	char left[128];
+	int i, col = 0, n;
+	const char *h, *nl;
+
+	fputs(cl->usage, fp);
+	if (cl->about)
+		fprintf(fp, "\n%s", cl->about);
+	fputc('\n', fp);
+	for (i = 0; i < 2; i++)
+		for (r = i ? help_rows : cl->opts; r->name || r->key; r++) {
+			if (!r->help)
+				continue;
+			n = left_of(r, left, sizeof(left)) + 2;
+			if (n > col && n <= HELP_COL_MAX)
+				col = n;
+		}
+	for (i = 0; i < 2; i++)
+		for (r = i ? help_rows : cl->opts; r->name || r->key; r++) {
+			if (!r->help)
+				continue; /* another name of the row before */
+			n = left_of(r, left, sizeof(left));
+			fputs(left, fp);
+			if (n + 2 > col)
+				fprintf(fp, "\n%*s", col, "");
+			else
+				fprintf(fp, "%*s", col - n, "");
+			for (h = r->help; (nl = strchr(h, '\n')); h = nl + 1)
+				fprintf(fp, "%.*s\n%*s", (int)(nl - h), h, col, "");
+			fprintf(fp, "%s\n", h);
+		}
+	if (cl->epilog)
+		fprintf(fp, "\n%s", cl->epilog);
+}
+
+void ps_cmdline__usage(const struct ps_cmdline *cl)
+{
+	fputs(cl->usage, stderr);
+	exit(2);
 }

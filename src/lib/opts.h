@@ -5,9 +5,13 @@
 #ifndef PS_OPTS_H
 #define PS_OPTS_H
 
+#include <getopt.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "compat.h"
+#include "symbols.h"
 #include "version.h" /* PS_VERSION, generated from the GNUmakefile's VERSION */
 
 /**
@@ -26,12 +30,6 @@ uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *w
 uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, const char *what);
 
 /**
- * ps_usage() - print @usage_line on @fp and exit with @status; on stdout (--help) add
- * @help and exit 1 instead when stdout cannot be written.
- */
-_Noreturn void ps_usage(FILE *fp, int status, const char *usage_line, const char *help);
-
-/**
  * ps_print_version() - print "PROG (pstream) VERSION" on stdout and exit 0
  * (1 if stdout cannot be written).
  */
@@ -42,5 +40,185 @@ _Noreturn void ps_print_version(void);
  * Return: 0, or -1 after printing a message (EPIPE is silent and returns 0).
  */
 int ps_finish_stdout(void);
+
+/*
+ * The command line of every program, from one table (struct ps_opt rows): getopt_long's
+ * option list, the option part of --help, and the options every program shares (-o, -f,
+ * -q, --symfs, --kallsyms, --no-symbols) stored by the parser itself.  -h/--help and
+ * -V/--version are added to every table; a mistake (an unknown option, a missing
+ * argument) is said under the program's name, with the usage line, and exits 2.
+ */
+
+/* what an option takes */
+enum ps_opt_arg {
+	PS_ARG_NONE,
+	PS_ARG_REQUIRED,
+	PS_ARG_OPTIONAL, /* only as --name=VALUE */
+};
+
+/*
+ * Who handles a row: the program (PS_OPTG_OWN, its key returned by ps_args__next()), or
+ * the parser, which stores it in struct ps_common_opts.
+ */
+enum ps_opt_group {
+	PS_OPTG_OWN,
+	PS_OPTG_OUTPUT,     /* -o: common.output */
+	PS_OPTG_FORCE,      /* -f: common.force */
+	PS_OPTG_QUIET,      /* -q: common.quiet */
+	PS_OPTG_SYMFS,      /* --symfs: common.sym.symfs */
+	PS_OPTG_KALLSYMS,   /* --kallsyms: common.sym.kallsyms */
+	PS_OPTG_NO_SYMBOLS, /* --no-symbols: common.sym.off */
+};
+
+/*
+ * The key of a long option without a letter: the shared ones, then a program's own,
+ * spelled in every main as  enum { OPT_NAME = PS_OPT_LONG, ... }.
+ */
+enum {
+	PS_OPT_SYMFS = 0x100,
+	PS_OPT_KALLSYMS,
+	PS_OPT_NO_SYMBOLS,
+	PS_OPT_LONG = 0x200,
+};
+
+/**
+ * struct ps_opt - one option of a program.
+ * @name: the long name ("output"), or NULL
+ * @key: the letter ('o'), or a code from PS_OPT_LONG up for a long-only option
+ * @arg: what it takes
+ * @argname: the argument's name in --help ("FILE"), or NULL
+ * @help: its line in --help; a '\n' continues it on the next line; NULL for another
+ *        long name of the row before (not shown, no letter)
+ * @group: PS_OPTG_OWN, or the shared option the parser stores itself
+ *
+ * A table ends with a row whose @name and @key are 0.
+ */
+struct ps_opt {
+	const char *name;
+	int key;
+	enum ps_opt_arg arg;
+	const char *argname;
+	const char *help;
+	enum ps_opt_group group;
+};
+
+/* a row of the program's own */
+#define PS_OPT(name, key, arg, argname, help)              \
+	{                                                  \
+		name, key, arg, argname, help, PS_OPTG_OWN \
+	}
+
+/* the shared rows, with their usual help; a program with other words writes its own row */
+#define PS_OPT_FORCE_ROW                                                                       \
+	{                                                                                      \
+		"force", 'f', PS_ARG_NONE, NULL, "write the binary stream even to a terminal", \
+		        PS_OPTG_FORCE                                                          \
+	}
+#define PS_OPT_OUTPUT_ROW                                                            \
+	{                                                                            \
+		"output", 'o', PS_ARG_REQUIRED, "FILE",                              \
+		        "write to FILE instead of standard output (never an input)", \
+		        PS_OPTG_OUTPUT                                               \
+	}
+#define PS_OPT_QUIET_ROW                                                              \
+	{                                                                             \
+		"quiet", 'q', PS_ARG_NONE, NULL, "no progress line for a large file", \
+		        PS_OPTG_QUIET                                                 \
+	}
+#define PS_OPT_SYMBOL_FILES_ROWS                                                                   \
+	{ "symfs",                                                                                 \
+	  PS_OPT_SYMFS,                                                                            \
+	  PS_ARG_REQUIRED,                                                                         \
+	  "DIR",                                                                                   \
+	  "look for the stream's objects under DIR",                                               \
+	  PS_OPTG_SYMFS },                                                                         \
+	{                                                                                          \
+		"kallsyms", PS_OPT_KALLSYMS, PS_ARG_REQUIRED, "FILE",                              \
+		        "kernel symbols from FILE (taken on the traced machine)", PS_OPTG_KALLSYMS \
+	}
+#define PS_OPT_SYMBOLS_ROWS                  \
+	{ "no-symbols",                      \
+	  PS_OPT_NO_SYMBOLS,                 \
+	  PS_ARG_NONE,                       \
+	  NULL,                              \
+	  "addresses only: no symbol names", \
+	  PS_OPTG_NO_SYMBOLS },              \
+	        PS_OPT_SYMBOL_FILES_ROWS
+
+/**
+ * struct ps_cmdline - a program's command line.
+ * @usage: the usage line, "usage: PROG ...\n": the SYNOPSIS of its page, word for word
+ * @about: the paragraph --help prints after it, or NULL
+ * @opts: the options (without -h and -V, which every program has)
+ * @epilog: text after the options in --help, or NULL
+ * @in_order: options stop at the first operand (precord: the command's own follow)
+ */
+struct ps_cmdline {
+	const char *usage;
+	const char *about;
+	const struct ps_opt *opts;
+	const char *epilog;
+	bool in_order;
+};
+
+/**
+ * struct ps_common_opts - what the shared rows set; zero when not given.
+ * @output: -o FILE ("-" is standard output), or NULL
+ * @force: -f
+ * @quiet: -q
+ * @sym: --symfs, --kallsyms, --no-symbols (sym.off)
+ */
+struct ps_common_opts {
+	const char *output;
+	bool force;
+	bool quiet;
+	struct ps_symbols_opts sym;
+};
+
+#define PS_ARGS_MAX 64
+
+/**
+ * struct ps_args - the parser's state, on the caller's stack.
+ * @arg: the argument of the option ps_args__next() returned, or NULL
+ * @optind: after the last ps_args__next(), the index of the first operand in argv
+ */
+struct ps_args {
+	const struct ps_cmdline *cl;
+	struct ps_common_opts *common;
+	int argc;
+	char **argv;
+	const char *arg;
+	int optind;
+	struct option *longopts; /* built from the table, PS_ARGS_MAX at most */
+	char shortopts[2 + 3 * PS_ARGS_MAX];
+	struct option longbuf[PS_ARGS_MAX + 3];
+};
+
+/**
+ * ps_args__init() - get ready to parse @argv by @cl; @common is cleared and filled as
+ * the shared options come.  A table too large is our bug (abort).
+ */
+void ps_args__init(struct ps_args *a, const struct ps_cmdline *cl, int argc, char **argv,
+                   struct ps_common_opts *common);
+
+/**
+ * ps_args__next() - the next option of the program's own, its argument in @a->arg.
+ * --help and --version print and exit; a shared option is stored and skipped; a mistake
+ * exits 2 after "PROG: unknown option '--x'" (or what else is wrong) and the usage line.
+ * Return: the option's key, or -1 after the last option (operands from @a->optind).
+ */
+int ps_args__next(struct ps_args *a);
+
+/**
+ * ps_cmdline__help() - print the usage line, the about text, the options and the epilog
+ * of @cl on @fp.
+ */
+void ps_cmdline__help(const struct ps_cmdline *cl, FILE *fp);
+
+/**
+ * ps_cmdline__usage() - print @cl's usage line on stderr and exit 2 (a command line that
+ * cannot be used; the caller said why with ps_msg()).
+ */
+PS_NORETURN void ps_cmdline__usage(const struct ps_cmdline *cl);
 
 #endif

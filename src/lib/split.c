@@ -180,37 +180,10 @@ static void safe_key(const char *key, char *out, size_t size)
 
 static char *piece_name(const struct ps_split *sp, const char *key, uint64_t number)
 {
-	char safe[4 * MAX_SAFE_KEY + 8], num[32];
-	size_t len = 1, o = 0;
-	const char *p;
-	char *name;
+	char safe[4 * MAX_SAFE_KEY + 8];
 
 	safe_key(key, safe, sizeof(safe));
-	snprintf(num, sizeof(num), "%04llu", (unsigned long long)number);
-	if (sp->cfg.dir)
-		len += strlen(sp->cfg.dir) + 1;
-	for (p = sp->cfg.pattern; *p; p++)
-		len += *p == '%' ? strlen(safe) + strlen(num) : 1;
-	name = malloc(len);
-	if (!name)
-		return NULL;
-	if (sp->cfg.dir)
-		o = (size_t)sprintf(name, "%s/", sp->cfg.dir);
-	for (p = sp->cfg.pattern; *p; p++) {
-		if (*p != '%') {
-			name[o++] = *p;
-			continue;
-		}
-		p++;
-		if (*p == 'k')
-			o += (size_t)sprintf(name + o, "%s", safe);
-		else if (*p == 'n')
-			o += (size_t)sprintf(name + o, "%s", num);
-		else
-			name[o++] = '%';
-	}
-	name[o] = 0;
-	return name;
+	return ps_outpath__expand(sp->cfg.dir, sp->cfg.pattern, number, 4, safe);
 }
 
 /* ---- string tables ---- */

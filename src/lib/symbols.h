@@ -65,12 +65,14 @@ struct ps_symbols;
  * @debug_dir: perf's build-id cache; NULL means $HOME/.debug
  * @cache_max: the bytes all symbol tables may take together (one table no more); 0 means
  *             256 MiB
+ * @off: no symbols wanted (--no-symbols): the program makes no table at all
  */
 struct ps_symbols_opts {
 	const char *symfs;
 	const char *kallsyms;
 	const char *debug_dir;
 	size_t cache_max;
+	bool off;
 };
 
 /**

@@ -213,6 +213,28 @@ static void test_exit(void)
 	CHECK(count(".atexit.") == 0);
 }
 
+/* the names psplit and pflame make from their patterns */
+static void expect_name(const char *in, const char *pattern, uint64_t n, int width, const char *key,
+                        const char *want)
+{
+	char *got = ps_outpath__expand(in, pattern, n, width, key);
+
+	CHECK(got && strcmp(got, want) == 0);
+	if (got && strcmp(got, want) != 0)
+		fprintf(stderr, "  '%s' gave '%s', not '%s'\n", pattern, got, want);
+	free(got);
+}
+
+static void test_expand(void)
+{
+	expect_name(NULL, "cpu-%n.svg", 7, 0, NULL, "cpu-7.svg");
+	expect_name(NULL, "x%n-%k.pipe", 7, 4, "sh", "x0007-sh.pipe");
+	expect_name("out", "x%n.pipe", 12345, 4, NULL, "out/x12345.pipe");
+	expect_name(NULL, "100%%-%n%n", 3, 2, NULL, "100%-0303");
+	expect_name(NULL, "%k%k", 1, 0, "", "");
+	expect_name(NULL, "a%", 1, 0, NULL, "a%");
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -226,6 +248,7 @@ int main(void)
 	test_device();
 	test_reopen();
 	test_exit();
+	test_expand();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cannot remove %s\n", dir);
