@@ -73,7 +73,7 @@ struct flexer {
 };
 
 /* Return: 0 with @t filled, -1 with @err filled. */
-int flex_next(struct flexer *lx, enum fmode mode, struct ftoken *t, struct ps_filter_error *err);
+int ps_flex_next(struct flexer *lx, enum fmode mode, struct ftoken *t, struct ps_filter_error *err);
 
 /* Fill @err (when not NULL) with @pos in @text and the message.  Return: -1. */
 int ps_filter_seterr(struct ps_filter_error *err, const char *text, size_t pos, const char *fmt,

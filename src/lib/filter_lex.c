@@ -247,7 +247,7 @@ static int lex_op(struct flexer *lx, struct ftoken *t, struct ps_filter_error *e
 	return ps_filter_seterr(err, lx->src, lx->pos, "unexpected byte 0x%02x", c);
 }
 
-int flex_next(struct flexer *lx, enum fmode mode, struct ftoken *t, struct ps_filter_error *err)
+int ps_flex_next(struct flexer *lx, enum fmode mode, struct ftoken *t, struct ps_filter_error *err)
 {
 	char c;
 

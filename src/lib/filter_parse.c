@@ -150,7 +150,7 @@ static int advance(struct parser *p, enum fmode mode)
 {
 	free(p->tok.text);
 	p->tok.text = NULL;
-	return flex_next(&p->lx, mode, &p->tok, p->err);
+	return ps_flex_next(&p->lx, mode, &p->tok, p->err);
 }
 
 static char *take_text(struct parser *p)

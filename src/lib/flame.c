@@ -122,7 +122,8 @@ static uint32_t find_child_id(const struct ps_flame *f, uint32_t parent, uint32_
 	return FLAME_NONE;
 }
 
-uint32_t flame__find_child(const struct ps_flame *f, uint32_t parent, const char *name, size_t len)
+uint32_t ps_flame__find_child(const struct ps_flame *f, uint32_t parent, const char *name,
+                              size_t len)
 {
 	uint32_t n = find_name(f, name, len, hash_bytes(name, len));
 
@@ -299,7 +300,7 @@ int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *le
 	for (i = 0; i < n; i++) {
 		size_t len = lens[i] < PS_FLAME_MAX_NAME ? lens[i] : PS_FLAME_MAX_NAME;
 
-		child = flame__find_child(f, cur, names[i], len);
+		child = ps_flame__find_child(f, cur, names[i], len);
 		if (child == FLAME_NONE)
 			break;
 		cur = child;

@@ -54,9 +54,10 @@ static inline const char *flame__name(const struct ps_flame *f, uint32_t i, size
 }
 
 /**
- * flame__find_child() - the child of @parent named @name in @f.
+ * ps_flame__find_child() - the child of @parent named @name in @f.
  * Return: its index, or FLAME_NONE.
  */
-uint32_t flame__find_child(const struct ps_flame *f, uint32_t parent, const char *name, size_t len);
+uint32_t ps_flame__find_child(const struct ps_flame *f, uint32_t parent, const char *name,
+                              size_t len);
 
 #endif

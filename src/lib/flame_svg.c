@@ -164,7 +164,7 @@ static void place(struct layout *l, uint32_t i, uint64_t start, uint32_t bnode, 
 			size_t len;
 			const char *name = flame__name(f, kid, &len);
 
-			bkid = flame__find_child(b, bnode, name, len);
+			bkid = ps_flame__find_child(b, bnode, name, len);
 		}
 		place(l, kid, start, bkid, top + nkids);
 		start += f->nodes[kid].count;

@@ -65,8 +65,8 @@ void ps_recorder__delete(struct ps_recorder *r)
 	free(r->cpus);
 	free(r->threads);
 	free(r->copy);
-	rec_self__delete(r->self);
-	rec_bids__delete(r->bids);
+	ps_rec_self__delete(r->self);
+	ps_rec_bids__delete(r->bids);
 	free(r);
 }
 
@@ -103,7 +103,7 @@ static int add_counter(struct ps_recorder *r, const char *spec, const struct rec
 		i--;
 	snprintf(name, sizeof(name), "%s%s%s", table[i].name, colon ? ":" : "",
 	         colon ? colon + 1 : "");
-	e = rec_event__add(r, name);
+	e = ps_rec_event__add(r, name);
 	if (!e)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	e->type = type;
@@ -119,14 +119,14 @@ static int add_one(struct ps_recorder *r, const char *spec, struct ps_error *err
 
 	if (!*spec)
 		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "empty event name");
-	n = add_counter(r, spec, rec_sw_events, rec_nr_sw, PERF_TYPE_SOFTWARE, err);
+	n = add_counter(r, spec, ps_rec_sw_events, ps_rec_nr_sw, PERF_TYPE_SOFTWARE, err);
 	if (n == 0)
-		n = add_counter(r, spec, rec_hw_events, rec_nr_hw, PERF_TYPE_HARDWARE, err);
+		n = add_counter(r, spec, ps_rec_hw_events, ps_rec_nr_hw, PERF_TYPE_HARDWARE, err);
 	if (n != 0)
 		return n;
 	if (strchr(spec, ':'))
-		return rec_tracefs__add(r, spec, err);
-	return rec_tracefs__unknown(r, spec, err);
+		return ps_rec_tracefs__add(r, spec, err);
+	return ps_rec_tracefs__unknown(r, spec, err);
 }
 
 int ps_recorder__add_event(struct ps_recorder *r, const char *spec, struct ps_error *err)
@@ -203,7 +203,7 @@ static bool pid_alive(pid_t pid)
 	bool alive;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (rec_read_file(path, &buf, &len, 4096) < 0)
+	if (ps_rec_read_file(path, &buf, &len, 4096) < 0)
 		return false;
 	p = strrchr(buf, ')');
 	alive = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' && p[2] != 'x';
@@ -219,7 +219,7 @@ static int open_error(struct ps_recorder *r, const struct rec_event *e, int cpu,
 	switch (e_no) {
 	case EACCES:
 	case EPERM:
-		paranoid = rec_read_long("/proc/sys/kernel/perf_event_paranoid", 2);
+		paranoid = ps_rec_read_long("/proc/sys/kernel/perf_event_paranoid", 2);
 		if (e->type == PERF_TYPE_SOFTWARE && !r->cfg.system_wide && !e->exclude_kernel)
 			return ps_error__set(
 			        err, PS_ESYS, NULL, PS_NO_OFFSET,
@@ -251,7 +251,7 @@ static int open_error(struct ps_recorder *r, const struct rec_event *e, int cpu,
 		        "cannot open %s: this kernel or machine does not support it (%s)", e->name,
 		        strerror(e_no));
 	case EINVAL:
-		max_rate = rec_read_long("/proc/sys/kernel/perf_event_max_sample_rate", -1);
+		max_rate = ps_rec_read_long("/proc/sys/kernel/perf_event_max_sample_rate", -1);
 		if (e->attr.freq && max_rate > 0 && e->attr.sample_freq > (uint64_t)max_rate)
 			return ps_error__set(
 			        err, PS_ESYS, NULL, PS_NO_OFFSET,
@@ -281,7 +281,7 @@ static int user_only(struct ps_recorder *r, struct rec_event *e)
 	char *name;
 
 	if (e->type == PERF_TYPE_TRACEPOINT || e->exclude_kernel || e->exclude_user || e->nr_inst ||
-	    r->cfg.system_wide || rec_read_long("/proc/sys/kernel/perf_event_paranoid", 2) < 2)
+	    r->cfg.system_wide || ps_rec_read_long("/proc/sys/kernel/perf_event_paranoid", 2) < 2)
 		goto no;
 	len = strlen(e->name);
 	name = malloc(len + 3);
@@ -307,11 +307,11 @@ static int setup_cpus(struct ps_recorder *r, struct ps_error *err)
 	int *online = NULL, n = -1, i, j;
 	size_t len;
 
-	if (rec_read_file("/sys/devices/system/cpu/online", &buf, &len, sizeof(line)) == 0) {
+	if (ps_rec_read_file("/sys/devices/system/cpu/online", &buf, &len, sizeof(line)) == 0) {
 		snprintf(line, sizeof(line), "%s", buf);
 		line[strcspn(line, "\n")] = 0;
 		free(buf);
-		n = rec_parse_cpu_list(line, &online);
+		n = ps_rec_parse_cpu_list(line, &online);
 	}
 	if (n < 0) {
 		/* no sysfs: CPUs 0..n-1 */
@@ -330,7 +330,7 @@ static int setup_cpus(struct ps_recorder *r, struct ps_error *err)
 		r->nr_cpus = n;
 		return 0;
 	}
-	r->nr_cpus = rec_parse_cpu_list(r->cfg.cpu_list, &r->cpus);
+	r->nr_cpus = ps_rec_parse_cpu_list(r->cfg.cpu_list, &r->cpus);
 	if (r->nr_cpus < 0) {
 		free(online);
 		r->nr_cpus = 0;
@@ -478,7 +478,7 @@ static void make_filter(struct ps_recorder *r, const struct rec_event *e, bool w
 
 	out[0] = 0;
 	if (with_self && r->self && e->type == PERF_TYPE_TRACEPOINT)
-		n = rec_self__initial(r->self, &pids);
+		n = ps_rec_self__initial(r->self, &pids);
 	if (e->filter)
 		used += (size_t)snprintf(out, outlen, n ? "(%s)" : "%s", e->filter);
 	for (i = 0; i < n && used + 32 < outlen; i++)
@@ -567,11 +567,11 @@ int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cf
 		mark = pages * psz / 2;
 	}
 	if (cfg->system_wide && cfg->exclude_self) {
-		r->self = rec_self__new(cfg->workload, cfg);
+		r->self = ps_rec_self__new(cfg->workload, cfg);
 		if (!r->self)
 			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	}
-	r->bids = rec_bids__new();
+	r->bids = ps_rec_bids__new();
 	if (!r->bids)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 
@@ -658,7 +658,7 @@ int ps_recorder__open(struct ps_recorder *r, const struct ps_recorder_config *cf
 
 int ps_recorder__write_header(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
 {
-	return rec_synth__header(r, out, err);
+	return ps_rec_synth__header(r, out, err);
 }
 
 static void ioctl_all(struct ps_recorder *r, unsigned long req)
@@ -756,7 +756,7 @@ static void sample_ips(struct ps_recorder *r, const unsigned char *rec, uint16_t
 	size_t off = r->pid_off - 8;
 	uint64_t nr, i, ip;
 
-	rec_bids__sample(r->bids, pid, mode, ps_get64(rec + off, false));
+	ps_rec_bids__sample(r->bids, pid, mode, ps_get64(rec + off, false));
 	if (!(r->sample_type & PERF_SAMPLE_CALLCHAIN))
 		return;
 	/* IP TID TIME [ID] CPU PERIOD, then the chain */
@@ -778,7 +778,7 @@ static void sample_ips(struct ps_recorder *r, const unsigned char *rec, uint16_t
 				mode = PERF_RECORD_MISC_CPUMODE_UNKNOWN;
 			continue;
 		}
-		rec_bids__sample(r->bids, pid, mode, ip);
+		ps_rec_bids__sample(r->bids, pid, mode, ip);
 	}
 }
 
@@ -799,8 +799,8 @@ static void note_mmap(struct ps_recorder *r, const unsigned char *rec, uint16_t 
 	name[max] = 0;
 	if (name_off == 72 && !(ps_get16(rec + 4, false) & PERF_RECORD_MISC_MMAP_BUILD_ID))
 		ino = ps_get64(rec + 48, false);
-	rec_bids__mmap(r->bids, (pid_t)ps_get32(rec + 8, false), ps_get64(rec + 16, false),
-	               ps_get64(rec + 24, false), ino, name);
+	ps_rec_bids__mmap(r->bids, (pid_t)ps_get32(rec + 8, false), ps_get64(rec + 16, false),
+	                  ps_get64(rec + 24, false), ino, name);
 }
 
 /* Return: 1 written, 0 left out, -1 output error */
@@ -814,7 +814,8 @@ static int handle(struct ps_recorder *r, const unsigned char *rec, uint16_t size
 	case PERF_RECORD_SAMPLE:
 		if (size < r->pid_off + 8)
 			break;
-		if (r->self && rec_self__drop(r->self, (pid_t)ps_get32(rec + r->pid_off, false))) {
+		if (r->self &&
+		    ps_rec_self__drop(r->self, (pid_t)ps_get32(rec + r->pid_off, false))) {
 			r->st.dropped_self++;
 			return 0;
 		}
@@ -830,7 +831,7 @@ static int handle(struct ps_recorder *r, const unsigned char *rec, uint16_t size
 		break;
 	case PERF_RECORD_COMM:
 		if (size >= 16 && (misc & PERF_RECORD_MISC_COMM_EXEC))
-			rec_bids__exec(r->bids, (pid_t)ps_get32(rec + 8, false));
+			ps_rec_bids__exec(r->bids, (pid_t)ps_get32(rec + 8, false));
 		break;
 	case PERF_RECORD_FORK:
 		if (size >= 16) {
@@ -838,13 +839,13 @@ static int handle(struct ps_recorder *r, const unsigned char *rec, uint16_t size
 			pid_t ppid = (pid_t)ps_get32(rec + 12, false);
 
 			if (r->self)
-				rec_self__fork(r->self, pid, ppid);
-			rec_bids__fork(r->bids, pid, ppid);
+				ps_rec_self__fork(r->self, pid, ppid);
+			ps_rec_bids__fork(r->bids, pid, ppid);
 		}
 		break;
 	case PERF_RECORD_EXIT:
 		if (size >= 24 && ps_get32(rec + 8, false) == ps_get32(rec + 16, false))
-			rec_bids__exit(r->bids, (pid_t)ps_get32(rec + 8, false));
+			ps_rec_bids__exit(r->bids, (pid_t)ps_get32(rec + 8, false));
 		break;
 	case PERF_RECORD_LOST:
 		if (size >= 24) {
@@ -888,15 +889,15 @@ static int write_lost_samples(struct ps_recorder *r, struct ps_output *out, stru
 			if (e->inst[k].fd < 0 || read(e->inst[k].fd, v, sizeof(v)) < 24 || !v[2])
 				continue;
 			ps_put64(body, v[2], false);
-			rec_synth__trailer(r, t, 0, 0);
+			ps_rec_synth__trailer(r, t, 0, 0);
 			if (r->sample_type & PERF_SAMPLE_TIME)
 				pos += 8;
 			if (r->sample_type & PERF_SAMPLE_ID)
 				ps_put64(t + pos, v[1], false);
 			else if (r->sample_type & PERF_SAMPLE_IDENTIFIER)
 				ps_put64(t + r->trailer_size - 8, v[1], false);
-			if (rec_put_record(out, PERF_RECORD_LOST_SAMPLES, 0, body,
-			                   8 + r->trailer_size, err) < 0)
+			if (ps_rec_put_record(out, PERF_RECORD_LOST_SAMPLES, 0, body,
+			                      8 + r->trailer_size, err) < 0)
 				return -1;
 			r->lost_samples += v[2];
 		}
@@ -955,10 +956,10 @@ long ps_recorder__drain(struct ps_recorder *r, struct ps_output *out, struct ps_
 		total += n;
 	}
 	if (total) {
-		if (rec_put_record(out, PS_RECORD_FINISHED_ROUND, 0, NULL, 0, err) < 0)
+		if (ps_rec_put_record(out, PS_RECORD_FINISHED_ROUND, 0, NULL, 0, err) < 0)
 			return -1;
 		r->st.rounds++;
-		rec_bids__round(r->bids);
+		ps_rec_bids__round(r->bids);
 	}
 	return total;
 }
@@ -967,7 +968,7 @@ int ps_recorder__finish(struct ps_recorder *r, struct ps_output *out, struct ps_
 {
 	if (write_lost_samples(r, out, err) < 0)
 		return -1;
-	if (r->bids && rec_bids__write(r->bids, out, err) < 0)
+	if (r->bids && ps_rec_bids__write(r->bids, out, err) < 0)
 		return -1;
 	return ps_output__flush(out, err);
 }
@@ -992,7 +993,7 @@ size_t ps_recorder__left_out(const struct ps_recorder *r, const struct ps_record
 {
 	*more = *later = 0;
 	*procs = NULL;
-	return r->self ? rec_self__found(r->self, procs, more, later) : 0;
+	return r->self ? ps_rec_self__found(r->self, procs, more, later) : 0;
 }
 
 int ps_recorder__list_events(void (*fn)(const char *name, const char *kind, void *arg), void *arg,
@@ -1000,8 +1001,8 @@ int ps_recorder__list_events(void (*fn)(const char *name, const char *kind, void
 {
 	size_t i;
 
-	for (i = 0; i < rec_nr_sw; i++)
-		if (!rec_sw_events[i].alias)
-			fn(rec_sw_events[i].name, "Software event", arg);
-	return rec_tracefs__list(NULL, fn, arg, err);
+	for (i = 0; i < ps_rec_nr_sw; i++)
+		if (!ps_rec_sw_events[i].alias)
+			fn(ps_rec_sw_events[i].name, "Software event", arg);
+	return ps_rec_tracefs__list(NULL, fn, arg, err);
 }

@@ -97,12 +97,12 @@ static void free_dso(void *p)
 	(void)p; /* owned by the list */
 }
 
-struct rec_bids *rec_bids__new(void)
+struct rec_bids *ps_rec_bids__new(void)
 {
 	return calloc(1, sizeof(struct rec_bids));
 }
 
-void rec_bids__delete(struct rec_bids *b)
+void ps_rec_bids__delete(struct rec_bids *b)
 {
 	size_t i;
 
@@ -235,8 +235,8 @@ static void insert_map(struct proc *p, uint64_t start, uint64_t end, struct dso 
 	p->nr++;
 }
 
-void rec_bids__mmap(struct rec_bids *b, pid_t pid, uint64_t start, uint64_t len, uint64_t ino,
-                    const char *filename)
+void ps_rec_bids__mmap(struct rec_bids *b, pid_t pid, uint64_t start, uint64_t len, uint64_t ino,
+                       const char *filename)
 {
 	struct proc *p;
 	struct dso *d;
@@ -254,7 +254,7 @@ void rec_bids__mmap(struct rec_bids *b, pid_t pid, uint64_t start, uint64_t len,
 	insert_map(p, start, start + len, d);
 }
 
-void rec_bids__fork(struct rec_bids *b, pid_t pid, pid_t ppid)
+void ps_rec_bids__fork(struct rec_bids *b, pid_t pid, pid_t ppid)
 {
 	struct proc *parent, *child;
 
@@ -280,7 +280,7 @@ void rec_bids__fork(struct rec_bids *b, pid_t pid, pid_t ppid)
 	child->nr = parent->nr;
 }
 
-void rec_bids__exec(struct rec_bids *b, pid_t pid)
+void ps_rec_bids__exec(struct rec_bids *b, pid_t pid)
 {
 	struct proc *p = proc_find(b, pid);
 
@@ -288,7 +288,7 @@ void rec_bids__exec(struct rec_bids *b, pid_t pid)
 		p->nr = 0;
 }
 
-void rec_bids__exit(struct rec_bids *b, pid_t pid)
+void ps_rec_bids__exit(struct rec_bids *b, pid_t pid)
 {
 	struct proc *p = proc_find(b, pid);
 
@@ -310,7 +310,7 @@ void rec_bids__exit(struct rec_bids *b, pid_t pid)
 	b->nr_dead++;
 }
 
-void rec_bids__round(struct rec_bids *b)
+void ps_rec_bids__round(struct rec_bids *b)
 {
 	size_t i, k = 0;
 
@@ -329,7 +329,7 @@ void rec_bids__round(struct rec_bids *b)
 	b->nr_dead = k;
 }
 
-void rec_bids__sample(struct rec_bids *b, pid_t pid, unsigned int cpumode, uint64_t ip)
+void ps_rec_bids__sample(struct rec_bids *b, pid_t pid, unsigned int cpumode, uint64_t ip)
 {
 	struct proc *p;
 	uint32_t i;
@@ -437,7 +437,7 @@ static bool kernel_build_id(unsigned char *id, size_t *idlen)
 	size_t len;
 	bool found;
 
-	if (rec_read_file("/sys/kernel/notes", &buf, &len, 1u << 20) < 0)
+	if (ps_rec_read_file("/sys/kernel/notes", &buf, &len, 1u << 20) < 0)
 		return false;
 	found = note_build_id((const unsigned char *)buf, len, id, idlen);
 	free(buf);
@@ -462,13 +462,13 @@ static int put_build_id(struct ps_output *out, uint16_t cpumode, const char *nam
 		ps_bytes__release(&b);
 		return 0; /* a path too long for one record: left out */
 	}
-	ret = rec_put_record(out, PS_RECORD_HEADER_BUILD_ID, cpumode | MISC_BUILD_ID_SIZE, b.p,
-	                     b.len, err);
+	ret = ps_rec_put_record(out, PS_RECORD_HEADER_BUILD_ID, cpumode | MISC_BUILD_ID_SIZE, b.p,
+	                        b.len, err);
 	ps_bytes__release(&b);
 	return ret;
 }
 
-int rec_bids__write(struct rec_bids *b, struct ps_output *out, struct ps_error *err)
+int ps_rec_bids__write(struct rec_bids *b, struct ps_output *out, struct ps_error *err)
 {
 	unsigned char id[BUILD_ID_MAX];
 	size_t i, idlen;

@@ -342,7 +342,7 @@ static void find_pipeline(struct rec_self *s, const struct pipe_fd *out)
 	procs_free(v, n);
 }
 
-struct rec_self *rec_self__new(pid_t workload, const struct ps_recorder_config *cfg)
+struct rec_self *ps_rec_self__new(pid_t workload, const struct ps_recorder_config *cfg)
 {
 	struct rec_self *s = calloc(1, sizeof(*s));
 	struct pipe_fd out = { .fd = -1 };
@@ -361,7 +361,7 @@ struct rec_self *rec_self__new(pid_t workload, const struct ps_recorder_config *
 	return s;
 }
 
-void rec_self__delete(struct rec_self *s)
+void ps_rec_self__delete(struct rec_self *s)
 {
 	if (!s)
 		return;
@@ -370,7 +370,7 @@ void rec_self__delete(struct rec_self *s)
 	free(s);
 }
 
-bool rec_self__drop(struct rec_self *s, pid_t pid)
+bool ps_rec_self__drop(struct rec_self *s, pid_t pid)
 {
 	struct verdict_entry *e = get(s, pid);
 	enum verdict v;
@@ -382,7 +382,7 @@ bool rec_self__drop(struct rec_self *s, pid_t pid)
 	return v == DROP;
 }
 
-void rec_self__fork(struct rec_self *s, pid_t pid, pid_t ppid)
+void ps_rec_self__fork(struct rec_self *s, pid_t pid, pid_t ppid)
 {
 	struct verdict_entry *parent;
 
@@ -400,14 +400,14 @@ void rec_self__fork(struct rec_self *s, pid_t pid, pid_t ppid)
 	}
 }
 
-size_t rec_self__initial(struct rec_self *s, const pid_t **pids)
+size_t ps_rec_self__initial(struct rec_self *s, const pid_t **pids)
 {
 	*pids = s->initial;
 	return s->nr_initial;
 }
 
-size_t rec_self__found(const struct rec_self *s, const struct ps_recorder_proc **procs,
-                       size_t *more, size_t *later)
+size_t ps_rec_self__found(const struct rec_self *s, const struct ps_recorder_proc **procs,
+                          size_t *more, size_t *later)
 {
 	*procs = s->found;
 	*more = s->nr_more;

@@ -28,7 +28,7 @@
 #define MAX_PROC_FILE (64u << 20)
 #define ID_INDEX_MAX 2000 /* entries per ID_INDEX record: 16 + 32 * n stays below 64 KiB */
 
-void rec_synth__trailer(const struct ps_recorder *r, unsigned char *p, pid_t pid, pid_t tid)
+void ps_rec_synth__trailer(const struct ps_recorder *r, unsigned char *p, pid_t pid, pid_t tid)
 {
 	uint64_t st = r->sample_type;
 
@@ -45,7 +45,7 @@ static int put_buf(struct ps_output *out, uint32_t type, uint16_t misc, struct p
 {
 	if (b->failed)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	return rec_put_record(out, type, misc, b->p, b->len, err);
+	return ps_rec_put_record(out, type, misc, b->p, b->len, err);
 }
 
 /* ---- features ---- */
@@ -75,7 +75,7 @@ static int cpuinfo(const char *key, char *out, size_t outlen)
 	size_t len, klen = strlen(key);
 	int ret = -1;
 
-	if (rec_read_file("/proc/cpuinfo", &buf, &len, 16u << 20) < 0)
+	if (ps_rec_read_file("/proc/cpuinfo", &buf, &len, 16u << 20) < 0)
 		return -1;
 	for (line = buf; line && *line; line = next) {
 		next = strchr(line, '\n');
@@ -108,7 +108,7 @@ static int feat_cpudesc(struct ps_bytes *b)
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		if (cpuinfo(keys[i], desc, sizeof(desc)) == 0) {
 			squash_spaces(desc);
-			rec_put_string(b, desc);
+			ps_rec_put_string(b, desc);
 			return 0;
 		}
 	}
@@ -126,7 +126,7 @@ static int feat_cpuid(struct ps_bytes *b)
 	    cpuinfo("stepping", step, sizeof(step)) < 0)
 		return -1;
 	snprintf(id, sizeof(id), "%s,%s,%s,%s", vendor, fam, model, step);
-	rec_put_string(b, id);
+	ps_rec_put_string(b, id);
 	return 0;
 #else
 	(void)b;
@@ -140,7 +140,7 @@ static int feat_total_mem(struct ps_bytes *b)
 	char *buf, *p;
 	size_t len;
 
-	if (rec_read_file("/proc/meminfo", &buf, &len, 1u << 20) < 0)
+	if (ps_rec_read_file("/proc/meminfo", &buf, &len, 1u << 20) < 0)
 		return -1;
 	p = strstr(buf, "MemTotal:");
 	if (!p || sscanf(p, "MemTotal: %llu", &kb) != 1) {
@@ -157,9 +157,9 @@ static int max_present_cpu(void)
 	char line[4096];
 	int *cpus, n, max;
 
-	if (rec_read_line("/sys/devices/system/cpu/present", line, sizeof(line)) < 0)
+	if (ps_rec_read_line("/sys/devices/system/cpu/present", line, sizeof(line)) < 0)
 		return (int)sysconf(_SC_NPROCESSORS_CONF);
-	n = rec_parse_cpu_list(line, &cpus);
+	n = ps_rec_parse_cpu_list(line, &cpus);
 	if (n < 0)
 		return (int)sysconf(_SC_NPROCESSORS_CONF);
 	max = cpus[n - 1] + 1;
@@ -185,9 +185,9 @@ static int feat_cmdline(struct ps_recorder *r, struct ps_bytes *b)
 	else
 		exe[n] = 0;
 	ps_bytes__u32(b, (uint32_t)(r->cfg.argc ? r->cfg.argc : 1));
-	rec_put_string(b, exe);
+	ps_rec_put_string(b, exe);
 	for (i = 1; i < r->cfg.argc; i++)
-		rec_put_string(b, r->cfg.argv[i]);
+		ps_rec_put_string(b, r->cfg.argv[i]);
 	return 0;
 }
 
@@ -202,7 +202,7 @@ static int feat_event_desc(struct ps_recorder *r, struct ps_bytes *b)
 
 		ps_bytes__put(b, &e->attr, REC_ATTR_SIZE);
 		ps_bytes__u32(b, (uint32_t)e->nr_inst);
-		rec_put_string(b, e->name);
+		ps_rec_put_string(b, e->name);
 		for (j = 0; j < e->nr_inst; j++)
 			ps_bytes__u64(b, e->inst[j].id);
 	}
@@ -238,7 +238,7 @@ static void strset_put(struct ps_bytes *b, struct strset *s)
 
 	ps_bytes__u32(b, s->n);
 	for (i = 0; i < s->n; i++) {
-		rec_put_string(b, s->v[i]);
+		ps_rec_put_string(b, s->v[i]);
 		free(s->v[i]);
 	}
 	free(s->v);
@@ -251,12 +251,12 @@ static int topo_line(int cpu, const char *file, const char *alt, char *out, size
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, file);
-	if (rec_read_line(path, out, outlen) == 0)
+	if (ps_rec_read_line(path, out, outlen) == 0)
 		return 0;
 	if (!alt)
 		return -1;
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, alt);
-	return rec_read_line(path, out, outlen);
+	return ps_rec_read_line(path, out, outlen);
 }
 
 static int topo_id(int cpu, const char *file)
@@ -264,7 +264,7 @@ static int topo_id(int cpu, const char *file)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, file);
-	return (int)rec_read_long(path, -1);
+	return (int)ps_rec_read_long(path, -1);
 }
 
 static int feat_cpu_topology(struct ps_bytes *b)
@@ -275,9 +275,9 @@ static int feat_cpu_topology(struct ps_bytes *b)
 	bool has_dies;
 	struct utsname u;
 
-	if (rec_read_line("/sys/devices/system/cpu/online", line, sizeof(line)) < 0)
+	if (ps_rec_read_line("/sys/devices/system/cpu/online", line, sizeof(line)) < 0)
 		return -1;
-	n = rec_parse_cpu_list(line, &online);
+	n = ps_rec_parse_cpu_list(line, &online);
 	if (n < 0)
 		return -1;
 	has_dies = uname(&u) == 0 &&
@@ -313,9 +313,9 @@ static int node_list(int **nodes)
 {
 	char line[4096];
 
-	if (rec_read_line("/sys/devices/system/node/online", line, sizeof(line)) < 0)
+	if (ps_rec_read_line("/sys/devices/system/node/online", line, sizeof(line)) < 0)
 		return -1;
-	return rec_parse_cpu_list(line, nodes);
+	return ps_rec_parse_cpu_list(line, nodes);
 }
 
 static int feat_numa_topology(struct ps_bytes *b)
@@ -332,7 +332,7 @@ static int feat_numa_topology(struct ps_bytes *b)
 	for (i = 0; i < n; i++) {
 		total = freemem = 0;
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", nodes[i]);
-		if (rec_read_file(path, &buf, &len, 1u << 20) == 0) {
+		if (ps_rec_read_file(path, &buf, &len, 1u << 20) == 0) {
 			p = strstr(buf, "MemTotal:");
 			if (p)
 				sscanf(p, "MemTotal: %llu", &total);
@@ -342,12 +342,12 @@ static int feat_numa_topology(struct ps_bytes *b)
 			free(buf);
 		}
 		snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", nodes[i]);
-		if (rec_read_line(path, cpus, sizeof(cpus)) < 0)
+		if (ps_rec_read_line(path, cpus, sizeof(cpus)) < 0)
 			cpus[0] = 0;
 		ps_bytes__u32(b, (uint32_t)nodes[i]);
 		ps_bytes__u64(b, total);
 		ps_bytes__u64(b, freemem);
-		rec_put_string(b, cpus);
+		ps_rec_put_string(b, cpus);
 	}
 	free(nodes);
 	return 0;
@@ -373,14 +373,14 @@ static int feat_pmu_mappings(struct ps_bytes *b)
 			if (d->d_name[0] == '.')
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/type", dir, d->d_name);
-			type = rec_read_long(path, -1);
+			type = ps_rec_read_long(path, -1);
 			if (type < 0)
 				continue;
 			if (pass == 0) {
 				n++;
 			} else {
 				ps_bytes__u32(b, (uint32_t)type);
-				rec_put_string(b, d->d_name);
+				ps_rec_put_string(b, d->d_name);
 			}
 		}
 		closedir(dp);
@@ -395,7 +395,8 @@ static int feat_mem_topology(struct ps_bytes *b)
 	int *nodes, n, i;
 	unsigned int idx;
 
-	if (rec_read_line("/sys/devices/system/memory/block_size_bytes", line, sizeof(line)) < 0 ||
+	if (ps_rec_read_line("/sys/devices/system/memory/block_size_bytes", line, sizeof(line)) <
+	            0 ||
 	    sscanf(line, "%llx", &bsize) != 1)
 		return -1;
 	n = node_list(&nodes);
@@ -439,7 +440,7 @@ static int feat_mem_topology(struct ps_bytes *b)
 
 static int put_string_feat(struct ps_bytes *b, const char *s)
 {
-	rec_put_string(b, s);
+	ps_rec_put_string(b, s);
 	return 0;
 }
 
@@ -560,7 +561,7 @@ static int write_features(struct ps_recorder *r, struct ps_output *out, struct p
 		}
 		/* a feature that cannot be read or does not fit is left out, as perf does */
 		if (ok == 0 && !b.failed && b.len + 8 <= REC_MAX_RECORD &&
-		    rec_put_record(out, PS_RECORD_HEADER_FEATURE, 0, b.p, b.len, err) < 0) {
+		    ps_rec_put_record(out, PS_RECORD_HEADER_FEATURE, 0, b.p, b.len, err) < 0) {
 			ps_bytes__release(&b);
 			return -1;
 		}
@@ -608,12 +609,12 @@ static int write_tracing_data(struct ps_recorder *r, struct ps_output *out, stru
 	if (i == r->nr_ev)
 		return 0;
 	b = (struct ps_bytes){ .max = PS_MAX_TRACING_DATA };
-	ret = rec_tracefs__blob(r, &b, err);
+	ret = ps_rec_tracefs__blob(r, &b, err);
 	if (ret == 0) {
 		ps_put32(body, (uint32_t)b.len, false);
 		ps_put32(body + 4, 0, false);
-		ret = rec_put_record(out, PS_RECORD_HEADER_TRACING_DATA, 0, body, sizeof(body),
-		                     err);
+		ret = ps_rec_put_record(out, PS_RECORD_HEADER_TRACING_DATA, 0, body, sizeof(body),
+		                        err);
 		if (ret == 0)
 			ret = ps_output__write(out, b.p, b.len, err);
 	}
@@ -744,9 +745,9 @@ static int write_kernel_mmap(struct ps_recorder *r, struct ps_output *out, struc
 	ps_put64(body + 24, r->kernel_start, false);
 	memcpy(body + 32, name, sizeof(name));
 	off = 32 + nlen;
-	rec_synth__trailer(r, body + off, 0, 0);
+	ps_rec_synth__trailer(r, body + off, 0, 0);
 	off += r->trailer_size;
-	return rec_put_record(out, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, body, off, err);
+	return ps_rec_put_record(out, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL, body, off, err);
 }
 
 static int write_comm(struct ps_recorder *r, struct ps_output *out, pid_t pid, pid_t tid,
@@ -760,9 +761,9 @@ static int write_comm(struct ps_recorder *r, struct ps_output *out, pid_t pid, p
 	ps_put32(body + 4, (uint32_t)tid, false);
 	memcpy(body + 8, comm, len - 1);
 	off = 8 + PS_ALIGN8(len);
-	rec_synth__trailer(r, body + off, pid, tid);
+	ps_rec_synth__trailer(r, body + off, pid, tid);
 	off += r->trailer_size;
-	return rec_put_record(out, PERF_RECORD_COMM, 0, body, off, err);
+	return ps_rec_put_record(out, PERF_RECORD_COMM, 0, body, off, err);
 }
 
 static int write_mmap2(struct ps_recorder *r, struct ps_output *out, pid_t pid, const char *line,
@@ -810,11 +811,11 @@ static int write_mmap2(struct ps_recorder *r, struct ps_output *out, pid_t pid, 
 	off = 64;
 	memcpy(body + off, name, strlen(name));
 	off += nlen;
-	rec_synth__trailer(r, body + off, pid, pid);
+	ps_rec_synth__trailer(r, body + off, pid, pid);
 	off += r->trailer_size;
 	if (r->bids)
-		rec_bids__mmap(r->bids, pid, start, end - start, ino, name);
-	ret = rec_put_record(out, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body, off, err);
+		ps_rec_bids__mmap(r->bids, pid, start, end - start, ino, name);
+	ret = ps_rec_put_record(out, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, body, off, err);
 	free(body);
 	return ret;
 }
@@ -852,7 +853,7 @@ static int synth_process(struct ps_recorder *r, struct ps_output *out, pid_t pid
 		if (only_tid && tid != only_tid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-		if (rec_read_line(path, comm, sizeof(comm)) < 0)
+		if (ps_rec_read_line(path, comm, sizeof(comm)) < 0)
 			continue;
 		ret = write_comm(r, out, pid, tid, comm, err);
 	}
@@ -861,7 +862,7 @@ static int synth_process(struct ps_recorder *r, struct ps_output *out, pid_t pid
 		return ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if (rec_read_file(path, &maps, &len, MAX_PROC_FILE) < 0)
+	if (ps_rec_read_file(path, &maps, &len, MAX_PROC_FILE) < 0)
 		return 0; /* a kernel thread, or gone */
 	for (line = maps; ret == 0 && line && *line; line = next) {
 		next = strchr(line, '\n');
@@ -880,7 +881,7 @@ static pid_t tgid_of(pid_t tid)
 	long v = tid;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (rec_read_file(path, &buf, &len, 1u << 20) < 0)
+	if (ps_rec_read_file(path, &buf, &len, 1u << 20) < 0)
 		return tid;
 	p = strstr(buf, "\nTgid:");
 	if (p)
@@ -899,7 +900,7 @@ static int synth_tasks(struct ps_recorder *r, struct ps_output *out, struct ps_e
 	if (r->cfg.workload && !r->cfg.system_wide) {
 		/* not exec'ed yet: its exec will bring COMM and MMAP2 */
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)r->cfg.workload);
-		if (rec_read_line(path, comm, sizeof(comm)) < 0)
+		if (ps_rec_read_line(path, comm, sizeof(comm)) < 0)
 			snprintf(comm, sizeof(comm), "precord");
 		return write_comm(r, out, r->cfg.workload, r->cfg.workload, comm, err);
 	}
@@ -919,12 +920,12 @@ static int synth_tasks(struct ps_recorder *r, struct ps_output *out, struct ps_e
 	return ret;
 }
 
-int rec_synth__header(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
+int ps_rec_synth__header(struct ps_recorder *r, struct ps_output *out, struct ps_error *err)
 {
 	if (ps_output__begin(out, false, err) < 0 || write_attrs(r, out, err) < 0 ||
 	    write_features(r, out, err) < 0 || write_tracing_data(r, out, err) < 0 ||
 	    write_id_index(r, out, err) < 0 || write_kernel_mmap(r, out, err) < 0 ||
 	    write_event_updates(r, out, err) < 0 || synth_tasks(r, out, err) < 0)
 		return -1;
-	return rec_put_record(out, PS_RECORD_FINISHED_INIT, 0, NULL, 0, err);
+	return ps_rec_put_record(out, PS_RECORD_FINISHED_INIT, 0, NULL, 0, err);
 }

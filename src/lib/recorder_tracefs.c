@@ -81,7 +81,7 @@ static int read_id(const char *root, const char *sys, const char *name, uint64_t
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	if (rec_read_file(path, &buf, &len, 64) < 0)
+	if (ps_rec_read_file(path, &buf, &len, 64) < 0)
 		return -1;
 	errno = 0;
 	v = strtoull(buf, &end, 10);
@@ -106,7 +106,7 @@ static int add_tp(struct ps_recorder *r, const char *sys, const char *name, stru
 		                     "cannot read the id of tracepoint %s:%s: %s", sys, name,
 		                     strerror(errno));
 	snprintf(full, sizeof(full), "%s:%s", sys, name);
-	e = rec_event__add(r, full);
+	e = ps_rec_event__add(r, full);
 	if (!e)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	e->sys = strdup(sys);
@@ -130,7 +130,7 @@ static int load_available(const char *root, char **buf, char ***names, size_t *n
 	size_t len, n = 0, cap = 0;
 
 	snprintf(path, sizeof(path), "%s/available_events", root);
-	if (rec_read_file(path, buf, &len, MAX_EVENTS_FILE) < 0)
+	if (ps_rec_read_file(path, buf, &len, MAX_EVENTS_FILE) < 0)
 		return -1;
 	for (p = *buf; p && *p; p = nl) {
 		nl = strchr(p, '\n');
@@ -202,8 +202,8 @@ static int suggest(struct ps_recorder *r, const char *spec, char *out, size_t ou
 	limit = strlen(spec) / 4;
 	if (limit < 2)
 		limit = 2;
-	for (i = 0; i < rec_nr_sw; i++)
-		consider(best, ARRAY_SIZE(best), spec, rec_sw_events[i].name);
+	for (i = 0; i < ps_rec_nr_sw; i++)
+		consider(best, ARRAY_SIZE(best), spec, ps_rec_sw_events[i].name);
 	if (r->tracefs[0] || find_root(r->tracefs, sizeof(r->tracefs), false, NULL) == 0) {
 		if (load_available(r->tracefs, &buf, &names, &nr) == 0) {
 			for (i = 0; i < nr; i++)
@@ -226,7 +226,7 @@ static int suggest(struct ps_recorder *r, const char *spec, char *out, size_t ou
 	return n;
 }
 
-int rec_tracefs__unknown(struct ps_recorder *r, const char *spec, struct ps_error *err)
+int ps_rec_tracefs__unknown(struct ps_recorder *r, const char *spec, struct ps_error *err)
 {
 	char sugg[200];
 
@@ -239,7 +239,7 @@ int rec_tracefs__unknown(struct ps_recorder *r, const char *spec, struct ps_erro
 	                     "unknown event '%s' ('precord -l' lists the events)", spec);
 }
 
-int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *err)
+int ps_rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *err)
 {
 	char sys[256], *name, **names = NULL, *buf = NULL;
 	const char *colon = strchr(spec, ':');
@@ -248,7 +248,7 @@ int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *e
 
 	if (!colon || colon == spec || !colon[1] || (size_t)(colon - spec) >= sizeof(sys) ||
 	    strchr(spec, '/'))
-		return rec_tracefs__unknown(r, spec, err);
+		return ps_rec_tracefs__unknown(r, spec, err);
 	if (tracefs_init(r, err) < 0)
 		return -1;
 	memcpy(sys, spec, (size_t)(colon - spec));
@@ -265,7 +265,7 @@ int rec_tracefs__add(struct ps_recorder *r, const char *spec, struct ps_error *e
 				        err, PS_ESYS, NULL, PS_NO_OFFSET,
 				        "cannot read %s: permission denied; tracepoints need root",
 				        path);
-			return rec_tracefs__unknown(r, spec, err);
+			return ps_rec_tracefs__unknown(r, spec, err);
 		}
 		return add_tp(r, sys, name, err) < 0 ? -1 : 1;
 	}
@@ -304,7 +304,7 @@ static void put_file(struct ps_bytes *b, const char *path, bool len64, struct ps
 
 	if (*ret < 0)
 		return;
-	if (rec_read_file(path, &data, &len, MAX_FORMAT) < 0) {
+	if (ps_rec_read_file(path, &data, &len, MAX_FORMAT) < 0) {
 		*ret = ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET, "cannot read %s: %s", path,
 		                     strerror(errno));
 		return;
@@ -317,7 +317,7 @@ static void put_file(struct ps_bytes *b, const char *path, bool len64, struct ps
 	free(data);
 }
 
-int rec_tracefs__blob(struct ps_recorder *r, struct ps_bytes *b, struct ps_error *err)
+int ps_rec_tracefs__blob(struct ps_recorder *r, struct ps_bytes *b, struct ps_error *err)
 {
 	static const unsigned char magic[] = {
 		0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g'
@@ -392,8 +392,8 @@ int rec_tracefs__blob(struct ps_recorder *r, struct ps_bytes *b, struct ps_error
 	return ret;
 }
 
-int rec_tracefs__list(const char *root, void (*fn)(const char *, const char *, void *), void *arg,
-                      struct ps_error *err)
+int ps_rec_tracefs__list(const char *root, void (*fn)(const char *, const char *, void *),
+                         void *arg, struct ps_error *err)
 {
 	char dir[64], *buf, **names;
 	size_t nr, i;

@@ -21,7 +21,7 @@
 
 /* ---- events ---- */
 
-const struct rec_sw rec_sw_events[] = {
+const struct rec_sw ps_rec_sw_events[] = {
 	{ "cpu-clock", PERF_COUNT_SW_CPU_CLOCK, false },
 	{ "task-clock", PERF_COUNT_SW_TASK_CLOCK, false },
 	{ "page-faults", PERF_COUNT_SW_PAGE_FAULTS, false },
@@ -35,9 +35,9 @@ const struct rec_sw rec_sw_events[] = {
 	{ "alignment-faults", PERF_COUNT_SW_ALIGNMENT_FAULTS, false },
 	{ "emulation-faults", PERF_COUNT_SW_EMULATION_FAULTS, false },
 };
-const size_t rec_nr_sw = ARRAY_SIZE(rec_sw_events);
+const size_t ps_rec_nr_sw = ARRAY_SIZE(ps_rec_sw_events);
 
-const struct rec_sw rec_hw_events[] = {
+const struct rec_sw ps_rec_hw_events[] = {
 	{ "cycles", PERF_COUNT_HW_CPU_CYCLES, false },
 	{ "cpu-cycles", PERF_COUNT_HW_CPU_CYCLES, true },
 	{ "instructions", PERF_COUNT_HW_INSTRUCTIONS, false },
@@ -53,9 +53,9 @@ const struct rec_sw rec_hw_events[] = {
 	{ "idle-cycles-backend", PERF_COUNT_HW_STALLED_CYCLES_BACKEND, true },
 	{ "ref-cycles", PERF_COUNT_HW_REF_CPU_CYCLES, false },
 };
-const size_t rec_nr_hw = ARRAY_SIZE(rec_hw_events);
+const size_t ps_rec_nr_hw = ARRAY_SIZE(ps_rec_hw_events);
 
-struct rec_event *rec_event__add(struct ps_recorder *r, const char *name)
+struct rec_event *ps_rec_event__add(struct ps_recorder *r, const char *name)
 {
 	struct rec_event *v, *e;
 
@@ -77,7 +77,7 @@ struct rec_event *rec_event__add(struct ps_recorder *r, const char *name)
 
 /* ---- feature strings ---- */
 
-void rec_put_string(struct ps_bytes *b, const char *s)
+void ps_rec_put_string(struct ps_bytes *b, const char *s)
 {
 	size_t len = strlen(s) + 1, padded = (len + NAME_ALIGN - 1) / NAME_ALIGN * NAME_ALIGN;
 
@@ -88,7 +88,7 @@ void rec_put_string(struct ps_bytes *b, const char *s)
 
 /* ---- small file helpers ---- */
 
-int rec_read_file(const char *path, char **buf, size_t *len, size_t max)
+int ps_rec_read_file(const char *path, char **buf, size_t *len, size_t max)
 {
 	size_t cap = 4096, n = 0;
 	char *p = malloc(cap + 1), *np;
@@ -143,12 +143,12 @@ int rec_read_file(const char *path, char **buf, size_t *len, size_t max)
 }
 
 /* the first line of a small file, without its newline */
-int rec_read_line(const char *path, char *out, size_t outlen)
+int ps_rec_read_line(const char *path, char *out, size_t outlen)
 {
 	char *buf, *nl;
 	size_t len;
 
-	if (rec_read_file(path, &buf, &len, 1u << 20) < 0)
+	if (ps_rec_read_file(path, &buf, &len, 1u << 20) < 0)
 		return -1;
 	nl = strchr(buf, '\n');
 	if (nl)
@@ -158,12 +158,12 @@ int rec_read_line(const char *path, char *out, size_t outlen)
 	return 0;
 }
 
-long rec_read_long(const char *path, long dflt)
+long ps_rec_read_long(const char *path, long dflt)
 {
 	char line[64], *end;
 	long v;
 
-	if (rec_read_line(path, line, sizeof(line)) < 0)
+	if (ps_rec_read_line(path, line, sizeof(line)) < 0)
 		return dflt;
 	errno = 0;
 	v = strtol(line, &end, 0);
@@ -177,7 +177,7 @@ static int cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int rec_parse_cpu_list(const char *s, int **cpus)
+int ps_rec_parse_cpu_list(const char *s, int **cpus)
 {
 	int *v = NULL, n = 0, cap = 0, i, j;
 	long a, b;
@@ -229,8 +229,8 @@ bad:
 
 /* ---- records ---- */
 
-int rec_put_record(struct ps_output *out, uint32_t type, uint16_t misc, const void *body,
-                   size_t len, struct ps_error *err)
+int ps_rec_put_record(struct ps_output *out, uint32_t type, uint16_t misc, const void *body,
+                      size_t len, struct ps_error *err)
 {
 	struct perf_event_header h;
 

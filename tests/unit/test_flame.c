@@ -25,7 +25,7 @@ static long long count_of(const struct ps_flame *f, const char *path)
 
 	for (tok = strtok_r(copy, ";", &save); tok && cur != FLAME_NONE;
 	     tok = strtok_r(NULL, ";", &save))
-		cur = flame__find_child(f, cur, tok, strlen(tok));
+		cur = ps_flame__find_child(f, cur, tok, strlen(tok));
 	free(copy);
 	return cur == FLAME_NONE ? -1 : (long long)f->nodes[cur].count;
 }
