@@ -18,27 +18,12 @@
 
 #define ST (PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
-static size_t rec_begin(struct buf *b, uint32_t type)
-{
-	size_t at = b->len;
-
-	put32(b, type);
-	put16(b, 0);
-	put16(b, 0);
-	return at;
-}
-
-static void rec_end(struct buf *b, size_t at)
-{
-	ps_put16(b->p + at + 6, (uint16_t)(b->len - at), b->swap);
-}
-
 static void attr(struct buf *b)
 {
 	const struct attr_spec a = { .type = PERF_TYPE_SOFTWARE,
 		                     .sample_type = ST,
 		                     .flags = 1ULL << 18 };
-	size_t at = rec_begin(b, PS_RECORD_HEADER_ATTR);
+	size_t at = rec_begin(b, PS_RECORD_HEADER_ATTR, 0);
 
 	attr_bytes(b, &a, 128);
 	rec_end(b, at);
@@ -46,7 +31,7 @@ static void attr(struct buf *b)
 
 static void comm(struct buf *b, uint32_t tid, const char *name, uint64_t t)
 {
-	size_t at = rec_begin(b, PERF_RECORD_COMM), n = strlen(name) + 1;
+	size_t at = rec_begin(b, PERF_RECORD_COMM, 0), n = strlen(name) + 1;
 
 	put32(b, tid);
 	put32(b, tid);
@@ -60,7 +45,7 @@ static void comm(struct buf *b, uint32_t tid, const char *name, uint64_t t)
 
 static void sample(struct buf *b, uint32_t tid, uint64_t t)
 {
-	size_t at = rec_begin(b, PERF_RECORD_SAMPLE);
+	size_t at = rec_begin(b, PERF_RECORD_SAMPLE, 0);
 
 	put32(b, tid);
 	put32(b, tid);
@@ -70,7 +55,7 @@ static void sample(struct buf *b, uint32_t tid, uint64_t t)
 
 static void bare(struct buf *b, uint32_t type)
 {
-	rec_end(b, rec_begin(b, type));
+	rec_end(b, rec_begin(b, type, 0));
 }
 
 /*
