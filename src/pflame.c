@@ -38,7 +38,7 @@ static const struct ps_opt options[] = {
 	{ "output", 'o', PS_ARG_REQUIRED, "FILE",
 	  "write the SVG to FILE (default: standard output);\n"
 	  "with -i, %n in FILE is the interval's number",
-	  PS_OPTG_OUTPUT },
+	  PS_OPTG_OUTPUT, 0 },
 	PS_OPT("folded", 'f', PS_ARG_NONE, NULL,
 	       "the inputs are folded stack lines ('a;b;c COUNT')"),
 	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
