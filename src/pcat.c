@@ -44,16 +44,17 @@ struct opts {
 
 static const struct ps_opt options[] = {
 	PS_OPT_FORCE_ROW,
-	PS_OPT("merge", 'm', PS_ARG_NONE, NULL,
-	       "merge the inputs into one stream in sample time order"),
-	PS_OPT("data", OPT_DATA, PS_ARG_NONE, NULL,
-	       "write a perf.data file (with -o FILE) instead of a stream"),
-	PS_OPT("distinct", OPT_DISTINCT, PS_ARG_NONE, NULL,
-	       "with -m: the inputs are different recordings (hosts, runs),\n"
-	       "never pieces of one, even with the same events and ids"),
+	PS_OPT_FLAG("merge", 'm', "merge the inputs into one stream in sample time order",
+	            struct opts, merge),
+	PS_OPT_FLAG("data", OPT_DATA, "write a perf.data file (with -o FILE) instead of a stream",
+	            struct opts, data),
+	PS_OPT_FLAG("distinct", OPT_DISTINCT,
+	            "with -m: the inputs are different recordings (hosts, runs),\n"
+	            "never pieces of one, even with the same events and ids",
+	            struct opts, distinct),
 	PS_OPT_OUTPUT_ROW,
 	{ "quiet", 'q', PS_ARG_NONE, NULL, "no progress line for a large file (none with -m)",
-	  PS_OPTG_QUIET },
+	  PS_OPTG_QUIET, 0 },
 	{ 0 },
 };
 
@@ -68,23 +69,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 {
 	struct ps_common_opts co;
 	struct ps_args a;
-	int c, i, nstdin;
+	int i, nstdin;
 
 	memset(o, 0, sizeof(*o));
 	ps_args__init(&a, &cmdline, argc, argv, &co);
-	while ((c = ps_args__next(&a)) != -1) {
-		switch (c) {
-		case 'm':
-			o->merge = true;
-			break;
-		case OPT_DATA:
-			o->data = true;
-			break;
-		case OPT_DISTINCT:
-			o->distinct = true;
-			break;
-		}
-	}
+	a.flags = o;
+	while (ps_args__next(&a) != -1)
+		continue; /* every option of pcat is stored by the parser */
 	o->output = co.output;
 	o->force = co.force;
 	o->quiet = co.quiet;

@@ -146,19 +146,20 @@ static const struct ps_opt options[] = {
 	       "comma-separated keys: event (default), comm, pid,\n"
 	       "tid, cpu, syscall, errno, sym, dso, a tracepoint\n"
 	       "field, FIELD/SIZE; checked against the stream"),
-	PS_OPT("folded", OPT_FOLDED, PS_ARG_NONE, NULL,
-	       "count folded stacks (comm;outer;...;inner COUNT),\n"
-	       "as perf's stackcollapse writes them"),
+	PS_OPT_FLAG("folded", OPT_FOLDED,
+	            "count folded stacks (comm;outer;...;inner COUNT),\n"
+	            "as perf's stackcollapse writes them",
+	            struct opts, folded),
 	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
 	       "print a table every TIME of sample time\n"
 	       "(5, 5s, 500ms, 2m; 1ms to 24h)"),
-	PS_OPT("json", 'j', PS_ARG_NONE, NULL, "JSON output (one document per table)"),
+	PS_OPT_FLAG("json", 'j', "JSON output (one document per table)", struct opts, json),
 	PS_OPT("late", 'l', PS_ARG_REQUIRED, "TIME",
 	       "with -i: how late a sample may arrive and still\n"
 	       "count in its interval (default 3s)"),
 	PS_OPT("top", 'n', PS_ARG_REQUIRED, "N", "print the N largest rows only"),
-	PS_OPT("pace", OPT_PACE, PS_ARG_NONE, NULL,
-	       "with -i: replay at the speed of the recording"),
+	PS_OPT_FLAG("pace", OPT_PACE, "with -i: replay at the speed of the recording", struct opts,
+	            pace),
 	PS_OPT_QUIET_ROW,
 	PS_OPT("sum", 's', PS_ARG_REQUIRED, "[NAME=]FIELD",
 	       "add up FIELD (or count EVENT) in a column;\n"
@@ -207,6 +208,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->late_ns = DEFAULT_LATE;
 	ps_args__init(&a, &cmdline, argc, argv, &co);
+	a.flags = o;
 	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
 		case 'b':
@@ -215,9 +217,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'i':
 			o->interval_ns = ps_parse_duration(a.arg, PS_NS_PER_SEC / 1000,
 			                                   86400 * PS_NS_PER_SEC, "--interval");
-			break;
-		case 'j':
-			o->json = true;
 			break;
 		case 'l':
 			o->late_ns = ps_parse_duration(a.arg, 0, 3600 * PS_NS_PER_SEC, "--late");
@@ -230,12 +229,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'w':
 			o->where = a.arg;
-			break;
-		case OPT_FOLDED:
-			o->folded = true;
-			break;
-		case OPT_PACE:
-			o->pace = true;
 			break;
 		}
 	}

@@ -66,24 +66,25 @@ struct opts {
 };
 
 static const struct ps_opt options[] = {
-	PS_OPT("count", 'c', PS_ARG_NONE, NULL,
-	       "print the number of matching samples, not a stream"),
-	PS_OPT("explain", OPT_EXPLAIN, PS_ARG_NONE, NULL,
-	       "print the parsed expression and the part the kernel\n"
-	       "could evaluate, without reading a stream"),
+	PS_OPT_FLAG("count", 'c', "print the number of matching samples, not a stream", struct opts,
+	            count),
+	PS_OPT_FLAG("explain", OPT_EXPLAIN,
+	            "print the parsed expression and the part the kernel\n"
+	            "could evaluate, without reading a stream",
+	            struct opts, explain),
 	PS_OPT_FORCE_ROW,
 	PS_OPT("input", 'i', PS_ARG_REQUIRED, "FILE", "read FILE instead of standard input"),
 	PS_OPT("keep-sideband", OPT_KEEP_SIDEBAND, PS_ARG_NONE, NULL,
 	       "pass side-band records (the default)"),
 	PS_OPT_OUTPUT_ROW,
-	PS_OPT("only-samples", OPT_ONLY_SAMPLES, PS_ARG_NONE, NULL,
-	       "drop side-band records too (COMM, MMAP...)"),
+	PS_OPT_FLAG("only-samples", OPT_ONLY_SAMPLES, "drop side-band records too (COMM, MMAP...)",
+	            struct opts, only_samples),
 	PS_OPT_QUIET_ROW,
 	PS_OPT("start", OPT_START, PS_ARG_REQUIRED, "TIME",
 	       "drop samples before TIME (ns, 1.5s, 2m, or +100ms\n"
 	       "after the first sample)"),
 	PS_OPT("stop", OPT_STOP, PS_ARG_REQUIRED, "TIME", "drop samples after TIME"),
-	PS_OPT("invert", 'v', PS_ARG_NONE, NULL, "keep the samples that do not match"),
+	PS_OPT_FLAG("invert", 'v', "keep the samples that do not match", struct opts, invert),
 	PS_OPT_SYMBOL_FILES_ROWS,
 	{ 0 },
 };
@@ -119,25 +120,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	ps_args__init(&a, &cmdline, argc, argv, &co);
+	a.flags = o;
 	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
-		case 'c':
-			o->count = true;
-			break;
 		case 'i':
 			o->input = a.arg;
 			break;
-		case 'v':
-			o->invert = true;
-			break;
-		case OPT_EXPLAIN:
-			o->explain = true;
-			break;
 		case OPT_KEEP_SIDEBAND:
 			o->only_samples = false;
-			break;
-		case OPT_ONLY_SAMPLES:
-			o->only_samples = true;
 			break;
 		case OPT_START:
 			parse_bound(a.arg, "--start", &o->start);

@@ -34,19 +34,30 @@ enum {
 	OPT_ICICLE = PS_OPT_LONG,
 };
 
+struct opts {
+	const char *output;
+	bool folded, diff, by_pid;
+	uint64_t interval_ns;
+	struct ps_flame_style style;
+	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
+	const char *inputs[2];
+	int ninputs;
+};
+
 static const struct ps_opt options[] = {
 	{ "output", 'o', PS_ARG_REQUIRED, "FILE",
 	  "write the SVG to FILE (default: standard output);\n"
 	  "with -i, %n in FILE is the interval's number",
-	  PS_OPTG_OUTPUT },
-	PS_OPT("folded", 'f', PS_ARG_NONE, NULL,
-	       "the inputs are folded stack lines ('a;b;c COUNT')"),
+	  PS_OPTG_OUTPUT, 0 },
+	PS_OPT_FLAG("folded", 'f', "the inputs are folded stack lines ('a;b;c COUNT')", struct opts,
+	            folded),
 	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
 	       "one graph per TIME of sample time (5, 5s, 500ms, 2m;\n"
 	       "needs -o)"),
-	PS_OPT("diff", 'd', PS_ARG_NONE, NULL,
-	       "two inputs, BEFORE and AFTER: draw AFTER, coloured by\n"
-	       "the change of each frame's share (red grew, blue shrank)"),
+	PS_OPT_FLAG("diff", 'd',
+	            "two inputs, BEFORE and AFTER: draw AFTER, coloured by\n"
+	            "the change of each frame's share (red grew, blue shrank)",
+	            struct opts, diff),
 	PS_OPT("by", 'b', PS_ARG_REQUIRED, "comm|pid",
 	       "root the stacks at the comm (default) or at comm-pid"),
 	PS_OPT("title", 't', PS_ARG_REQUIRED, "TEXT", "the graph's title"),
@@ -70,16 +81,6 @@ static const struct ps_cmdline cmdline = {
 };
 
 #define IDLE_MS 100
-
-struct opts {
-	const char *output;
-	bool folded, diff, by_pid;
-	uint64_t interval_ns;
-	struct ps_flame_style style;
-	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
-	const char *inputs[2];
-	int ninputs;
-};
 
 struct ctx {
 	const struct opts *o;
@@ -143,6 +144,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->style.height = 16;
 	o->style.minwidth = 0.1;
 	ps_args__init(&a, &cmdline, argc, argv, &co);
+	a.flags = o;
 	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
 		case 'H':
@@ -160,12 +162,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				ps_usage_error("--colors: '%s' is not one of hot, cool, mem, gray",
 				               a.arg);
 			o->style.palette = (enum ps_flame_palette)pal;
-			break;
-		case 'd':
-			o->diff = true;
-			break;
-		case 'f':
-			o->folded = true;
 			break;
 		case 'i':
 			if (ps_duration__parse(a.arg, PS_NS_PER_SEC / 1000, 86400 * PS_NS_PER_SEC,

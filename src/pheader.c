@@ -68,9 +68,9 @@ static const struct ps_opt options[] = {
 	PS_OPT("all", 'a', PS_ARG_NONE, NULL,
 	       "read to the end: late build-ids and features, record counts"),
 	PS_OPT("dump", 'd', PS_ARG_NONE, NULL, "print the header as text (the default)"),
-	PS_OPT("json", 'j', PS_ARG_NONE, NULL, "print one JSON document instead"),
+	PS_OPT_FLAG("json", 'j', "print one JSON document instead", struct opts, json),
 	{ "quiet", 'q', PS_ARG_NONE, NULL, "no progress line while -a reads a large file",
-	  PS_OPTG_QUIET },
+	  PS_OPTG_QUIET, 0 },
 	PS_OPT("stats", OPT_STATS, PS_ARG_NONE, NULL,
 	       "read to the end and print only the record counts"),
 	PS_OPT("schema", OPT_SCHEMA, PS_ARG_OPTIONAL, "[clickhouse | sql]",
@@ -78,9 +78,10 @@ static const struct ps_opt options[] = {
 	       "or a plain SQL column list, the default)"),
 	PS_OPT("table", OPT_TABLE, PS_ARG_REQUIRED, "NAME",
 	       "the table name for --schema clickhouse (default pstream)"),
-	PS_OPT("symbolic", OPT_SYMBOLIC, PS_ARG_NONE, NULL,
-	       "with --schema: a text column for each NAME_sym key that\n"
-	       "ptojson --symbolic writes"),
+	PS_OPT_FLAG("symbolic", OPT_SYMBOLIC,
+	            "with --schema: a text column for each NAME_sym key that\n"
+	            "ptojson --symbolic writes",
+	            struct opts, symbolic),
 	{ 0 },
 };
 
@@ -101,6 +102,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	ps_args__init(&a, &cmdline, argc, argv, &co);
+	a.flags = o;
 	while ((c = ps_args__next(&a)) != -1) {
 		arg = a.arg;
 		switch (c) {
@@ -108,9 +110,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->all = true;
 			break;
 		case 'd':
-			break;
-		case 'j':
-			o->json = true;
 			break;
 		case OPT_STATS:
 			o->stats = o->all = true;
@@ -127,9 +126,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				o->schema = 1 + PS_SCHEMA_CLICKHOUSE;
 			else
 				ps_usage_error("--schema: '%s' is not clickhouse or sql", arg);
-			break;
-		case OPT_SYMBOLIC:
-			o->symbolic = true;
 			break;
 		case OPT_TABLE:
 			if (!ps_schema__valid_table(arg))

@@ -68,7 +68,7 @@ struct workload {
 };
 
 static const struct ps_opt options[] = {
-	PS_OPT("all-cpus", 'a', PS_ARG_NONE, NULL, "record every task on every CPU"),
+	PS_OPT_FLAG("all-cpus", 'a', "record every task on every CPU", struct opts, all_cpus),
 	PS_OPT("cpu", 'C', PS_ARG_REQUIRED, "CPUS", "record every task on these CPUs (0-3,6)"),
 	PS_OPT("count", 'c', PS_ARG_REQUIRED, "PERIOD", "sample every PERIOD events"),
 	PS_OPT("event", 'e', PS_ARG_REQUIRED, "EVENT",
@@ -86,18 +86,18 @@ static const struct ps_opt options[] = {
 	PS_OPT("clockid", 'k', PS_ARG_REQUIRED, "CLOCK",
 	       "time samples with CLOCK: monotonic (the default),\n"
 	       "monotonic_raw, realtime, boottime, tai"),
-	PS_OPT("list", 'l', PS_ARG_NONE, NULL, "list the events that can be recorded"),
+	PS_OPT_FLAG("list", 'l', "list the events that can be recorded", struct opts, list),
 	PS_OPT("mmap-pages", 'm', PS_ARG_REQUIRED, "PAGES",
 	       "ring size per CPU, a power of two (16 MiB, 64 MiB\n"
 	       "over all CPUs at most)"),
 	{ "output", 'o', PS_ARG_REQUIRED, "FILE",
 	  "write to FILE instead of standard output (the command\n"
 	  "then keeps its own standard output)",
-	  PS_OPTG_OUTPUT },
+	  PS_OPTG_OUTPUT, 0 },
 	PS_OPT("pid", 'p', PS_ARG_REQUIRED, "PID",
 	       "record this process (and the children it starts)"),
 	{ "quiet", 'q', PS_ARG_NONE, NULL, "no summary line at the end, nor what it opens/closes",
-	  PS_OPTG_QUIET },
+	  PS_OPTG_QUIET, 0 },
 	PS_OPT("tid", 't', PS_ARG_REQUIRED, "TID",
 	       "record this thread (and the children it starts)"),
 	PS_OPT("duration", OPT_DURATION, PS_ARG_REQUIRED, "TIME",
@@ -189,6 +189,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->cfg.use_clockid = true;
 	o->cfg.clockid = CLOCK_MONOTONIC;
 	ps_args__init(&a, &cmdline, argc, argv, &co);
+	a.flags = o;
 	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
 		case 'C':
@@ -197,9 +198,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'F':
 			o->cfg.freq = ps_parse_u64(a.arg, 1, 1000000, "-F");
 			have_f = true;
-			break;
-		case 'a':
-			o->all_cpus = true;
 			break;
 		case 'c':
 			o->cfg.period = ps_parse_u64(a.arg, 1, UINT64_MAX >> 1, "-c");
@@ -217,9 +215,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'k':
 			o->cfg.clockid = parse_clockid(a.arg);
-			break;
-		case 'l':
-			o->list = true;
 			break;
 		case 'm':
 			o->cfg.mmap_pages = (unsigned int)ps_parse_u64(a.arg, 1, 1u << 20, "-m");

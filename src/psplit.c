@@ -86,15 +86,15 @@ static const struct ps_opt options[] = {
 	  "piece file names: %n the piece number, %k its key,\n"
 	  "%% a percent sign (default x%n-%k.pipe with --by,\n"
 	  "else x%n.pipe)",
-	  PS_OPTG_OUTPUT },
+	  PS_OPTG_OUTPUT, 0 },
 	PS_OPT("max-pieces", OPT_MAX_PIECES, PS_ARG_REQUIRED, "N",
 	       "stop with an error rather than make more than N pieces\n"
 	       "(default 1000)"),
 	PS_OPT("max-open", OPT_MAX_OPEN, PS_ARG_REQUIRED, "N",
 	       "pieces open at once; others are closed and reopened\n"
 	       "for appending (default 64)"),
-	PS_OPT("data", OPT_DATA, PS_ARG_NONE, NULL, "write the pieces as perf.data files"),
-	PS_OPT("verbose", 'v', PS_ARG_NONE, NULL, "one line per piece on standard error"),
+	PS_OPT_FLAG("data", OPT_DATA, "write the pieces as perf.data files", struct opts, data),
+	PS_OPT_FLAG("verbose", 'v', "one line per piece on standard error", struct opts, verbose),
 	{ 0 },
 };
 
@@ -147,6 +147,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->max_pieces = DEFAULT_MAX_PIECES;
 	o->max_open = DEFAULT_MAX_OPEN;
 	ps_args__init(&a, &cmdline, argc, argv, &co);
+	a.flags = o;
 	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
 		case 'b':
@@ -163,12 +164,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 't':
 			set_mode(o, MODE_TIME);
 			o->slice_ns = ps_parse_duration(a.arg, 1, UINT64_MAX / 2, "-t");
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case OPT_DATA:
-			o->data = true;
 			break;
 		case 'w':
 			o->where = a.arg;

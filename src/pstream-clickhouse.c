@@ -72,7 +72,7 @@ static const struct ps_opt options[] = {
 	       "the host column (default: the stream's hostname)"),
 	PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
 	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
-	  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS },
+	  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
 	PS_OPT("spool", OPT_SPOOL, PS_ARG_REQUIRED, "DIR",
 	       "keep batches in DIR (default: a new temporary directory);\n"
 	       "batches left there by an earlier run are inserted first"),

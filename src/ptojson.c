@@ -91,19 +91,20 @@ static const char *const known_fields[] = {
 };
 
 static const struct ps_opt options[] = {
-	PS_OPT("all", 'a', PS_ARG_NONE, NULL, "every record, each with its \"type\""),
+	PS_OPT_FLAG("all", 'a', "every record, each with its \"type\"", struct opts, all),
 	PS_OPT("fields", 'F', PS_ARG_REQUIRED, "LIST", "keep only these keys (comma separated)"),
 	PS_OPT_OUTPUT_ROW,
-	PS_OPT("pretty", 'p', PS_ARG_NONE, NULL, "indent the objects, for people"),
+	PS_OPT_FLAG("pretty", 'p', "indent the objects, for people", struct opts, pretty),
 	PS_OPT_QUIET_ROW,
 	PS_OPT("time-format", 't', PS_ARG_REQUIRED, "FMT", "time as ns (default), s or iso"),
-	PS_OPT("host", OPT_HOST, PS_ARG_NONE, NULL,
-	       "a \"host\" key in each sample: the stream's hostname"),
-	PS_OPT("symbolic", OPT_SYMBOLIC, PS_ARG_NONE, NULL,
-	       "next to a field perf prints as a symbol or flags,\n"
-	       "its text: \"prev_state\":1,\"prev_state_sym\":\"S\""),
+	PS_OPT_FLAG("host", OPT_HOST, "a \"host\" key in each sample: the stream's hostname",
+	            struct opts, host),
+	PS_OPT_FLAG("symbolic", OPT_SYMBOLIC,
+	            "next to a field perf prints as a symbol or flags,\n"
+	            "its text: \"prev_state\":1,\"prev_state_sym\":\"S\"",
+	            struct opts, symbolic),
 	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
-	  "addresses only: no sym, symoff, dso keys", PS_OPTG_NO_SYMBOLS },
+	  "addresses only: no sym, symoff, dso keys", PS_OPTG_NO_SYMBOLS, 0 },
 	PS_OPT_SYMBOL_FILES_ROWS,
 	{ 0 },
 };
@@ -140,17 +141,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	ps_args__init(&a, &cmdline, argc, argv, &co);
+	a.flags = o;
 	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
 		case 'F':
 			check_fields(a.arg);
 			o->fields = a.arg;
-			break;
-		case 'a':
-			o->all = true;
-			break;
-		case 'p':
-			o->pretty = true;
 			break;
 		case 't':
 			if (strcmp(a.arg, "ns") == 0)
@@ -161,12 +157,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				o->tf = PS_TIME_ISO;
 			else
 				ps_usage_error("--time-format: '%s' is not ns, s or iso", a.arg);
-			break;
-		case OPT_HOST:
-			o->host = true;
-			break;
-		case OPT_SYMBOLIC:
-			o->symbolic = true;
 			break;
 		}
 	}

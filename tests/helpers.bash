@@ -101,3 +101,12 @@ output_is() {
 		return 1
 	fi
 }
+
+# the programs built from src/*.c (every one has a page: man.bats, options.bats)
+programs() {
+	local p
+	for p in "$TOP"/src/*.c; do
+		p=$(basename "$p" .c)
+		[ -x "$BIN/$p" ] && echo "$p"
+	done
+}

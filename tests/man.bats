@@ -9,15 +9,6 @@ setup() {
 	command -v mandoc >/dev/null || skip "mandoc not installed"
 }
 
-# the programs built from src/*.c that have a page
-programs() {
-	local p
-	for p in "$TOP"/src/*.c; do
-		p=$(basename "$p" .c)
-		[ -x "$BIN/$p" ] && echo "$p"
-	done
-}
-
 @test "man: every page is clean under mandoc -Tlint" {
 	run -0 mandoc -Tlint -Wwarning "$TOP"/man/*.[17]
 }

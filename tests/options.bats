@@ -10,15 +10,6 @@ setup() {
 	load helpers
 }
 
-# the programs built from src/*.c
-programs() {
-	local p
-	for p in "$TOP"/src/*.c; do
-		p=$(basename "$p" .c)
-		[ -x "$BIN/$p" ] && echo "$p"
-	done
-}
-
 # the option lines of --help: "-x, --long ARG", "--long ARG", "-x"
 option_lines() {
 	"$BIN/$1" --help | sed -n 's/^  \(-[a-zA-Z]\(, --[a-z][a-z-]*\)\{0,1\}\|    --[a-z][a-z-]*\)\( [^ ][^ ]*\)\{0,1\}  .*$/&/p' |

@@ -63,9 +63,9 @@ int ps_finish_stdout(void)
 /* ---- the command line from one table ---- */
 
 static const struct ps_opt help_rows[] = {
-	{ "help", 'h', PS_ARG_NONE, NULL, "show this help", PS_OPTG_OWN },
-	{ "version", 'V', PS_ARG_NONE, NULL, "show the version", PS_OPTG_OWN },
-	{ NULL, 0, PS_ARG_NONE, NULL, NULL, PS_OPTG_OWN },
+	{ "help", 'h', PS_ARG_NONE, NULL, "show this help", PS_OPTG_OWN, 0 },
+	{ "version", 'V', PS_ARG_NONE, NULL, "show the version", PS_OPTG_OWN, 0 },
+	{ NULL, 0, PS_ARG_NONE, NULL, NULL, PS_OPTG_OWN, 0 },
 };
 
 static const struct ps_opt *row_of(const struct ps_cmdline *cl, int key)
@@ -182,6 +182,11 @@ int ps_args__next(struct ps_args *a)
 			break;
 		case PS_OPTG_NO_SYMBOLS:
 			co->sym.off = true;
+			break;
+		case PS_OPTG_FLAG:
+			if (!a->flags)
+				abort(); /* our bug: a flag row and nowhere to set it */
+			*(bool *)((char *)a->flags + r->flag) = true;
 			break;
 		}
 	}

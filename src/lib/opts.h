@@ -7,6 +7,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -68,6 +69,7 @@ enum ps_opt_group {
 	PS_OPTG_SYMFS,      /* --symfs: common.sym.symfs */
 	PS_OPTG_KALLSYMS,   /* --kallsyms: common.sym.kallsyms */
 	PS_OPTG_NO_SYMBOLS, /* --no-symbols: common.sym.off */
+	PS_OPTG_FLAG,       /* a bool of the program's at @flag in ps_args.flags: set true */
 };
 
 /*
@@ -90,6 +92,7 @@ enum {
  * @help: its line in --help; a '\n' continues it on the next line; NULL for another
  *        long name of the row before (not shown, no letter)
  * @group: PS_OPTG_OWN, or the shared option the parser stores itself
+ * @flag: with PS_OPTG_FLAG, the offset of the bool in the struct at ps_args.flags
  *
  * A table ends with a row whose @name and @key are 0.
  */
@@ -100,41 +103,54 @@ struct ps_opt {
 	const char *argname;
 	const char *help;
 	enum ps_opt_group group;
+	size_t flag;
 };
 
 /* a row of the program's own */
-#define PS_OPT(name, key, arg, argname, help)              \
-	{                                                  \
-		name, key, arg, argname, help, PS_OPTG_OWN \
+#define PS_OPT(name, key, arg, argname, help)                 \
+	{                                                     \
+		name, key, arg, argname, help, PS_OPTG_OWN, 0 \
+	}
+
+/*
+ * a row that only sets @field, a bool of @type (the struct the program puts in
+ * ps_args.flags), to true: the parser stores it and ps_args__next() does not return it
+ */
+#define PS_OPT_FLAG(name, key, help, type, field)                                          \
+	{                                                                                  \
+		name, key, PS_ARG_NONE, NULL, help, PS_OPTG_FLAG,                          \
+		        offsetof(type, field) + 0 * _Generic(((type *)0)->field, bool : 0) \
 	}
 
 /* the shared rows, with their usual help; a program with other words writes its own row */
 #define PS_OPT_FORCE_ROW                                                                       \
 	{                                                                                      \
 		"force", 'f', PS_ARG_NONE, NULL, "write the binary stream even to a terminal", \
-		        PS_OPTG_FORCE                                                          \
+		        PS_OPTG_FORCE, 0                                                       \
 	}
 #define PS_OPT_OUTPUT_ROW                                                            \
 	{                                                                            \
 		"output", 'o', PS_ARG_REQUIRED, "FILE",                              \
 		        "write to FILE instead of standard output (never an input)", \
-		        PS_OPTG_OUTPUT                                               \
+		        PS_OPTG_OUTPUT, 0                                            \
 	}
 #define PS_OPT_QUIET_ROW                                                              \
 	{                                                                             \
 		"quiet", 'q', PS_ARG_NONE, NULL, "no progress line for a large file", \
-		        PS_OPTG_QUIET                                                 \
+		        PS_OPTG_QUIET, 0                                              \
 	}
-#define PS_OPT_SYMBOL_FILES_ROWS                                                                   \
-	{ "symfs",                                                                                 \
-	  PS_OPT_SYMFS,                                                                            \
-	  PS_ARG_REQUIRED,                                                                         \
-	  "DIR",                                                                                   \
-	  "look for the stream's objects under DIR",                                               \
-	  PS_OPTG_SYMFS },                                                                         \
-	{                                                                                          \
-		"kallsyms", PS_OPT_KALLSYMS, PS_ARG_REQUIRED, "FILE",                              \
-		        "kernel symbols from FILE (taken on the traced machine)", PS_OPTG_KALLSYMS \
+#define PS_OPT_SYMBOL_FILES_ROWS                                                  \
+	{ "symfs",                                                                \
+	  PS_OPT_SYMFS,                                                           \
+	  PS_ARG_REQUIRED,                                                        \
+	  "DIR",                                                                  \
+	  "look for the stream's objects under DIR",                              \
+	  PS_OPTG_SYMFS,                                                          \
+	  0 },                                                                    \
+	{                                                                         \
+		"kallsyms", PS_OPT_KALLSYMS, PS_ARG_REQUIRED, "FILE",             \
+		        "kernel symbols from FILE (taken on the traced machine)", \
+		        PS_OPTG_KALLSYMS, 0                                       \
 	}
 #define PS_OPT_SYMBOLS_ROWS                  \
 	{ "no-symbols",                      \
@@ -142,7 +158,8 @@ struct ps_opt {
 	  PS_ARG_NONE,                       \
 	  NULL,                              \
 	  "addresses only: no symbol names", \
-	  PS_OPTG_NO_SYMBOLS },              \
+	  PS_OPTG_NO_SYMBOLS,                \
+	  0 },                               \
 	        PS_OPT_SYMBOL_FILES_ROWS
 
 /**
@@ -181,6 +198,7 @@ struct ps_common_opts {
  * struct ps_args - the parser's state, on the caller's stack.
  * @arg: the argument of the option ps_args__next() returned, or NULL
  * @optind: after the last ps_args__next(), the index of the first operand in argv
+ * @flags: the struct the PS_OPTG_FLAG rows set a bool of (set after ps_args__init())
  */
 struct ps_args {
 	const struct ps_cmdline *cl;
@@ -189,6 +207,7 @@ struct ps_args {
 	char **argv;
 	const char *arg;
 	int optind;
+	void *flags;
 	struct option *longopts; /* built from the table, PS_ARGS_MAX at most */
 	char shortopts[2 + 3 * PS_ARGS_MAX];
 	struct option longbuf[PS_ARGS_MAX + 3];
