@@ -79,7 +79,7 @@ static const struct ps_opt options[] = {
 	PS_OPT("freq", 'F', PS_ARG_REQUIRED, "HZ",
 	       "sample software events HZ times a second (4000)"),
 	PS_OPT_FORCE_ROW,
-	PS_OPT(NULL, 'g', PS_ARG_NONE, NULL, "record call chains, from frame pointers (call graph fp)"),
+	PS_OPT(NULL, 'g', PS_ARG_NONE, NULL, "record call chains from frame pointers"),
 	PS_OPT("call-graph", OPT_CALL_GRAPH, PS_ARG_REQUIRED, "MODE",
 	       "fp: frame pointers; dwarf[,SIZE]: the user registers and\n"
 	       "SIZE bytes of user stack (8192), unwound when read"),
