@@ -554,6 +554,33 @@ pipeline_ctrl_c() {
 	done
 }
 
+@test "precord: a reader started after precord is still its pipeline's, not recorded" {
+	need_tracepoints
+	local t="$BATS_TEST_TMPDIR" rec cnt
+	# a shell on a busy machine may start the reading side late: here 200 ms late
+	cat >"$t/late.py" <<-'EOF'
+		import os, subprocess, sys, time
+		b, t = sys.argv[1], sys.argv[2]
+		r, w = os.pipe()
+		rec = subprocess.Popen([b + "/precord", "-a", "-e", "raw_syscalls:sys_enter",
+		                        "--duration", "2"], stdout=w, stderr=open(t + "/err", "w"))
+		os.close(w)
+		time.sleep(0.2)
+		cnt = subprocess.Popen([b + "/pcount", "--by", "comm,pid"], stdin=r,
+		                       stdout=open(t + "/out", "w"))
+		os.close(r)
+		rec.wait()
+		cnt.wait()
+		print(rec.pid, cnt.pid)
+	EOF
+	read -r rec cnt <<<"$(python3 "$t/late.py" "$BIN" "$t")"
+	cat "$t/err"
+	head -n 5 "$t/out"
+	[ -n "$cnt" ]
+	[ -z "$(awk -v a="$rec" -v b="$cnt" '$3 == a || $3 == b' "$t/out")" ]
+	grep -q " $cnt pcount" "$t/err"
+}
+
 @test "precord: a script's own background workload is recorded; only precord and its readers are left out" {
 	need_tracepoints
 	local t="$BATS_TEST_TMPDIR" rec cnt

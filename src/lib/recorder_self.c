@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "recorder_int.h"
@@ -27,6 +28,7 @@
 #define REC_SELF_MAX 65536
 #define REC_SELF_INITIAL 64 /* pids put in the kernel filter */
 #define REC_SELF_PIPES 64   /* pipes of the pipeline followed */
+#define REC_SELF_WAIT_MS 500 /* for the reader of a pipe to be there */
 
 enum verdict {
 	KEEP,
@@ -293,6 +295,55 @@ static void take(struct rec_self *s, pid_t pid)
 		s->initial[s->nr_initial++] = pid;
 }
 
+/* Whether a process other than this one has the pipe @out as its standard input. */
+static bool has_reader(const struct pipe_fd *out)
+{
+	struct dirent *d;
+	DIR *dp = opendir("/proc");
+	pid_t self = getpid();
+	bool found = false;
+
+	if (!dp)
+		return true; /* nothing to wait for */
+	while (!found && (d = readdir(dp)) != NULL) {
+		pid_t pid = (pid_t)atoi(d->d_name);
+		char path[64];
+		struct stat st;
+
+		if (pid <= 0 || pid == self)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/0", (int)pid);
+		found = stat(path, &st) == 0 && st.st_dev == out->dev && st.st_ino == out->ino;
+	}
+	closedir(dp);
+	return found;
+}
+
+/*
+ * A shell starts the two sides of "precord | pcount" one after the other: on a busy
+ * machine the recorder can look before its reader exists, and would then record it.  When
+ * the stream goes into an anonymous pipe (standard output), wait a little for a process
+ * that reads it.  A reader that holds it on another descriptor (pcat <(precord ...)) is
+ * not waited for longer than REC_SELF_WAIT_MS.
+ */
+static void wait_for_reader(const struct pipe_fd *out)
+{
+	struct timespec tick = { 0, 5 * 1000 * 1000 };
+	struct stat st;
+	char link[64];
+	ssize_t n;
+	int i;
+
+	n = readlink("/proc/self/fd/1", link, sizeof(link) - 1);
+	if (n <= 0 || fstat(1, &st) < 0 || st.st_dev != out->dev || st.st_ino != out->ino)
+		return;
+	link[n] = 0;
+	if (strncmp(link, "pipe:", 5) != 0)
+		return;
+	for (i = 0; i < REC_SELF_WAIT_MS / 5 && !has_reader(out); i++)
+		nanosleep(&tick, NULL);
+}
+
 /*
  * The processes on the pipes of the pipeline, from the recorder's output on: each one that
  * reads one of them (its standard input) is the pipeline's, and the pipe of its standard
@@ -356,6 +407,7 @@ struct rec_self *ps_rec_self__new(pid_t workload, const struct ps_recorder_confi
 	if (cfg->out_pipe) {
 		out.dev = cfg->out_dev;
 		out.ino = cfg->out_ino;
+		wait_for_reader(&out);
 	}
 	find_pipeline(s, cfg->out_pipe ? &out : NULL);
 	return s;
