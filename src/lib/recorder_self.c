@@ -26,8 +26,8 @@
 #include "recorder_int.h"
 
 #define REC_SELF_MAX 65536
-#define REC_SELF_INITIAL 64 /* pids put in the kernel filter */
-#define REC_SELF_PIPES 64   /* pipes of the pipeline followed */
+#define REC_SELF_INITIAL 64  /* pids put in the kernel filter */
+#define REC_SELF_PIPES 64    /* pipes of the pipeline followed */
 #define REC_SELF_WAIT_MS 500 /* for the reader of a pipe to be there */
 
 enum verdict {
