@@ -237,6 +237,19 @@ summary_of() {
 	[[ "$stderr" == "precord: -k: unknown clock 'bogus'; the clocks are monotonic (mono)"* ]]
 }
 
+@test "precord: -k realtime, boottime or tai with a tracepoint: one clear message, exit 2; monotonic_raw records" {
+	need_tracepoints
+	local k
+	# perf record -k realtime -e sched:sched_switch fails too: the kernel refuses the clock
+	! perf record -q -k realtime -e sched:sched_switch -a -o "$BATS_TEST_TMPDIR/p.data" -- true 2>/dev/null
+	for k in realtime boottime tai; do
+		run -2 --separate-stderr "$BIN/precord" -k "$k" -e sched:sched_switch -a --duration 0.1 -o "$OUT"
+		[ "$stderr" = "precord: cannot open sched:sched_switch with -k $k: the kernel times tracepoints and hardware events only with monotonic or monotonic_raw; software events such as cpu-clock take any clock" ]
+	done
+	run -0 "$BIN/precord" -q -k monotonic_raw -e sched:sched_switch -a --duration 0.1 -o "$OUT"
+	perf report -i - --header-only <"$OUT" 2>/dev/null | grep -qx '# clockid: monotonic_raw (4)'
+}
+
 @test "precord: hardware events where the machine has no PMU: said so, exit 1" {
 	need_events
 	perf stat -e cycles -x, true 2>&1 | grep -q '<not supported>' ||

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "abi.h"
@@ -211,6 +212,21 @@ static bool pid_alive(pid_t pid)
 	return alive;
 }
 
+/* perf record -k's name of a clock */
+static const char *clock_name(int32_t clockid)
+{
+	switch (clockid) {
+	case CLOCK_REALTIME:
+		return "realtime";
+	case CLOCK_BOOTTIME:
+		return "boottime";
+	case CLOCK_TAI:
+		return "tai";
+	default:
+		return "that clock";
+	}
+}
+
 static int open_error(struct ps_recorder *r, const struct rec_event *e, int cpu, pid_t tid,
                       int e_no, struct ps_error *err)
 {
@@ -257,6 +273,14 @@ static int open_error(struct ps_recorder *r, const struct rec_event *e, int cpu,
 			        err, PS_ESYS, NULL, PS_NO_OFFSET,
 			        "cannot open %s: -F %llu is above kernel.perf_event_max_sample_rate (%ld); use a lower frequency",
 			        e->name, (unsigned long long)e->attr.sample_freq, max_rate);
+		/* the kernel times an event that may fire in NMI context (a tracepoint, a
+		 * hardware counter) only with a clock that is safe there */
+		if (e->attr.use_clockid && e->type != PERF_TYPE_SOFTWARE &&
+		    e->attr.clockid != CLOCK_MONOTONIC && e->attr.clockid != CLOCK_MONOTONIC_RAW)
+			return ps_error__set(
+			        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+			        "cannot open %s with -k %s: the kernel times tracepoints and hardware events only with monotonic or monotonic_raw; software events such as cpu-clock take any clock",
+			        e->name, clock_name(e->attr.clockid));
 		break;
 	default:
 		break;
