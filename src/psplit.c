@@ -322,7 +322,9 @@ static int split_sample_slow(struct run *r, const struct ps_record *rec,
 	case MODE_SIZE:
 		if (r->have_cur) {
 			ps_split__piece(r->sp, r->cur, &pi);
-			if (pi.samples && pi.bytes + rec->len > o->size)
+			if (pi.samples &&
+			    (pi.full ||
+			     pi.bytes + ps_split__cost(r->sp, r->cur, tid, rec->len) > o->size))
 				r->cur_num++;
 		}
 		num = r->cur_num;
@@ -479,6 +481,29 @@ static int pieces_to_data(const struct run *r, struct ps_error *err)
 	return 0;
 }
 
+/* -b: the pieces that could not stay within the size, said once */
+static void oversize(const struct run *r)
+{
+	size_t i, over = 0, n = ps_split__nr_pieces(r->sp);
+	struct ps_piece_info pi, big = { 0 };
+
+	if (r->o->mode != MODE_SIZE)
+		return;
+	for (i = 0; i < n; i++) {
+		ps_split__piece(r->sp, i, &pi);
+		if (pi.bytes <= r->o->size)
+			continue;
+		over++;
+		if (pi.bytes > big.bytes)
+			big = pi;
+	}
+	if (over)
+		ps_msg("%zu of %zu pieces are over -b %llu bytes (the largest, %s, %llu bytes): a "
+		       "piece holds at least the header records and one sample",
+		       over, n, (unsigned long long)r->o->size, big.name,
+		       (unsigned long long)big.bytes);
+}
+
 static void report(const struct run *r)
 {
 	size_t i, n = ps_split__nr_pieces(r->sp);
@@ -516,6 +541,7 @@ static void report(const struct run *r)
 		}
 		printf("%s\n", pi.name);
 	}
+	oversize(r);
 }
 
 int main(int argc, char **argv)
@@ -570,6 +596,8 @@ int main(int argc, char **argv)
 	cfg.max_open = max_open(&o);
 	cfg.swap = ps_reader__swapped(r.rd);
 	cfg.input = o.input;
+	if (o.mode == MODE_SIZE)
+		cfg.max_bytes = o.size;
 	r.sp = ps_split__new(&cfg, r.s, &err);
 	if (o.by && memo_keys(o.by))
 		r.memo = calloc(MEMO_SLOTS, sizeof(*r.memo)); /* none: no shortcut */

@@ -71,6 +71,29 @@ split_check() {
 	split_check "$DATA/cpuclock-g-sh.data" -b 8k
 }
 
+@test "psplit: -b pieces stay within the size unless one sample and the header need more, and say so" {
+	need_perf
+	local d=$BATS_TEST_TMPDIR/b p n
+	# a stream where processes start (exec: many MMAP2s at once) between samples
+	for n in 50k 40k; do
+		rm -rf "$d" && mkdir "$d"
+		run -0 --separate-stderr "$BIN/psplit" -v -b "$n" -d "$d" "$DATA/sched-switch-wakeup-a.pipe"
+		for p in "$d"/*.pipe; do
+			# over the size only with a single sample in it
+			[ "$(stat -c %s "$p")" -le "$(numfmt --from=iec "${n^^}")" ] ||
+				[ "$(perf script -i "$p" 2>/dev/null | wc -l)" -eq 1 ] || {
+				echo "$p: $(stat -c %s "$p") bytes, over -b $n"
+				return 1
+			}
+		done
+		split_check "$DATA/sched-switch-wakeup-a.pipe" -b "$n"
+	done
+	# the header records alone are larger than 2k: every piece is over, and psplit says so
+	rm -rf "$d" && mkdir "$d"
+	run -0 --separate-stderr "$BIN/psplit" -b 2k -d "$d" "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "psplit: $(ls "$d" | wc -l) of $(ls "$d" | wc -l) pieces are over -b 2048 bytes (the largest, $d/x"*" bytes): a piece holds at least the header records and one sample" ]]
+}
+
 @test "psplit: PERF_SAMPLE_READ samples keep their count in pieces" {
 	need_perf
 	local f d p

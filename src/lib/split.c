@@ -41,6 +41,7 @@ struct piece {
 	uint64_t number, samples, bytes;
 	int fd; /* -1 when closed */
 	bool created, dirty;
+	bool full;   /* side-band would take it past max_bytes: its samples are done */
 	bool queued; /* records that perf may still hold in its queue were written */
 	unsigned char *buf;
 	size_t blen;
@@ -668,8 +669,13 @@ int ps_split__record(struct ps_split *sp, const struct ps_record *rec, struct ps
 		default:
 			send = true;
 		}
-		if (!send)
+		if (!send || p->full)
 			continue;
+		if (sp->cfg.max_bytes && p->samples && p->bytes + rec->len > sp->cfg.max_bytes) {
+			/* the next piece starts with this process's state, this record included */
+			p->full = true;
+			continue;
+		}
 		p->dirty = true;
 		p->queued = true;
 		if (piece_write(p, rec->data, rec->len, err) < 0)
@@ -792,6 +798,36 @@ static int sample_sideband(struct ps_split *sp, struct piece *p, uint32_t tid, u
 	return 0;
 }
 
+static int count(void *arg, const void *data, size_t len)
+{
+	(void)data;
+	*(uint64_t *)arg += len;
+	return 0;
+}
+
+uint64_t ps_split__cost(const struct ps_split *sp, size_t idx, uint32_t tid, size_t len)
+{
+	const struct piece *p = &sp->pieces[idx];
+	uint64_t n = len;
+	uint32_t pid;
+	bool pid_new, tid_new;
+
+	if (tid == PS_SIDEBAND_NO_PID)
+		return n;
+	pid = ps_sideband__pid_of(sp->sb, tid);
+	if (tid == p->last_tid && pid == p->last_pid)
+		return n;
+	pid_new = pid != PS_SIDEBAND_NO_PID && !known(p, KNOWN_PID | pid);
+	tid_new = !known(p, KNOWN_TID | tid);
+	if ((pid_new || tid_new) && p->queued)
+		n += 16; /* two FINISHED_ROUNDs */
+	if (pid_new)
+		ps_sideband__replay_process(sp->sb, pid, count, &n);
+	if (tid_new)
+		ps_sideband__replay_thread(sp->sb, tid, count, &n);
+	return n;
+}
+
 int ps_split__sample_to(struct ps_split *sp, const struct ps_record *rec, size_t idx, uint32_t tid,
                         struct ps_error *err)
 {
@@ -829,6 +865,7 @@ void ps_split__piece(const struct ps_split *sp, size_t idx, struct ps_piece_info
 	info->number = p->number;
 	info->samples = p->samples;
 	info->bytes = p->bytes;
+	info->full = p->full;
 }
 
 int ps_split__finish(struct ps_split *sp, struct ps_error *err)

@@ -38,6 +38,9 @@ struct ps_split;
  * @swap: write the pipe header in the byte order opposite to the host's (the records keep
  *        the input's order)
  * @input: the input's path (NULL or "-": standard input): no piece is written over it
+ * @max_bytes: when not 0, a side-band record that would take a piece with samples past
+ *             this size is left out of it and the piece marked full (the piece that takes
+ *             the next samples starts with the state it gives)
  *
  * A piece is written under a temporary name beside its own (files.h) and renamed by
  * ps_split__finish(), so no half piece is ever found under a piece's name.
@@ -49,6 +52,7 @@ struct ps_split_config {
 	size_t max_open;
 	bool swap;
 	const char *input;
+	uint64_t max_bytes;
 };
 
 /**
@@ -60,6 +64,7 @@ struct ps_piece_info {
 	uint64_t number;
 	uint64_t samples;
 	uint64_t bytes;
+	bool full;
 };
 
 /**
@@ -93,6 +98,12 @@ int ps_split__record(struct ps_split *sp, const struct ps_record *rec, struct ps
  */
 int ps_split__sample(struct ps_split *sp, const struct ps_record *rec, const char *key,
                      uint64_t number, uint32_t tid, size_t *piece, struct ps_error *err);
+
+/**
+ * ps_split__cost() - the bytes ps_split__sample_to() would add to piece @piece for a
+ * sample of @len bytes of thread @tid: the sample and the side-band replayed before it.
+ */
+uint64_t ps_split__cost(const struct ps_split *sp, size_t piece, uint32_t tid, size_t len);
 
 /**
  * ps_split__sample_to() - write a sample into piece @piece, an index ps_split__sample()
