@@ -94,6 +94,7 @@ struct row {
 	uint64_t hash;
 	size_t len;
 	uint64_t count;
+	uint64_t errors; /* with --stats, syscall exits that failed (ret < 0) */
 	int64_t sum[MAX_SUMS];
 	struct stats *st; /* one per measured field, or NULL */
 	struct row *next;
@@ -160,7 +161,11 @@ struct ctx {
 	struct ps_json_clock wall;
 	bool wall_known;
 	bool ns[MAX_MEAS]; /* a measured field's values are nanoseconds: shown with a unit */
-	bool out_failed;   /* a write to standard output failed */
+	/* --stats in a stream of syscall exits: the calls that failed, as perf trace -s */
+	bool errcol;
+	struct ps_key_sum *ret; /* "ret" */
+	bool failed;            /* the sample being counted is a failed call */
+	bool out_failed;        /* a write to standard output failed */
 };
 
 static volatile sig_atomic_t resized;
@@ -426,6 +431,7 @@ static int measure(struct ctx *c, struct row *r, const int64_t *mv)
 {
 	int i;
 
+	r->errors += c->failed;
 	for (i = 0; i < c->o->nmeas; i++)
 		if (stats_add(&r->st[i], mv[i], c->o->meas[i].hist))
 			return -1;
@@ -908,6 +914,8 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 	lineadd(line, sizeof(line), &pos, "%10s", "COUNT");
 	for (j = 0; j < o->nsums; j++)
 		lineadd(line, sizeof(line), &pos, " %14s", ps_key_sum__name(o->sums[j]));
+	if (c->errcol)
+		lineadd(line, sizeof(line), &pos, " %10s", "ERRORS");
 	for (m = 0; m < o->nmeas; m++)
 		for (col = 0; o->meas[m].stats && col < ST_NR; col++)
 			lineadd(line, sizeof(line), &pos, " %*s", (int)stw[m][col], st_titles[col]);
@@ -925,6 +933,8 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 		lineadd(line, sizeof(line), &pos, "%10" PRIu64, rows[i]->count);
 		for (j = 0; j < o->nsums; j++)
 			lineadd(line, sizeof(line), &pos, " %14" PRId64, rows[i]->sum[j]);
+		if (c->errcol)
+			lineadd(line, sizeof(line), &pos, " %10" PRIu64, rows[i]->errors);
 		for (m = 0; m < o->nmeas; m++)
 			for (col = 0; o->meas[m].stats && col < ST_NR; col++)
 				lineadd(line, sizeof(line), &pos, " %*s", (int)stw[m][col],
@@ -986,6 +996,8 @@ static json_t *meas_json(const struct ctx *c, const struct row *r, int m)
 		json_object_set_new(o, "max", json_integer(st->max));
 		json_object_set_new(o, "total", json_integer(st->total));
 		json_object_set_new(o, "stddev", json_real(stats_stddev(st)));
+		if (c->errcol)
+			json_object_set_new(o, "errors", ps_json_u64(r->errors));
 	}
 	if (c->o->meas[m].hist) {
 		json_t *h = json_array();
@@ -1317,6 +1329,16 @@ static void end_progress(struct ctx *c)
 	c->status = false;
 }
 
+static bool is_syscall_exit(const struct ps_attr *a)
+{
+	const struct tep_event *tp = a->tp;
+
+	if (!tp || !tp->system || !tp->name)
+		return false;
+	return (strcmp(tp->system, "raw_syscalls") == 0 && strcmp(tp->name, "sys_exit") == 0) ||
+	       (strcmp(tp->system, "syscalls") == 0 && strncmp(tp->name, "sys_exit_", 9) == 0);
+}
+
 static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
 {
 	const struct opts *o = c->o;
@@ -1360,6 +1382,12 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 	for (j = 0; j < o->nmeas; j++)
 		if (!ps_key_sum__value(o->meas[j].field, smp, &mv[j]))
 			return 0; /* a measured field is not there: not counted */
+	if (c->errcol) {
+		int64_t ret;
+
+		c->failed = is_syscall_exit(smp->attr) && ps_key_sum__value(c->ret, smp, &ret) &&
+		            ret < 0 && ret >= -4095;
+	}
 	if (o->folded) {
 		if (ps_symbols__fold(
 		            c->syms, smp, ev->rec.misc,
@@ -1505,6 +1533,13 @@ static int check_names(struct ctx *c, struct ps_error *err)
 			return -1;
 		}
 		c->ns[j] = ps_key_sum__unit(m->field, c->s) == PS_KEY_UNIT_NS;
+		if (m->stats) {
+			const struct ps_attr *a;
+			size_t i;
+
+			ps_session__for_each_attr(c->s, a, i)
+				c->errcol |= is_syscall_exit(a);
+		}
 	}
 	if (!c->where || ps_filter__check(c->where, c->s, &ferr) == 0)
 		return 0;
@@ -1590,6 +1625,9 @@ int main(int argc, char **argv)
 	if (!c)
 		ps_die_nomem();
 	c->o = &o;
+	c->ret = ps_key_sum__parse("ret", &err);
+	if (!c->ret)
+		ps_die_nomem();
 	if (o.where) {
 		const char *e = o.where;
 
@@ -1674,6 +1712,7 @@ out:
 	status = ps_finish(&err); /* before what it names is freed */
 	ps_reader__close(c->rd);
 	ps_filter__delete(c->where);
+	ps_key_sum__delete(c->ret);
 	free(c->fold.buf);
 	table_free(c, c->whole);
 	for (k = 0; k < c->nopen; k++)

@@ -67,6 +67,20 @@ compare_with() {
 	compare_with "$d" tid ret "$BATS_TEST_TMPDIR/want.json"
 }
 
+@test "stats: in a stream of syscall exits, the calls that failed, as perf trace -s counts them" {
+	need_perf
+	local f="$DATA/compressed-z.pipe"
+	perf_exits "$f" | awk '{ n[$4] += 0 } $NF < 0 { n[$4]++ } END { for (k in n) print k, n[k] }' |
+		sort >"$BATS_TEST_TMPDIR/want"
+	"$BIN/pcount" -j --by id --stats ret "$f" | jq -r '.rows[] | "\(.id) \(.ret.errors)"' |
+		sort >"$BATS_TEST_TMPDIR/ours"
+	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/ours"
+	grep -q ' [1-9]' "$BATS_TEST_TMPDIR/ours"
+	run -0 "$BIN/pcount" --by syscall --stats ret "$f"
+	[[ "${lines[0]}" == "     COUNT     ERRORS "*MIN* ]]
+	[[ "$output" == *"        32         16 "*" wait4"* ]]
+}
+
 @test "stats: --where counts the matching values only" {
 	need_perf
 	local f="$DATA/compressed-z.pipe"
@@ -94,11 +108,14 @@ compare_with() {
 @test "stats: --json shape: an object named after the field, hist buckets {le, count}" {
 	local f="$DATA/rawsys-dd.pipe"
 	run -0 "$BIN/pcount" -j --by comm --stats ret --hist ret "$f"
-	[ "$(jq -c '.rows[0].ret | keys_unsorted' <<<"$output")" = '["count","min","avg","max","total","stddev","hist"]' ]
+	[ "$(jq -c '.rows[0].ret | keys_unsorted' <<<"$output")" = '["count","min","avg","max","total","stddev","errors","hist"]' ]
 	[ "$(jq -c '[.rows[0].ret.hist[0] | keys_unsorted[]]' <<<"$output")" = '["le","count"]' ]
 	[ "$(jq -c '.units' <<<"$output")" = '{}' ]
 	run -0 "$BIN/pcount" -j --by comm --stats ret "$f"
-	[ "$(jq -c '.rows[0].ret | keys_unsorted' <<<"$output")" = '["count","min","avg","max","total","stddev"]' ]
+	[ "$(jq -c '.rows[0].ret | keys_unsorted' <<<"$output")" = '["count","min","avg","max","total","stddev","errors"]' ]
+	# no errors where the values are not syscall exits
+	run -0 "$BIN/pcount" -j --by comm --stats prev_pid "$DATA/sched-switch-wakeup-a.pipe"
+	[ "$(jq -c '.rows[0].prev_pid | keys_unsorted' <<<"$output")" = '["count","min","avg","max","total","stddev"]' ]
 	run -0 "$BIN/pcount" -j --by comm --hist r=ret "$f"
 	[ "$(jq -c '.rows[0].r | keys' <<<"$output")" = '["hist"]' ]
 	# rows sort by the total
