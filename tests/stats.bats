@@ -162,3 +162,20 @@ compare_with() {
 	run -0 "$BIN/pcount" -j --stats asked=count "$DATA/rwsys-dd.pipe"
 	run -2 --separate-stderr "$BIN/pcount" --folded --stats ret "$f"
 }
+
+@test "stats: live, per interval, from precord through a pipe: the intervals add up to perf's view" {
+	need_perf
+	[ -e /sys/kernel/tracing/events/raw_syscalls ] || skip "tracefs not mounted"
+	local t="$BATS_TEST_TMPDIR"
+	"$BIN/precord" -q -a -e raw_syscalls:sys_exit --duration 0.5 2>/dev/null | tee "$t/rec.pipe" |
+		"$BIN/pcount" -j -i 100ms -l 10s --by tid --stats ret --hist ret >"$t/iv" ||
+		skip "precord cannot trace here"
+	[ "$(wc -l <"$t/iv")" -ge 2 ]
+	[ "$(jq -s '[.[].late // 0] | add' "$t/iv")" -eq 0 ]
+	jq -s -c '{keys: ["tid"], rows: ([.[].rows[]] | group_by(.tid) | map({tid: .[0].tid,
+		ret: {count: (map(.ret.count) | add), min: (map(.ret.min) | min), max: (map(.ret.max) | max),
+		total: (map(.ret.total) | add)}}))}' "$t/iv" >"$t/merged.json"
+	perf_exits "$t/rec.pipe" | python3 "$ORACLE" 1 -1 >"$t/want.json"
+	run -0 python3 "$ORACLE" --compare "$t/want.json" "$t/merged.json" tid ret
+	echo "$output"
+}
