@@ -95,13 +95,16 @@ compare_with() {
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/iv")" -ge 3 ]
 	"$BIN/pcount" -j --by comm --stats ret --hist ret "$f" >"$BATS_TEST_TMPDIR/whole"
 	local merged whole
-	merged=$(jq -s -c '[.[].rows[]] | group_by(.comm) | map({comm: .[0].comm,
-		count: (map(.ret.count) | add), min: (map(.ret.min) | min), max: (map(.ret.max) | max),
-		total: (map(.ret.total) | add),
-		hist: ([.[].ret.hist[] | select(.count > 0)] | group_by(.le) | map({le: .[0].le, count: (map(.count) | add)}))})' \
-		"$BATS_TEST_TMPDIR/iv")
-	whole=$(jq -c '.rows | sort_by(.comm) | map({comm, count: .ret.count, min: .ret.min, max: .ret.max,
-		total: .ret.total, hist: [.ret.hist[] | select(.count > 0)]})' "$BATS_TEST_TMPDIR/whole")
+	# exact integers: python, not jq (whose numbers are doubles)
+	merged=$(python3 "$ORACLE" --merge comm ret <"$BATS_TEST_TMPDIR/iv")
+	whole=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [{"comm": r["comm"], "ret": {"count": r["ret"]["count"], "total": r["ret"]["total"],
+         "min": r["ret"]["min"], "max": r["ret"]["max"],
+         "hist": r["ret"]["hist"]}} for r in d["rows"]]
+json.dump({"rows": sorted(rows, key=lambda r: r["comm"])}, sys.stdout, sort_keys=True)
+print()' "$BATS_TEST_TMPDIR/whole")
 	[ "$merged" = "$whole" ] || { echo "$merged"; echo "$whole"; return 1; }
 }
 
@@ -172,9 +175,7 @@ compare_with() {
 		skip "precord cannot trace here"
 	[ "$(wc -l <"$t/iv")" -ge 2 ]
 	[ "$(jq -s '[.[].late // 0] | add' "$t/iv")" -eq 0 ]
-	jq -s -c '{keys: ["tid"], rows: ([.[].rows[]] | group_by(.tid) | map({tid: .[0].tid,
-		ret: {count: (map(.ret.count) | add), min: (map(.ret.min) | min), max: (map(.ret.max) | max),
-		total: (map(.ret.total) | add)}}))}' "$t/iv" >"$t/merged.json"
+	python3 "$ORACLE" --merge tid ret <"$t/iv" >"$t/merged.json"
 	perf_exits "$t/rec.pipe" | python3 "$ORACLE" 1 -1 >"$t/want.json"
 	run -0 python3 "$ORACLE" --compare "$t/want.json" "$t/merged.json" tid ret
 	echo "$output"

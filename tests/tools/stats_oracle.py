@@ -9,6 +9,9 @@
       with exact integer arithmetic (fractions) for the mean and standard deviation.
   stats_oracle.py --compare ORACLE.json PCOUNT.json KEY FIELD
       compares pcount -j output (one document) with the oracle; exit 1 on a difference.
+  stats_oracle.py --merge KEY FIELD < PCOUNT-I.jsonl
+      merges the rows of pcount -j -i tables (count, min, max, total, hist buckets) into
+      one document, exactly (jq's numbers are doubles: totals past 2^53 lose digits).
 """
 import fractions
 import json
@@ -92,7 +95,37 @@ def compare(opath, ppath, key, field):
     return 1 if bad else 0
 
 
+def merge(key, field):
+    rows = {}
+    for line in sys.stdin:
+        for r in json.loads(line)["rows"]:
+            f = r[field]
+            m = rows.setdefault(r[key], {key: r[key], field: {"count": 0, "total": 0}})[field]
+            m["count"] += f["count"]
+            m["total"] += f["total"]
+            m["min"] = min(m.get("min", f["min"]), f["min"])
+            m["max"] = max(m.get("max", f["max"]), f["max"])
+            if "hist" in f:
+                h = m.setdefault("h", {})
+                for b in f["hist"]:
+                    h[b["le"]] = h.get(b["le"], 0) + b["count"]
+    for r in rows.values():
+        h = r[field].pop("h", None)
+        if h is not None:
+            # contiguous, as pcount writes them: the empty buckets between too
+            les = [-1, 0] + [(1 << i) - 1 for i in range(1, 64)]
+            nz = [i for i, le in enumerate(les) if h.get(le)]
+            r[field]["hist"] = [{"le": le, "count": h.get(le, 0)}
+                                for le in les[nz[0]:nz[-1] + 1]] if nz else []
+    json.dump({"rows": sorted(rows.values(), key=lambda r: r[key])}, sys.stdout,
+              sort_keys=True)
+    print()
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--merge":
+        merge(sys.argv[2], sys.argv[3])
+        sys.exit(0)
     if sys.argv[1] == "--compare":
         sys.exit(compare(*sys.argv[2:6]))
     kc, vc = int(sys.argv[1]), int(sys.argv[2])
