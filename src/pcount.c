@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +35,14 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded] [--symfs dir] [--kallsyms file] [file]\n";
+        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [--stats field] [--hist field] [-w expression] [--folded] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
 #define MAX_SUMS 8
+#define MAX_MEAS 2       /* fields measured: --stats and --hist */
+#define HIST_BUCKETS 65  /* below 0, 0, then [2^k, 2^(k+1)) for k from 0 to 62 */
+#define HIST_BAR 40      /* the width of a histogram's bar */
 #define MAX_ROWS 200000  /* distinct rows kept; further ones are counted as "(other)" */
 #define MAX_OPEN 4096    /* intervals counted at once: the margin is at most this many */
 #define MAX_EMPTY 100000 /* empty intervals printed in a row before the rest are skipped */
@@ -46,10 +50,20 @@ static const char usage_text[] =
 /* a first sample this near the reader's clock is the present of a stream recorded here */
 #define LIVE_WINDOW (60 * PS_NS_PER_SEC)
 
+/* A field measured per row: its statistics (--stats), its log2 histogram (--hist). */
+struct meas {
+	struct ps_key_sum *field;
+	bool stats, hist;
+};
+
 struct opts {
 	struct ps_key *keys;               /* -b */
 	struct ps_key_sum *sums[MAX_SUMS]; /* -s */
 	int nsums;
+	struct meas meas[MAX_MEAS]; /* --stats, --hist */
+	int nmeas;
+	bool bucket_key[PS_KEY_MAX]; /* a FIELD/SIZE key: rows in bucket order */
+	bool any_bucket;
 	const char *where;          /* -w */
 	uint64_t interval_ns;       /* -i, 0: one table at the end */
 	uint64_t late_ns;           /* -l */
@@ -62,12 +76,27 @@ struct opts {
 	const char *input;
 };
 
+/*
+ * A measured field's numbers in one row: count, min, max, total, and the mean and the
+ * sum of squared differences from it by Welford's update (no cancellation however large
+ * the values); the histogram's buckets lo to lo + nh - 1, grown as values come.
+ */
+struct stats {
+	uint64_t n;
+	int64_t min, max, total; /* total saturates at the int64 range */
+	double mean, m2;
+	uint64_t *hist;
+	uint8_t lo, nh;
+};
+
 struct row {
 	char *key; /* the key values joined by PS_KEY_SEP */
 	uint64_t hash;
 	size_t len;
 	uint64_t count;
+	uint64_t errors; /* with --stats, syscall exits that failed (ret < 0) */
 	int64_t sum[MAX_SUMS];
+	struct stats *st; /* one per measured field, or NULL */
 	struct row *next;
 };
 
@@ -131,7 +160,12 @@ struct ctx {
 	size_t nrows_all;                    /* rows of all the tables kept */
 	struct ps_json_clock wall;
 	bool wall_known;
-	bool out_failed; /* a write to standard output failed */
+	bool ns[MAX_MEAS]; /* a measured field's values are nanoseconds: shown with a unit */
+	/* --stats in a stream of syscall exits: the calls that failed, as perf trace -s */
+	bool errcol;
+	struct ps_key_sum *ret; /* "ret" */
+	bool failed;            /* the sample being counted is a failed call */
+	bool out_failed;        /* a write to standard output failed */
 };
 
 static volatile sig_atomic_t resized;
@@ -139,6 +173,8 @@ static volatile sig_atomic_t resized;
 enum {
 	OPT_FOLDED = PS_OPT_LONG,
 	OPT_PACE,
+	OPT_STATS,
+	OPT_HIST,
 };
 
 static const struct ps_opt options[] = {
@@ -150,6 +186,8 @@ static const struct ps_opt options[] = {
 	            "count folded stacks (comm;outer;...;inner COUNT),\n"
 	            "as perf's stackcollapse writes them",
 	            struct opts, folded),
+	PS_OPT("hist", OPT_HIST, PS_ARG_REQUIRED, "[NAME=]FIELD",
+	       "a log2 histogram of FIELD under each row"),
 	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
 	       "print a table every TIME of sample time\n"
 	       "(5, 5s, 500ms, 2m; 1ms to 24h)"),
@@ -161,6 +199,9 @@ static const struct ps_opt options[] = {
 	PS_OPT_FLAG("pace", OPT_PACE, "with -i: replay at the speed of the recording", struct opts,
 	            pace),
 	PS_OPT_QUIET_ROW,
+	PS_OPT("stats", OPT_STATS, PS_ARG_REQUIRED, "[NAME=]FIELD",
+	       "count, min, avg, max, total, stddev of FIELD;\n"
+	       "rows sort by the total"),
 	PS_OPT("sum", 's', PS_ARG_REQUIRED, "[NAME=]FIELD",
 	       "add up FIELD (or count EVENT) in a column;\n"
 	       "repeatable; rows sort by the first sum"),
@@ -198,6 +239,37 @@ static void parse_sum(const char *arg, struct opts *o)
 	o->nsums++;
 }
 
+/* --stats or --hist FIELD: one field each; both on the same field share one */
+static void parse_meas(const char *arg, bool hist, struct opts *o)
+{
+	const char *opt = hist ? "--hist" : "--stats";
+	struct ps_error err = { 0 };
+	struct ps_key_sum *f;
+	const char *name;
+	int i;
+
+	for (i = 0; i < o->nmeas; i++) {
+		if (hist ? o->meas[i].hist : o->meas[i].stats)
+			ps_usage_error("%s: given twice", opt);
+		if (strcmp(ps_key_sum__name(o->meas[i].field), arg) == 0) {
+			*(hist ? &o->meas[i].hist : &o->meas[i].stats) = true;
+			return;
+		}
+	}
+	f = ps_key_sum__parse(arg, &err);
+	if (!f)
+		ps_usage_error("%s: %s", opt, err.detail);
+	name = ps_key_sum__name(f);
+	if (!ps_key_sum__field(f))
+		ps_usage_error("%s: '%s' names an event, not a field", opt, arg);
+	if (strcmp(name, "count") == 0 || strcmp(name, "sum") == 0)
+		ps_usage_error("%s: '%s' would hide the row's %s: name it (%s=%s)", opt, name, name,
+		               hist ? "h" : "s", arg);
+	o->meas[o->nmeas].field = f;
+	*(hist ? &o->meas[o->nmeas].hist : &o->meas[o->nmeas].stats) = true;
+	o->nmeas++;
+}
+
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	struct ps_common_opts co;
@@ -230,13 +302,21 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'w':
 			o->where = a.arg;
 			break;
+		case OPT_STATS:
+		case OPT_HIST:
+			parse_meas(a.arg, c == OPT_HIST, o);
+			break;
 		}
 	}
 	o->quiet = co.quiet;
 	o->sym = co.sym;
 	parse_keys(by, o);
-	if (o->folded && (o->json || o->nsums))
-		ps_usage_error("--folded counts stacks: no --json, no --sum");
+	if (o->folded && (o->json || o->nsums || o->nmeas))
+		ps_usage_error("--folded counts stacks: no --json, --sum, --stats or --hist");
+	for (size_t i = 0; i < ps_key__nr(o->keys); i++)
+		o->any_bucket |= o->bucket_key[i] = strchr(ps_key__name(o->keys, i), '/') != NULL;
+	/* the values are on the exits: a call is counted once, at its exit */
+	ps_key__set_exits(o->keys, o->nmeas > 0);
 	if (argc - a.optind > 1)
 		ps_usage_error("one input at most");
 	o->input = a.optind < argc ? argv[a.optind] : "-";
@@ -294,8 +374,85 @@ static void table_grow(struct table *t)
 	t->nbuckets = n;
 }
 
-/* Count a sample in @r, a row of @t. */
-static void count_in(struct ctx *c, struct table *t, struct row *r, const int64_t *sum)
+/* ---- statistics ---- */
+
+/* The log2 bucket of @v: 0 below 0, 1 for 0, 2 + k for [2^k, 2^(k+1)). */
+static int hist_index(int64_t v)
+{
+	if (v <= 0)
+		return v < 0 ? 0 : 1;
+	return 2 + 63 - __builtin_clzll((uint64_t)v);
+}
+
+/* Add @v to @st (and to its histogram with @hist); -1 when out of memory. */
+static int stats_add(struct stats *st, int64_t v, bool hist)
+{
+	double d = (double)v - st->mean;
+	int i;
+
+	if (!st->n++) {
+		st->min = st->max = v;
+	} else {
+		st->min = v < st->min ? v : st->min;
+		st->max = v > st->max ? v : st->max;
+	}
+	if (__builtin_add_overflow(st->total, v, &st->total))
+		st->total = v < 0 ? INT64_MIN : INT64_MAX;
+	st->mean += d / (double)st->n;
+	st->m2 += d * ((double)v - st->mean);
+	if (!hist)
+		return 0;
+	i = hist_index(v);
+	if (!st->nh || i < st->lo || i >= st->lo + st->nh) {
+		int lo = st->nh && st->lo < i ? st->lo : i;
+		int hi = st->nh && st->lo + st->nh - 1 > i ? st->lo + st->nh - 1 : i;
+		uint64_t *h = calloc((size_t)(hi - lo + 1), sizeof(*h));
+
+		if (!h)
+			return -1;
+		if (st->nh)
+			memcpy(h + (st->lo - lo), st->hist, st->nh * sizeof(*h));
+		free(st->hist);
+		st->hist = h;
+		st->lo = (uint8_t)lo;
+		st->nh = (uint8_t)(hi - lo + 1);
+	}
+	st->hist[i - st->lo]++;
+	return 0;
+}
+
+static double stats_stddev(const struct stats *st)
+{
+	return st->n ? sqrt(st->m2 / (double)st->n) : 0;
+}
+
+/* The measured fields' values @mv into @r; -1 when out of memory. */
+static int measure(struct ctx *c, struct row *r, const int64_t *mv)
+{
+	int i;
+
+	r->errors += c->failed;
+	for (i = 0; i < c->o->nmeas; i++)
+		if (stats_add(&r->st[i], mv[i], c->o->meas[i].hist))
+			return -1;
+	return 0;
+}
+
+static void row_free(struct ctx *c, struct row *r)
+{
+	int i;
+
+	if (r->st)
+		for (i = 0; i < c->o->nmeas; i++)
+			free(r->st[i].hist);
+	free(r->st);
+	free(r->key);
+	free(r);
+}
+
+/* Count a sample in @r, a row of @t; -1 when out of memory. */
+static int count_in(struct ctx *c, struct table *t, struct row *r, const int64_t *sum,
+                    const int64_t *mv)
 {
 	int nsums = c->o->nsums, i;
 
@@ -305,11 +462,13 @@ static void count_in(struct ctx *c, struct table *t, struct row *r, const int64_
 		t->total_sum[i] += sum[i];
 		r->sum[i] += sum[i];
 	}
+	return measure(c, r, mv);
 }
 
 /* Count a sample under @key, @len bytes long.  Return: 1 when it went into a row (then
  * t->last), 0 when into "other" (too many rows), -1 when out of memory. */
-static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, const int64_t *sum)
+static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, const int64_t *sum,
+                   const int64_t *mv)
 {
 	int nsums = c->o->nsums, i;
 	uint64_t hv = 0;
@@ -332,14 +491,17 @@ static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, 
 		for (i = 0; i < nsums; i++)
 			r->sum[i] += sum[i];
 		t->last = r;
-		return 1;
+		return measure(c, r, mv) ? -1 : 1;
 	}
 	if (c->nrows_all >= MAX_ROWS) {
 		t->other++;
 		return 0;
 	}
-	r = malloc(sizeof(*r));
-	if (!r || !(r->key = strdup(key))) {
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->key = strdup(key)) ||
+	    (c->o->nmeas && !(r->st = calloc((size_t)c->o->nmeas, sizeof(*r->st))))) {
+		if (r)
+			free(r->key);
 		free(r);
 		return -1;
 	}
@@ -355,7 +517,7 @@ static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, 
 	t->nrows++;
 	c->nrows_all++;
 	table_grow(t);
-	return 1;
+	return measure(c, r, mv) ? -1 : 1;
 }
 
 static void table_free(struct ctx *c, struct table *t)
@@ -369,8 +531,7 @@ static void table_free(struct ctx *c, struct table *t)
 			struct row *r = t->buckets[b];
 
 			t->buckets[b] = r->next;
-			free(r->key);
-			free(r);
+			row_free(c, r);
 		}
 	}
 	c->nrows_all -= t->nrows;
@@ -379,6 +540,8 @@ static void table_free(struct ctx *c, struct table *t)
 }
 
 static bool by_sum;
+static int by_meas = -1;           /* sort by this measured field's total */
+static const struct opts *by_keys; /* the rows in key order, buckets by their value */
 
 static int cmp_rows(const void *a, const void *b)
 {
@@ -386,23 +549,61 @@ static int cmp_rows(const void *a, const void *b)
 
 	if (by_sum && x->sum[0] != y->sum[0])
 		return x->sum[0] < y->sum[0] ? 1 : -1;
+	if (!by_sum && by_meas >= 0 && x->st[by_meas].total != y->st[by_meas].total)
+		return x->st[by_meas].total < y->st[by_meas].total ? 1 : -1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(x->key, y->key);
 }
 
-static struct row **sorted_rows(const struct table *t, bool sum)
+/* Key by key: a bucket (FIELD/SIZE) by its low end, other values as text. */
+static int cmp_key_order(const void *a, const void *b)
+{
+	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
+	char bx[PS_KEY_VALUE_MAX], by[PS_KEY_VALUE_MAX];
+	size_t i, n = ps_key__nr(by_keys->keys);
+	int r;
+
+	for (i = 0; i < n; i++) {
+		ps_key__column(x->key, i, bx, sizeof(bx));
+		ps_key__column(y->key, i, by, sizeof(by));
+		if (by_keys->bucket_key[i]) {
+			long long lx = strtoll(bx, NULL, 10), ly = strtoll(by, NULL, 10);
+
+			if (lx != ly)
+				return lx < ly ? -1 : 1;
+		} else if ((r = strcmp(bx, by)) != 0) {
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* The rows to print, largest first (by count, first sum, or measured total); with
+ * buckets among the keys, the first @shown of them (the largest) in bucket order. */
+static struct row **sorted_rows(const struct ctx *c, const struct table *t, size_t shown)
 {
 	struct row **v = malloc((t->nrows ? t->nrows : 1) * sizeof(*v)), *r;
 	size_t b, n = 0;
+	int i;
 
 	if (!v)
 		return NULL;
 	for (b = 0; b < t->nbuckets; b++)
 		for (r = t->buckets[b]; r; r = r->next)
 			v[n++] = r;
-	by_sum = sum;
+	by_sum = c->o->nsums > 0;
+	by_meas = -1;
+	for (i = 0; i < c->o->nmeas; i++)
+		if (c->o->meas[i].stats) {
+			by_meas = i;
+			break;
+		}
 	qsort(v, n, sizeof(*v), cmp_rows);
+	if (c->o->any_bucket && !c->o->folded) {
+		by_keys = c->o;
+		qsort(v, shown < n ? shown : n, sizeof(*v), cmp_key_order);
+	}
 	return v;
 }
 
@@ -519,27 +720,166 @@ static uint64_t lost_total(const struct ctx *c)
 	return c->lost_chunks > c->lost_samples ? c->lost_chunks : c->lost_samples;
 }
 
+/* The line over an interval's table: "[START, END) 12:34:56 N samples". */
+static void interval_line(const struct ctx *c, const struct table *t, uint64_t k, bool final,
+                          char *line, size_t len)
+{
+	char a[32], b[32], w[32];
+	uint64_t start = interval_start(c, k);
+	size_t pos = 0;
+
+	fmt_time(start, a, sizeof(a));
+	fmt_time(start + c->o->interval_ns, b, sizeof(b));
+	fmt_wall(c, start, w, sizeof(w));
+	lineadd(line, len, &pos, "[%s, %s)%s %" PRIu64 " sample%s%s", a, b, w, t->total,
+	        t->total == 1 ? "" : "s", final ? " (last, partial)" : "");
+}
+
+/* A duration with a unit: "812 ns", "1.234 us", "56.789 ms", "3.000 s". */
+static void fmt_ns(double ns, char *buf, size_t len)
+{
+	static const struct {
+		double scale;
+		const char *unit;
+	} units[] = { { 1, "ns" }, { 1e3, "us" }, { 1e6, "ms" } };
+	double a = fabs(ns);
+	size_t i;
+
+	if (a < 999.5) {
+		snprintf(buf, len, "%.0f ns", ns);
+		return;
+	}
+	for (i = 1; i < ARRAY_SIZE(units); i++)
+		if (a / units[i].scale < 999.9995) {
+			snprintf(buf, len, "%.3f %s", ns / units[i].scale, units[i].unit);
+			return;
+		}
+	snprintf(buf, len, "%.3f s", ns / 1e9);
+}
+
+enum {
+	ST_MIN,
+	ST_AVG,
+	ST_MAX,
+	ST_TOTAL,
+	ST_STDDEV,
+	ST_NR
+};
+static const char *const st_titles[ST_NR] = { "MIN", "AVG", "MAX", "TOTAL", "STDDEV" };
+
+/* Column @col of a row's statistics as the table shows it. */
+static const char *fmt_stat(const struct stats *st, int col, bool ns, char *buf, size_t len)
+{
+	int64_t i = col == ST_MIN ? st->min : col == ST_MAX ? st->max : st->total;
+	double d = col == ST_AVG ? st->mean : col == ST_STDDEV ? stats_stddev(st) : (double)i;
+
+	if (ns)
+		fmt_ns(d, buf, len);
+	else if (col == ST_AVG || col == ST_STDDEV)
+		snprintf(buf, len, "%.3f", d);
+	else
+		snprintf(buf, len, "%" PRId64, i);
+	return buf;
+}
+
+/* 2^@e (0 to 63) as bpftrace writes a bucket's bound: 512, 1K, 2M, 8E */
+static void fmt_pow2(int e, char *buf, size_t len)
+{
+	static const char sfx[] = "KMGTPE";
+	int u = (e & 63) / 10;
+
+	e &= 63;
+	if (u)
+		snprintf(buf, len, "%" PRIu64 "%c", (uint64_t)1 << (e - 10 * u), sfx[u - 1]);
+	else
+		snprintf(buf, len, "%" PRIu64, (uint64_t)1 << e);
+}
+
+/* Bucket @i's range: (..., 0), [0], [1], [2, 4), ..., [4E, 8E) */
+static void hist_label(int i, char *buf, size_t len)
+{
+	char a[24], b[24];
+
+	if (i < 3) {
+		snprintf(buf, len, "%s", i == 0 ? "(..., 0)" : i == 1 ? "[0]" : "[1]");
+		return;
+	}
+	fmt_pow2(i - 2, a, sizeof(a));
+	fmt_pow2(i - 1, b, sizeof(b));
+	snprintf(buf, len, "[%s, %s)", a, b);
+}
+
+/* The largest value in bucket @i: its "le" */
+static int64_t hist_le(int i)
+{
+	return i == 0 ? -1 : i == 1 ? 0 : (int64_t)(((uint64_t)1 << (i - 1)) - 1);
+}
+
+/* The lines a row takes: its own, and under it each histogram with a title and a blank */
+static size_t row_lines(const struct ctx *c, const struct row *r)
+{
+	size_t n = 1;
+	int m;
+
+	for (m = 0; m < c->o->nmeas; m++)
+		if (c->o->meas[m].hist)
+			n += 2 + r->st[m].nh;
+	return n;
+}
+
+static void print_hist(const struct ctx *c, const struct row *r, int m, unsigned int cols)
+{
+	const struct stats *st = &r->st[m];
+	char line[256], label[64];
+	uint64_t most = 0;
+	int i;
+
+	snprintf(line, sizeof(line), "  %s%s:", ps_key_sum__name(c->o->meas[m].field),
+	         c->ns[m] ? " (ns)" : "");
+	put_line(cols, line);
+	for (i = 0; i < st->nh; i++)
+		most = st->hist[i] > most ? st->hist[i] : most;
+	for (i = 0; i < st->nh; i++) {
+		uint64_t n = st->hist[i];
+		int bar = most ? (int)((n * HIST_BAR + most / 2) / most) : 0;
+		char at[HIST_BAR + 1];
+
+		if (n && !bar)
+			bar = 1;
+		memset(at, '@', (size_t)bar);
+		at[bar] = 0;
+		hist_label(st->lo + i, label, sizeof(label));
+		snprintf(line, sizeof(line), "  %-20s %10" PRIu64 " |%-*s|", label, n, HIST_BAR,
+		         at);
+		put_line(cols, line);
+	}
+	put_line(cols, "");
+}
+
 static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool final)
 {
 	const struct opts *o = c->o;
 	int nkeys = (int)ps_key__nr(o->keys);
-	size_t width[PS_KEY_MAX], n = t->nrows, i, shown, pos;
-	struct row **rows = sorted_rows(t, o->nsums > 0);
+	size_t width[PS_KEY_MAX], n = t->nrows, i, shown, pos, avail = SIZE_MAX;
+	size_t stw[MAX_MEAS][ST_NR];
+	struct row **rows;
 	unsigned int trows = 0, tcols = 0, footer = 0;
-	char buf[PS_KEY_TEXT_MAX], show[PS_KEY_SHOWN_MAX], line[4096];
-	int kk, j;
+	char buf[PS_KEY_TEXT_MAX], show[PS_KEY_SHOWN_MAX], line[4096], cell[64];
+	int kk, j, m, col;
 
+	shown = o->top && o->top < n ? o->top : n;
+	rows = sorted_rows(c, t, shown);
 	if (!rows)
 		return -1;
-	shown = o->top && o->top < n ? o->top : n;
 	if (c->live_view) {
 		term_size(&trows, &tcols);
 		footer = (t->other != 0) + (c->show_lost_total != 0) + (c->late != 0);
 		/* the interval line, the column titles and the footer stay on the screen */
 		if (trows > 3 + footer)
-			shown = shown < trows - 3 - footer ? shown : trows - 3 - footer;
+			avail = trows - 3 - footer;
 		else if (trows)
-			shown = 0;
+			avail = 0;
+		shown = shown < avail ? shown : avail;
 	}
 	for (kk = 0; kk < nkeys; kk++) {
 		width[kk] = strlen(ps_key__name(o->keys, (size_t)kk));
@@ -552,35 +892,54 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 				width[kk] = w;
 		}
 	}
-	if (o->interval_ns) {
-		char a[32], b[32], w[32];
-		uint64_t start = interval_start(c, k);
+	for (m = 0; m < o->nmeas; m++)
+		for (col = 0; col < ST_NR; col++) {
+			stw[m][col] = 10;
+			for (i = 0; o->meas[m].stats && i < shown; i++) {
+				size_t w = strlen(fmt_stat(&rows[i]->st[m], col, c->ns[m], cell,
+				                           sizeof(cell)));
 
+				stw[m][col] = w > stw[m][col] ? w : stw[m][col];
+			}
+		}
+	if (o->interval_ns) {
 		if (c->live_view)
 			fputs("\033[H\033[2J", stdout);
 		else if (c->printed)
 			putchar('\n');
-		fmt_time(start, a, sizeof(a));
-		fmt_time(start + o->interval_ns, b, sizeof(b));
-		fmt_wall(c, start, w, sizeof(w));
-		pos = 0;
-		lineadd(line, sizeof(line), &pos, "[%s, %s)%s %" PRIu64 " sample%s%s", a, b, w,
-		        t->total, t->total == 1 ? "" : "s", final ? " (last, partial)" : "");
+		interval_line(c, t, k, final, line, sizeof(line));
 		put_line(tcols, line);
 	}
 	pos = 0;
 	lineadd(line, sizeof(line), &pos, "%10s", "COUNT");
 	for (j = 0; j < o->nsums; j++)
 		lineadd(line, sizeof(line), &pos, " %14s", ps_key_sum__name(o->sums[j]));
+	if (c->errcol)
+		lineadd(line, sizeof(line), &pos, " %10s", "ERRORS");
+	for (m = 0; m < o->nmeas; m++)
+		for (col = 0; o->meas[m].stats && col < ST_NR; col++)
+			lineadd(line, sizeof(line), &pos, " %*s", (int)stw[m][col], st_titles[col]);
 	for (kk = 0; kk < nkeys; kk++)
 		lineadd(line, sizeof(line), &pos, "  %-*s", kk + 1 < nkeys ? (int)width[kk] : 0,
 		        ps_key__name(o->keys, (size_t)kk));
 	put_line(tcols, line);
 	for (i = 0; i < shown; i++) {
+		size_t need = row_lines(c, rows[i]);
+
+		if (need > avail)
+			break;
+		avail -= need;
 		pos = 0;
 		lineadd(line, sizeof(line), &pos, "%10" PRIu64, rows[i]->count);
 		for (j = 0; j < o->nsums; j++)
 			lineadd(line, sizeof(line), &pos, " %14" PRId64, rows[i]->sum[j]);
+		if (c->errcol)
+			lineadd(line, sizeof(line), &pos, " %10" PRIu64, rows[i]->errors);
+		for (m = 0; m < o->nmeas; m++)
+			for (col = 0; o->meas[m].stats && col < ST_NR; col++)
+				lineadd(line, sizeof(line), &pos, " %*s", (int)stw[m][col],
+				        fmt_stat(&rows[i]->st[m], col, c->ns[m], cell,
+				                 sizeof(cell)));
 		for (kk = 0; kk < nkeys; kk++)
 			lineadd(line, sizeof(line), &pos, "  %-*s",
 			        kk + 1 < nkeys ? (int)width[kk] : 0,
@@ -588,6 +947,9 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 			                ps_key__column(rows[i]->key, (size_t)kk, buf, sizeof(buf)),
 			                show, sizeof(show)));
 		put_line(tcols, line);
+		for (m = 0; m < o->nmeas; m++)
+			if (o->meas[m].hist)
+				print_hist(c, rows[i], m, tcols);
 	}
 	if (t->other) {
 		snprintf(line, sizeof(line), "%10" PRIu64 "  (other: more than %d distinct rows)",
@@ -617,11 +979,46 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 	return fflush(stdout);
 }
 
+/* A row's measured field: {"count","min","avg","max","total","stddev"} with --stats,
+ * "hist": [{"le","count"}, ...] with --hist, in the field's own unit. */
+static json_t *meas_json(const struct ctx *c, const struct row *r, int m)
+{
+	const struct stats *st = &r->st[m];
+	json_t *o = json_object();
+	int i;
+
+	if (!o)
+		return NULL;
+	if (c->o->meas[m].stats) {
+		json_object_set_new(o, "count", ps_json_u64(st->n));
+		json_object_set_new(o, "min", json_integer(st->min));
+		json_object_set_new(o, "avg", json_real(st->mean));
+		json_object_set_new(o, "max", json_integer(st->max));
+		json_object_set_new(o, "total", json_integer(st->total));
+		json_object_set_new(o, "stddev", json_real(stats_stddev(st)));
+		if (c->errcol)
+			json_object_set_new(o, "errors", ps_json_u64(r->errors));
+	}
+	if (c->o->meas[m].hist) {
+		json_t *h = json_array();
+
+		for (i = 0; h && i < st->nh; i++) {
+			json_t *b = json_object();
+
+			json_object_set_new(b, "le", json_integer(hist_le(st->lo + i)));
+			json_object_set_new(b, "count", ps_json_u64(st->hist[i]));
+			json_array_append_new(h, b);
+		}
+		json_object_set_new(o, "hist", h);
+	}
+	return o;
+}
+
 static int print_json(struct ctx *c, const struct table *t, uint64_t k, bool final)
 {
 	const struct opts *o = c->o;
-	struct row **rows = sorted_rows(t, o->nsums > 0);
 	size_t n = t->nrows, i, shown = o->top && o->top < n ? o->top : n;
+	struct row **rows = sorted_rows(c, t, shown);
 	json_t *doc = json_object(), *arr = json_array(), *keys = json_array();
 	int nkeys = (int)ps_key__nr(o->keys);
 	char buf[PS_KEY_TEXT_MAX];
@@ -660,6 +1057,15 @@ static int print_json(struct ctx *c, const struct table *t, uint64_t k, bool fin
 		json_object_set_new(doc, "total_sum", json_integer(t->total_sum[0]));
 		json_object_set_new(doc, "total_sums", ts);
 	}
+	if (o->nmeas) {
+		json_t *u = json_object();
+
+		for (j = 0; j < o->nmeas; j++)
+			if (c->ns[j])
+				json_object_set_new(u, ps_key_sum__name(o->meas[j].field),
+				                    json_string("ns"));
+		json_object_set_new(doc, "units", u);
+	}
 	for (i = 0; i < shown; i++) {
 		json_t *row = json_object();
 
@@ -675,6 +1081,9 @@ static int print_json(struct ctx *c, const struct table *t, uint64_t k, bool fin
 		for (j = 0; j < o->nsums; j++)
 			json_object_set_new(row, ps_key_sum__name(o->sums[j]),
 			                    json_integer(rows[i]->sum[j]));
+		for (j = 0; j < o->nmeas; j++)
+			json_object_set_new(row, ps_key_sum__name(o->meas[j].field),
+			                    meas_json(c, rows[i], j));
 		json_array_append_new(arr, row);
 	}
 	json_object_set_new(doc, "rows", arr);
@@ -705,21 +1114,27 @@ static int cmp_keys(const void *a, const void *b)
 	return strcmp((*(const struct row *const *)a)->key, (*(const struct row *const *)b)->key);
 }
 
-/* stackcollapse's lines, sorted as it sorts them; with -i, an empty line after each block */
-static int print_folded(struct ctx *c, const struct table *t, bool final)
+/* stackcollapse's lines, sorted as it sorts them; with -i, each block under a "# " line
+ * giving its interval and over an empty line */
+static int print_folded(struct ctx *c, const struct table *t, uint64_t k, bool final)
 {
-	struct row **rows = sorted_rows(t, false);
 	size_t n = t->nrows, i;
+	struct row **rows = sorted_rows(c, t, n);
+	char line[256];
 
 	if (!rows)
 		return -1;
 	if (c->o->top && c->o->top < n)
 		n = c->o->top; /* the largest stacks, still in stackcollapse's order */
 	qsort(rows, n, sizeof(*rows), cmp_keys);
+	if (c->o->interval_ns) {
+		interval_line(c, t, k, final, line, sizeof(line));
+		printf("# %s\n", line);
+	}
 	for (i = 0; i < n; i++)
 		printf("%s %" PRIu64 "\n", rows[i]->key, rows[i]->count);
 	free(rows);
-	if (c->o->interval_ns && !final && putchar('\n') == EOF)
+	if (c->o->interval_ns && putchar('\n') == EOF)
 		return -1;
 	return fflush(stdout);
 }
@@ -739,7 +1154,7 @@ static int print_table(struct ctx *c, const struct table *t, uint64_t k, bool fi
 	if (final && c->lost_samples > c->show_lost_total)
 		c->show_lost_total = c->lost_samples;
 	errno = 0;
-	r = c->o->folded ? print_folded(c, t, final) :
+	r = c->o->folded ? print_folded(c, t, k, final) :
 	    c->o->json   ? print_json(c, t, k, final) :
 	                   print_text(c, t, k, final);
 	c->printed++;
@@ -914,13 +1329,23 @@ static void end_progress(struct ctx *c)
 	c->status = false;
 }
 
+static bool is_syscall_exit(const struct ps_attr *a)
+{
+	const struct tep_event *tp = a->tp;
+
+	if (!tp || !tp->system || !tp->name)
+		return false;
+	return (strcmp(tp->system, "raw_syscalls") == 0 && strcmp(tp->name, "sys_exit") == 0) ||
+	       (strcmp(tp->system, "syscalls") == 0 && strncmp(tp->name, "sys_exit_", 9) == 0);
+}
+
 static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
 {
 	const struct opts *o = c->o;
 	const struct ps_sample *smp = &ev->smp;
 	struct table *t = c->whole;
 	char key[PS_KEY_TEXT_MAX];
-	int64_t sum[MAX_SUMS] = { 0 };
+	int64_t sum[MAX_SUMS] = { 0 }, mv[MAX_MEAS] = { 0 };
 	bool any = false, late = false;
 	uint64_t k = 0;
 	int j, len = 0;
@@ -954,6 +1379,15 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 			any = true;
 	if (o->nsums && !any)
 		return 0; /* none of the summed fields is there: not counted */
+	for (j = 0; j < o->nmeas; j++)
+		if (!ps_key_sum__value(o->meas[j].field, smp, &mv[j]))
+			return 0; /* a measured field is not there: not counted */
+	if (c->errcol) {
+		int64_t ret;
+
+		c->failed = is_syscall_exit(smp->attr) && ps_key_sum__value(c->ret, smp, &ret) &&
+		            ret < 0 && ret >= -4095;
+	}
 	if (o->folded) {
 		if (ps_symbols__fold(
 		            c->syms, smp, ev->rec.misc,
@@ -980,7 +1414,7 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 	if (!t)
 		goto nomem;
 	if (o->folded) {
-		if (add_row(c, t, c->fold.buf, strlen(c->fold.buf), sum) < 0)
+		if (add_row(c, t, c->fold.buf, strlen(c->fold.buf), sum, mv) < 0)
 			goto nomem;
 	} else if (c->thread_key) {
 		uint64_t gen = ps_session__comm_gen(c->s);
@@ -988,21 +1422,22 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 
 		if (t->last_thread_ok && t->last_tid == smp->tid && t->last_pid == smp->pid &&
 		    t->last_gen == gen) {
-			count_in(c, t, t->last, sum);
+			if (count_in(c, t, t->last, sum, mv))
+				goto nomem;
 			return 0;
 		}
 		/* comm, pid and tid always have a text, and 8 of them fit in key[] */
 		len = ps_key__text(o->keys, c->s, smp, key, sizeof(key));
 		if (len < 0)
 			return 0;
-		in_row = add_row(c, t, key, (size_t)len, sum);
+		in_row = add_row(c, t, key, (size_t)len, sum, mv);
 		if (in_row < 0)
 			goto nomem;
 		t->last_thread_ok = in_row > 0;
 		t->last_pid = smp->pid;
 		t->last_tid = smp->tid;
 		t->last_gen = gen;
-	} else if (add_row(c, t, key, (size_t)len, sum) < 0) {
+	} else if (add_row(c, t, key, (size_t)len, sum, mv) < 0) {
 		goto nomem;
 	}
 	return 0;
@@ -1089,6 +1524,23 @@ static int check_names(struct ctx *c, struct ps_error *err)
 			return -1;
 		}
 	}
+	for (j = 0; j < c->o->nmeas; j++) {
+		const struct meas *m = &c->o->meas[j];
+
+		if (ps_key_sum__check(m->field, c->s, err)) {
+			ps_msg("--%s: %s", m->stats ? "stats" : "hist", err->detail);
+			err->detail[0] = 0;
+			return -1;
+		}
+		c->ns[j] = ps_key_sum__unit(m->field, c->s) == PS_KEY_UNIT_NS;
+		if (m->stats) {
+			const struct ps_attr *a;
+			size_t i;
+
+			ps_session__for_each_attr(c->s, a, i)
+				c->errcol |= is_syscall_exit(a);
+		}
+	}
 	if (!c->where || ps_filter__check(c->where, c->s, &ferr) == 0)
 		return 0;
 	ps_msg("--where: %s", ferr.msg);
@@ -1107,6 +1559,8 @@ static void free_opts(struct opts *o)
 	ps_key__delete(o->keys);
 	for (i = 0; i < o->nsums; i++)
 		ps_key_sum__delete(o->sums[i]);
+	for (i = 0; i < o->nmeas; i++)
+		ps_key_sum__delete(o->meas[i].field);
 }
 
 static void on_winch(int sig)
@@ -1171,6 +1625,9 @@ int main(int argc, char **argv)
 	if (!c)
 		ps_die_nomem();
 	c->o = &o;
+	c->ret = ps_key_sum__parse("ret", &err);
+	if (!c->ret)
+		ps_die_nomem();
 	if (o.where) {
 		const char *e = o.where;
 
@@ -1255,6 +1712,7 @@ out:
 	status = ps_finish(&err); /* before what it names is freed */
 	ps_reader__close(c->rd);
 	ps_filter__delete(c->where);
+	ps_key_sum__delete(c->ret);
 	free(c->fold.buf);
 	table_free(c, c->whole);
 	for (k = 0; k < c->nopen; k++)

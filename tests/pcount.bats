@@ -168,6 +168,42 @@ our_counts() {
 	[ "$("$BIN/pcount" -j --by raw_syscalls:sys_enter.id/100 "$f" | jq '[.rows[].count] | add')" -eq 448 ]
 }
 
+@test "pcount: buckets are listed in bucket order, negative ones first; --top keeps the largest (issue 25)" {
+	local f="$DATA/rawsys-dd.pipe"
+	run -0 "$BIN/pcount" --by ret/1024 "$f"
+	[ "${lines[1]}" = "         1  -1024--1" ]
+	[ "${lines[2]}" = "        35  0-1023" ]
+	[ "${lines[4]}" = "       400  4096-5119" ]
+	run -0 bash -c "'$BIN/pcount' -j --by ret/1024 '$f' | jq -c '[.rows[][\"ret/1024\"] | split(\"-\")[0] | if . == \"\" then -1 else tonumber end]'"
+	[ "$output" = "$(jq -c 'sort' <<<"$output")" ]
+	[ "$(jq length <<<"$output")" -eq 14 ]
+	# the two largest rows, in bucket order
+	run -0 "$BIN/pcount" -n 2 --by ret/1024 "$f"
+	[ "${lines[1]}" = "        35  0-1023" ]
+	[ "${lines[2]}" = "       400  4096-5119" ]
+	# keys before a bucket in their own order, each one's buckets in order
+	run -0 bash -c "'$BIN/pcount' -j --by comm,ret/1000 '$DATA/compressed-z.pipe' | jq -r '.rows[] | .comm'"
+	[ "$output" = "$(sort -s <<<"$output")" ]
+}
+
+@test "pcount: --folded -i blocks start with their interval line and all end with an empty line (issue 25)" {
+	local f="$DATA/cpuclock-g-sh.data" n
+	"$BIN/pcount" --folded -i 20ms "$f" >"$BATS_TEST_TMPDIR/blocks"
+	n=$("$BIN/pcount" -j -i 20ms "$f" | wc -l)
+	[ "$n" -ge 3 ]
+	[ "$(grep -c '^# \[[0-9.]*, [0-9.]*) [0-9]* samples' "$BATS_TEST_TMPDIR/blocks")" -eq "$n" ]
+	[ "$(grep -c '^$' "$BATS_TEST_TMPDIR/blocks")" -eq "$n" ]
+	head -n 1 "$BATS_TEST_TMPDIR/blocks" | grep -q '^# \['
+	[ -z "$(tail -n 1 "$BATS_TEST_TMPDIR/blocks")" ]
+	# a header opens each block: the line after an empty one is a header
+	[ "$(awk 'prev == "" && NR > 1 && !/^# \[/ { bad++ } { prev = $0 } END { print bad + 0 }' "$BATS_TEST_TMPDIR/blocks")" -eq 0 ]
+	# the header's count is the block's, and the blocks add up to the whole
+	awk '/^# / { h = $0; sub(/ samples?( .*)?$/, "", h); want = h; sub(/.* /, "", want) } /^$/ { if (got != want) exit 1; got = 0 } /^[^#]/ && NF { got += $NF }' \
+		"$BATS_TEST_TMPDIR/blocks"
+	[ "$(awk '/^[^#]/ && NF { s += $NF } END { print s }' "$BATS_TEST_TMPDIR/blocks")" -eq \
+		"$("$BIN/pcount" --folded "$f" | awk '{ s += $NF } END { print s }')" ]
+}
+
 @test "pcount: --interval prints one table per interval of sample time, the same on every replay" {
 	local f="$DATA/sched-switch-wakeup-a.pipe"
 	"$BIN/pcount" -j -i 0.05 "$f" >"$BATS_TEST_TMPDIR/a"

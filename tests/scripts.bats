@@ -49,7 +49,7 @@ need_recording() {
 
 @test "scripts: --help and --version answer without recording; unknown options and bad arguments are usage errors" {
 	local s
-	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop; do
+	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop syscall-latency; do
 		# a script that records instead of answering is stopped by timeout: status 124
 		run -0 --separate-stderr timeout 10 "$BIN/$s" --help </dev/null
 		[[ "${lines[0]}" == "usage: $s [--record | --report] "* ]]
@@ -98,7 +98,7 @@ need_recording() {
 @test "scripts: make install gives every script a man page (man sctop finds pstream-scripts(1))" {
 	local t="$BATS_TEST_TMPDIR/root" s
 	make -s -C "$TOP" install DESTDIR="$t" PREFIX=/usr >/dev/null
-	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop; do
+	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop syscall-latency; do
 		[ -x "$t/usr/bin/$s" ]
 		[ "$(readlink -f "$t/usr/share/man/man1/$s.1")" = "$(readlink -f "$t/usr/share/man/man1/pstream-scripts.1")" ]
 		if command -v man >/dev/null; then
@@ -206,4 +206,15 @@ need_recording() {
 	if [ "$(jq '.lost // 0' "$t/net")" -eq 0 ]; then
 		[ "$(jq '.rows[] | select(.syscall == "write") | .count' "$t/net")" -eq 3000 ]
 	fi
+}
+
+@test "scripts: syscall-latency --report is pcount --by syscall --stats latency per interval" {
+	local f="$DATA/rawsys-dd.pipe"
+	"$BIN/pcount" --stats latency "$f" >/dev/null 2>&1 ||
+		skip "pcount has no latency field yet (the durations module)"
+	run -0 --separate-stderr "$BIN/syscall-latency" --report 1m <"$f"
+	[ "$output" = "$("$BIN/pcount" --by syscall --stats latency -i 1m -n 25 "$f")" ]
+	[[ "${lines[1]}" == *COUNT*MIN*AVG*MAX*TOTAL*STDDEV*syscall* ]]
+	run -2 --separate-stderr "$BIN/syscall-latency" --report a b c </dev/null
+	[ "${stderr_lines[0]}" = "syscall-latency: at most two arguments: [comm] [interval]" ]
 }

@@ -45,6 +45,7 @@ struct ps_key {
 	const char *arch;
 	char arch_buf[64];
 	bool enter_known, has_enter;
+	bool exits;              /* ps_key__set_exits() */
 	struct ps_symbols *syms; /* for sym and dso; not owned */
 };
 
@@ -252,7 +253,7 @@ static int value_syscall(struct ps_key *ks, const struct key *k, const struct ps
 	if (!ks->enter_known) {
 		ks->enter_known = true;
 		/* errno is a property of the exit: then the exits are the calls counted */
-		ks->has_enter = stream_has_enter(s) && !ks->has_errno;
+		ks->has_enter = stream_has_enter(s) && !ks->has_errno && !ks->exits;
 	}
 	if (strcmp(a->tp->system, "syscalls") == 0) {
 		name = a->tp->name;
@@ -574,6 +575,12 @@ bool ps_key__needs_symbols(const struct ps_key *ks)
 void ps_key__set_symbols(struct ps_key *ks, struct ps_symbols *st)
 {
 	ks->syms = st;
+}
+
+void ps_key__set_exits(struct ps_key *ks, bool exits)
+{
+	ks->exits = exits;
+	ks->enter_known = false;
 }
 
 int ps_key__text(struct ps_key *ks, const struct ps_session *s, const struct ps_sample *smp,
@@ -1012,6 +1019,49 @@ const char *ps_key_sum__name(const struct ps_key_sum *sm)
 	return sm->name;
 }
 
+const char *ps_key_sum__field(const struct ps_key_sum *sm)
+{
+	return sm->field;
+}
+
+/* The sample's period stands for "period" where no tracepoint field has that name. */
+static bool is_period(const struct ps_key_sum *sm)
+{
+	return sm->field && strcmp(sm->field, "period") == 0;
+}
+
+static bool counts_ns(const struct ps_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+/*
+ * The durations' hook: a field whose values are nanoseconds says so here.  The period
+ * of cpu-clock and task-clock is one (when every event that can give it is one of them);
+ * the durations of pairs of events (latency, run_time, wait_time, sch_delay, a --pair's
+ * field) are others.
+ */
+enum ps_key_unit ps_key_sum__unit(const struct ps_key_sum *sm, const struct ps_session *s)
+{
+	const struct ps_attr *a;
+	size_t i, n = 0;
+
+	if (!is_period(sm))
+		return PS_KEY_UNIT_NONE;
+	ps_session__for_each_attr(s, a, i) {
+		if (sm->event ? !a->name || strcmp(sm->event, a->name) != 0 :
+		                a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_DUMMY)
+			continue;
+		if (a->tp && ps_tracing__field(a->tp, sm->field))
+			return PS_KEY_UNIT_NONE;
+		if (!counts_ns(a))
+			return PS_KEY_UNIT_NONE;
+		n++;
+	}
+	return n ? PS_KEY_UNIT_NS : PS_KEY_UNIT_NONE;
+}
+
 int ps_key_sum__check(const struct ps_key_sum *sm, const struct ps_session *s, struct ps_error *err)
 {
 	if (ps_session__nr_attrs(s) == 0)
@@ -1019,6 +1069,8 @@ int ps_key_sum__check(const struct ps_key_sum *sm, const struct ps_session *s, s
 	if (!sm->field)
 		return event_exists(s, sm->event, false) ? 0 :
 		                                           unknown_event(s, sm->event, false, err);
+	if (is_period(sm) && (!sm->event || event_exists(s, sm->event, false)))
+		return 0;
 	return check_field(s, "field", sm->field, sm->event, sm->field, true, err);
 }
 
@@ -1030,5 +1082,10 @@ bool ps_key_sum__value(const struct ps_key_sum *sm, const struct ps_sample *smp,
 		*val = 1;
 		return true;
 	}
-	return field_text(smp, sm->event, sm->field, 0, NULL, 0, val) == 0;
+	if (field_text(smp, sm->event, sm->field, 0, NULL, 0, val) == 0)
+		return true;
+	if (!is_period(sm) || (sm->event && strcmp(sm->event, smp->attr->name) != 0))
+		return false;
+	*val = (int64_t)((smp->type & PERF_SAMPLE_PERIOD) ? smp->period : smp->attr->sample_period);
+	return true;
 }

@@ -121,6 +121,13 @@ bool ps_key__needs_symbols(const struct ps_key *k);
 void ps_key__set_symbols(struct ps_key *k, struct ps_symbols *st);
 
 /**
+ * ps_key__set_exits() - whether the syscall key names a syscall exit also when the stream
+ * records the entries: set it when only samples that carry some field are counted
+ * (pcount --stats latency: the value is on the exit), so a call is still counted once.
+ */
+void ps_key__set_exits(struct ps_key *k, bool exits);
+
+/**
  * ps_key__column() - value @idx of a key text made by ps_key__text(), as it was (its
  * escapes undone): the true value, for JSON and for comparing.
  * @text: the key text
@@ -149,12 +156,19 @@ const char *ps_key__shown(const char *value, char *buf, size_t len);
  */
 const char *ps_key__suggest(const char *name, const char *const *names);
 
-/* One summed column of pcount --sum; opaque. */
+/* What a field's numbers are: plain numbers, or nanoseconds (shown with a unit). */
+enum ps_key_unit {
+	PS_KEY_UNIT_NONE,
+	PS_KEY_UNIT_NS,
+};
+
+/* One summed column of pcount --sum (also the field of --stats and --hist); opaque. */
 struct ps_key_sum;
 
 /**
  * ps_key_sum__parse() - parse "[NAME=]FIELD", "[NAME=]system:event.FIELD" (add up a
- * numeric field) or "[NAME=]system:event" (count that event's samples).
+ * numeric field) or "[NAME=]system:event" (count that event's samples).  FIELD is a
+ * tracepoint field, or the sample's period where no tracepoint field has that name.
  * @err: on failure, PS_EUSAGE or PS_ENOMEM, without the option's name
  * Return: a new sum (free with ps_key_sum__delete()), or NULL.
  */
@@ -169,6 +183,18 @@ void ps_key_sum__delete(struct ps_key_sum *sm);
  * ps_key_sum__name() - the column's title: NAME, or the spec; owned by @sm.
  */
 const char *ps_key_sum__name(const struct ps_key_sum *sm);
+
+/**
+ * ps_key_sum__field() - the field a sum adds up, or NULL for an event count; owned by @sm.
+ */
+const char *ps_key_sum__field(const struct ps_key_sum *sm);
+
+/**
+ * ps_key_sum__unit() - the unit of the field's values in the events of @s that have it:
+ * PS_KEY_UNIT_NS for a duration (the period of cpu-clock and task-clock, which count
+ * nanoseconds, and the durations of pairs of events), else PS_KEY_UNIT_NONE.
+ */
+enum ps_key_unit ps_key_sum__unit(const struct ps_key_sum *sm, const struct ps_session *s);
 
 /**
  * ps_key_sum__check() - check a sum against the events of a stream: the event must

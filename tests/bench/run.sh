@@ -103,6 +103,9 @@ fi
 stage pcat "'$BIN/pcat'" ">= 0.8x"
 stage "pfilter comm=dd" "'$BIN/pfilter' comm=dd" ">= 0.6x"
 stage "pcount --by comm" "'$BIN/pcount' --by comm" ">= 0.6x"
+# the statistics and histogram of a field per row (pcount --stats latency's work, on ret)
+stage "pcount --by syscall --stats ret --hist ret" \
+	"'$BIN/pcount' --by syscall --stats ret --hist ret" ">= 0.5x"
 stage ptojson "'$BIN/ptojson'" "" ">= 3x"
 
 if [ -n "$base_perf" ]; then

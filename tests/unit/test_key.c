@@ -363,6 +363,59 @@ static void test_sums(void)
 	ps_key_sum__delete(str);
 }
 
+/* the period as a field, the unit of a field's values, and syscall exits keyed */
+static void test_units(void)
+{
+	struct ps_error err = { 0 };
+	struct ps_key_sum *period = ps_key_sum__parse("period", &err);
+	struct ps_key_sum *ret = ps_key_sum__parse("ret", &err);
+	struct ps_key_sum *ev = ps_key_sum__parse("raw_syscalls:sys_exit", &err);
+	struct ps_key *k = ps_key__parse("syscall", &err);
+	unsigned long named = 0, exits = 0, named_exits = 0;
+	char buf[PS_KEY_TEXT_MAX];
+	struct stream st;
+	int64_t v;
+
+	if (!period || !ret || !ev || !k || open_stream("tests/data/cpuclock-g-sh.data", &st)) {
+		CHECK(!"setup");
+		goto out;
+	}
+	CHECK(ps_key_sum__field(ev) == NULL && strcmp(ps_key_sum__field(ret), "ret") == 0);
+	/* cpu-clock counts nanoseconds: its period is a duration */
+	CHECK(ps_key_sum__check(period, st.s, &err) == 0);
+	CHECK(ps_key_sum__unit(period, st.s) == PS_KEY_UNIT_NS);
+	CHECK(ps_key_sum__value(period, &st.smp, &v) && v == 1001001);
+	ps_input__close(st.in);
+	if (open_stream(RAWSYS, &st)) {
+		CHECK(!"open " RAWSYS);
+		goto out;
+	}
+	/* a tracepoint's period counts samples; ret is a plain number */
+	CHECK(ps_key_sum__check(period, st.s, &err) == 0);
+	CHECK(ps_key_sum__unit(period, st.s) == PS_KEY_UNIT_NONE);
+	CHECK(ps_key_sum__unit(ret, st.s) == PS_KEY_UNIT_NONE);
+	CHECK(ps_key__check(k, st.s, &err) == 0);
+	ps_key__set_exits(k, true);
+	do {
+		bool exit = ps_key_sum__value(ev, &st.smp, &v);
+
+		if (ps_key__text(k, st.s, &st.smp, buf, sizeof(buf)) >= 0) {
+			named++;
+			named_exits += exit;
+		}
+		exits += exit;
+		CHECK(ps_key_sum__value(period, &st.smp, &v) && v == 1);
+	} while (next_sample(&st));
+	/* 448 enters and 448 exits, each named */
+	CHECK(named == 896 && exits == 448 && named_exits == 448);
+	ps_input__close(st.in);
+out:
+	ps_key_sum__delete(period);
+	ps_key_sum__delete(ret);
+	ps_key_sum__delete(ev);
+	ps_key__delete(k);
+}
+
 /* prev_state is printed through __print_flags: perf script shows 430 S and 4 D here */
 static void test_symbolic(void)
 {
@@ -460,6 +513,7 @@ int main(void)
 	test_text();
 	test_hostile_values();
 	test_sums();
+	test_units();
 	test_symbolic();
 	test_duration();
 	return UNIT_DONE("key");
