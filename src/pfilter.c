@@ -355,7 +355,7 @@ int main(int argc, char **argv)
 	ro.sym = &o.sym;
 	/* samples in time order when the expression needs the world as of their time */
 	ro.unordered = !ps_filter__uses_comm(r.filter) && !ro.symbols && !o.start.relative &&
-	               !o.stop.relative;
+	               !o.stop.relative && !ps_filter__uses_durations(r.filter);
 	ro.write = r.want_stream;
 	ro.drop_sideband = o.only_samples;
 	/* the stream goes to standard output as it is read; a count only at the end */

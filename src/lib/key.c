@@ -16,6 +16,7 @@
 
 #include "abi.h"
 #include "compat.h"
+#include "durations.h"
 #include "json.h"
 #include "key.h"
 #include "sample.h"
@@ -40,6 +41,7 @@ struct ps_key {
 	struct key keys[PS_KEY_MAX];
 	size_t n;
 	bool has_errno;
+	bool exits_named; /* ps_key__name_exits() */
 	/* learnt from the stream, on first use */
 	bool arch_known;
 	const char *arch;
@@ -120,20 +122,31 @@ static int field_text(const struct ps_sample *smp, const char *event, const char
                       uint64_t bucket, char *buf, size_t len, int64_t *num)
 {
 	const struct ps_attr *a = smp->attr;
-	struct tep_format_field *f;
+	struct tep_format_field *f = NULL;
+	bool is_signed = false;
 	uint64_t v;
+	int df;
 
-	if (!a->tp || !smp->raw)
+	if (event && (!a->name || strcmp(event, a->name) != 0))
 		return -1;
-	if (event && strcmp(event, a->name) != 0)
-		return -1;
-	f = ps_tracing__field(a->tp, name);
-	if (!f)
-		return -1;
-	if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0) {
-		int64_t sv = f->flags & TEP_FIELD_IS_SIGNED ?
-		                     ps_sign_extend(v, (unsigned int)f->size) :
-		                     (int64_t)v;
+	/* a duration (durations.h): nanoseconds, where the sample has one */
+	df = ps_durations__field(smp->dur ? smp->dur->d : NULL, name);
+	if (df >= 0) {
+		if (!ps_durations__value(smp, df, &v) || v > INT64_MAX)
+			return -1;
+	} else {
+		if (!a->tp || !smp->raw)
+			return -1;
+		f = ps_tracing__field(a->tp, name);
+		if (!f)
+			return -1;
+		if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0)
+			is_signed = (f->flags & TEP_FIELD_IS_SIGNED) != 0;
+		else
+			df = -2; /* not a number */
+	}
+	if (df != -2) {
+		int64_t sv = is_signed ? ps_sign_extend(v, (unsigned int)f->size) : (int64_t)v;
 
 		if (num)
 			*num = sv;
@@ -145,7 +158,7 @@ static int field_text(const struct ps_sample *smp, const char *event, const char
 			                               (int64_t)bucket;
 
 			snprintf(buf, len, "%" PRId64 "-%" PRId64, lo, lo + (int64_t)bucket - 1);
-		} else if (f->flags & TEP_FIELD_IS_SIGNED) {
+		} else if (is_signed) {
 			snprintf(buf, len, "%" PRId64, sv);
 		} else {
 			snprintf(buf, len, "%" PRIu64, v);
@@ -252,7 +265,7 @@ static int value_syscall(struct ps_key *ks, const struct key *k, const struct ps
 	if (!ks->enter_known) {
 		ks->enter_known = true;
 		/* errno is a property of the exit: then the exits are the calls counted */
-		ks->has_enter = stream_has_enter(s) && !ks->has_errno;
+		ks->has_enter = stream_has_enter(s) && !ks->has_errno && !ks->exits_named;
 	}
 	if (strcmp(a->tp->system, "syscalls") == 0) {
 		name = a->tp->name;
@@ -571,6 +584,12 @@ bool ps_key__needs_symbols(const struct ps_key *ks)
 	return false;
 }
 
+void ps_key__name_exits(struct ps_key *ks, bool on)
+{
+	ks->exits_named = on;
+	ks->enter_known = false;
+}
+
 void ps_key__set_symbols(struct ps_key *ks, struct ps_symbols *st)
 {
 	ks->syms = st;
@@ -795,10 +814,16 @@ static void stream_keys(const struct ps_session *s, const char *event, bool numb
 	size_t i;
 	int pass;
 
+	const char *durs[PS_DUR_NR];
+	size_t nd;
+
 	if (!event && !number)
 		for (i = 0; i < ARRAY_SIZE(kinds); i++)
 			if (kind_available(&kinds[i], s))
 				names_add(l, kinds[i].name);
+	nd = ps_durations__available(ps_session__durations(s), s, durs, ARRAY_SIZE(durs));
+	for (i = 0; !event && i < nd; i++)
+		names_add(l, durs[i]);
 	for (pass = 0; pass < 2; pass++) {
 		ps_session__for_each_attr(s, a, i) {
 			const struct tep_format_field *f;
@@ -917,13 +942,36 @@ static const char *field_type(const struct tep_format_field *f)
 	return "not a number of 1, 2, 4 or 8 bytes";
 }
 
+/* A duration field: some event of the stream (@event when given) must carry it. */
+static int check_duration(const struct ps_session *s, int df, const char *event,
+                          struct ps_error *err)
+{
+	const struct ps_durations *d = ps_session__durations(s);
+	const struct ps_attr *a;
+	char why[400];
+	size_t i;
+
+	if (event && !event_exists(s, event, true))
+		return unknown_event(s, event, true, err);
+	ps_session__for_each_attr(s, a, i)
+		if ((!event || (a->name && strcmp(event, a->name) == 0)) &&
+		    ps_durations__attr_has(d, s, a, df))
+			return 0;
+	return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "no %s in this stream%s%s: %s",
+	                     ps_durations__name(d, df), event ? " for " : "", event ? event : "",
+	                     ps_durations__why_not(d, df, why, sizeof(why)));
+}
+
 static int check_field(const struct ps_session *s, const char *what, const char *name,
                        const char *event, const char *field, bool number, struct ps_error *err)
 {
 	const struct tep_format_field *f = NULL;
 	const struct ps_attr *fa = NULL;
+	int df = ps_durations__field(ps_session__durations(s), field);
 	bool any;
 
+	if (df >= 0)
+		return check_duration(s, df, event, err);
 	if (event && !event_exists(s, event, true))
 		return unknown_event(s, event, true, err);
 	if (find_field(s, event, field, number, &any, &f, &fa))
@@ -1031,4 +1079,16 @@ bool ps_key_sum__value(const struct ps_key_sum *sm, const struct ps_sample *smp,
 		return true;
 	}
 	return field_text(smp, sm->event, sm->field, 0, NULL, 0, val) == 0;
+}
+
+bool ps_key_sum__is_duration(const struct ps_key_sum *sm, const struct ps_session *s)
+{
+	return sm->field && ps_durations__field(ps_session__durations(s), sm->field) >= 0;
+}
+
+bool ps_key__is_duration(const struct ps_session *s, const char *field)
+{
+	const char *dot = strchr(field, ':') ? strchr(strchr(field, ':'), '.') : NULL;
+
+	return ps_durations__field(ps_session__durations(s), dot ? dot + 1 : field) >= 0;
 }

@@ -5,7 +5,9 @@
  *
  * A key list is a comma-separated list of keys.  Each key is a property of a sample
  * (event, comm, pid, tid, cpu, syscall, errno, sym, dso), a tracepoint field (FIELD, or
- * system:event.FIELD for one event's), or a numeric field cut into buckets (FIELD/SIZE).
+ * system:event.FIELD for one event's), a duration field in nanoseconds (durations.h:
+ * latency, run_time, wait_time, sch_delay, off_cpu, a --pair's NAME), or a numeric field
+ * cut into buckets (FIELD/SIZE).
  * A sample's key text is its keys' values joined by PS_KEY_SEP, a PS_KEY_SEP or PS_KEY_ESC
  * inside a value preceded by PS_KEY_ESC: two samples have the same text exactly when their
  * values are the same, whatever bytes a name from the stream holds (a comm may hold any
@@ -115,6 +117,12 @@ bool ps_key__thread_only(const struct ps_key *k);
 bool ps_key__needs_symbols(const struct ps_key *k);
 
 /**
+ * ps_key__name_exits() - with @on, a syscall exit has its syscall key even when the stream
+ * records the entries too (as with an errno key): for a statistic of the exits' latency.
+ */
+void ps_key__name_exits(struct ps_key *k, bool on);
+
+/**
  * ps_key__set_symbols() - the symbol table sym and dso are named from (not owned; NULL
  * names everything "[unknown]").  The caller applies every record to it in time order.
  */
@@ -185,5 +193,19 @@ int ps_key_sum__check(const struct ps_key_sum *sm, const struct ps_session *s,
  * Return: true when the sample has it, false when the sum does not apply to the sample.
  */
 bool ps_key_sum__value(const struct ps_key_sum *sm, const struct ps_sample *smp, int64_t *val);
+
+/**
+ * ps_key_sum__is_duration() - whether the sum's field is a duration (durations.h:
+ * latency, run_time, wait_time, sch_delay, off_cpu, a --pair's NAME): its values are
+ * nanoseconds, to be shown with units.
+ * @s: the stream's session (it knows the pairs' names)
+ */
+bool ps_key_sum__is_duration(const struct ps_key_sum *sm, const struct ps_session *s);
+
+/**
+ * ps_key__is_duration() - the same for a field as the user names it ("latency",
+ * "raw_syscalls:sys_exit.latency").
+ */
+bool ps_key__is_duration(const struct ps_session *s, const char *field);
 
 #endif
