@@ -21,6 +21,7 @@
 #include "lib/abi.h"
 #include "lib/duration.h"
 #include "lib/diag.h"
+#include "lib/durations.h"
 #include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
@@ -34,7 +35,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded] [--symfs dir] [--kallsyms file] [file]\n";
+        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded [--off-cpu]] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
@@ -56,6 +57,7 @@ struct opts {
 	uint64_t top;               /* -n, 0: all */
 	bool json;                  /* -j */
 	bool folded;                /* --folded: stacks as perf's stackcollapse writes them */
+	bool off_cpu;               /* --off-cpu: weighted by ns off-CPU (sums[0] is off_cpu) */
 	bool pace;                  /* --pace */
 	bool quiet;                 /* -q: no progress line */
 	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
@@ -138,6 +140,7 @@ static volatile sig_atomic_t resized;
 
 enum {
 	OPT_FOLDED = PS_OPT_LONG,
+	OPT_OFF_CPU,
 	OPT_PACE,
 };
 
@@ -154,6 +157,10 @@ static const struct ps_opt options[] = {
 	       "print a table every TIME of sample time\n"
 	       "(5, 5s, 500ms, 2m; 1ms to 24h)"),
 	PS_OPT_FLAG("json", 'j', "JSON output (one document per table)", struct opts, json),
+	PS_OPT_FLAG("off-cpu", OPT_OFF_CPU,
+	            "with --folded: the stacks threads left the cpu with,\n"
+	            "weighted by nanoseconds off-CPU (sched_switch)",
+	            struct opts, off_cpu),
 	PS_OPT("late", 'l', PS_ARG_REQUIRED, "TIME",
 	       "with -i: how late a sample may arrive and still\n"
 	       "count in its interval (default 3s)"),
@@ -237,6 +244,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	parse_keys(by, o);
 	if (o->folded && (o->json || o->nsums))
 		ps_usage_error("--folded counts stacks: no --json, no --sum");
+	if (o->off_cpu && !o->folded)
+		ps_usage_error("--off-cpu weighs folded stacks: it needs --folded");
+	if (o->off_cpu)
+		parse_sum("off_cpu", o); /* the weight, and the check that the stream has it */
 	if (argc - a.optind > 1)
 		ps_usage_error("one input at most");
 	o->input = a.optind < argc ? argv[a.optind] : "-";
@@ -717,7 +728,8 @@ static int print_folded(struct ctx *c, const struct table *t, bool final)
 		n = c->o->top; /* the largest stacks, still in stackcollapse's order */
 	qsort(rows, n, sizeof(*rows), cmp_keys);
 	for (i = 0; i < n; i++)
-		printf("%s %" PRIu64 "\n", rows[i]->key, rows[i]->count);
+		printf("%s %" PRIu64 "\n", rows[i]->key,
+		       c->o->off_cpu ? (uint64_t)rows[i]->sum[0] : rows[i]->count);
 	free(rows);
 	if (c->o->interval_ns && !final && putchar('\n') == EOF)
 		return -1;
@@ -955,9 +967,15 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 	if (o->nsums && !any)
 		return 0; /* none of the summed fields is there: not counted */
 	if (o->folded) {
+		const struct ps_sample *fs = smp;
+		struct ps_sample view;
+
+		/* --off-cpu: the thread switched in, with the stack it left the cpu with */
+		if (o->off_cpu && ps_durations__off_cpu_sample(smp, &view))
+			fs = &view;
 		if (ps_symbols__fold(
-		            c->syms, smp, ev->rec.misc,
-		            (smp->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp->tid) : NULL,
+		            c->syms, fs, ev->rec.misc,
+		            (fs->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, fs->tid) : NULL,
 		            &c->fold, err) < 0)
 			return -1;
 	} else if (c->thread_key) {

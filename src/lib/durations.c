@@ -20,6 +20,8 @@
 
 #define MAX_CPUS 4096
 #define NAME_MAX_LEN 64
+/* prev_state of a task that leaves the cpu for good: X (EXIT_DEAD) or Z (EXIT_ZOMBIE) */
+#define DEAD_STATES 0x30
 
 /* what the samples of an attr mean here */
 enum {
@@ -48,6 +50,7 @@ struct arole {
 	uint32_t roles;
 	struct tep_format_field *nr;                 /* syscall number: id or __syscall_nr */
 	struct tep_format_field *prev_pid, *next_pid; /* sched_switch */
+	struct tep_format_field *prev_state;          /* sched_switch, or NULL */
 	struct tep_format_field *pid;                 /* wakeups */
 	struct tep_format_field *key[PS_DUR_MAX_PAIRS][PS_DUR_MAX_KEYS];
 };
@@ -376,6 +379,7 @@ static uint32_t attr_roles(const struct ps_durations *d, const struct ps_session
 	} else if (is_switch(a)) {
 		r->prev_pid = num_field(a, "prev_pid");
 		r->next_pid = num_field(a, "next_pid");
+		r->prev_state = num_field(a, "prev_state");
 		if (r->prev_pid && r->next_pid && (a->sample_type & PERF_SAMPLE_CPU))
 			r->roles |= R_SWITCH;
 	} else if (is_wake(a)) {
@@ -837,7 +841,7 @@ static void keep_chain(struct thr *t, const struct ps_sample *smp)
 
 static void switch_event(struct ps_durations *d, const struct arole *r, struct ps_sample *smp)
 {
-	uint64_t prev, next, tprev;
+	uint64_t prev, next, tprev, state;
 	struct cpu_state *c = cpu_get(d, smp->cpu);
 	struct thr *t;
 
@@ -867,8 +871,11 @@ static void switch_event(struct ps_durations *d, const struct arole *r, struct p
 	if (!t)
 		return;
 	sched_times(d, smp->time, tprev, t->last_time, t->ready);
-	if (t->flags & T_DEAD) {
-		thr_forget(d, t); /* its last switch-out */
+	/* after its EXIT, a task may still sleep and run; it is gone when it leaves the
+	 * cpu as a zombie or dead (prev_state X or Z) */
+	if ((t->flags & T_DEAD) &&
+	    (!r->prev_state || (read_num(r->prev_state, smp, &state) && (state & DEAD_STATES)))) {
+		thr_forget(d, t);
 		return;
 	}
 	t->last_time = smp->time;
@@ -962,13 +969,9 @@ void ps_durations__record(struct ps_durations *d, const struct ps_session *s,
 	t = thr_find(d, tid);
 	if (!t)
 		return;
-	if (!d->have_switch || !(t->flags & T_OUT)) {
+	if (d->have_switch) {
 		/* still to switch out for the last time: it goes then */
-		if (d->have_switch) {
-			t->flags = (t->flags & ~(T_SYS_RAW | T_SYS_NAMED)) | T_DEAD;
-			return;
-		}
-		thr_forget(d, t);
+		t->flags = (t->flags & ~(T_SYS_RAW | T_SYS_NAMED)) | T_DEAD;
 		return;
 	}
 	thr_forget(d, t);
@@ -984,4 +987,21 @@ const char *ps_durations__take_notice(struct ps_durations *d)
 	         " pending starts dropped (more than %u at once): their ends have no value",
 	         d->dropped, PS_DUR_MAX_PENDING);
 	return d->note;
+}
+
+bool ps_durations__off_cpu_sample(const struct ps_sample *smp, struct ps_sample *view)
+{
+	const struct ps_dur_values *v = smp->dur;
+
+	if (!v || !(v->mask & (1u << PS_DUR_OFF_CPU)))
+		return false;
+	*view = *smp;
+	view->pid = v->off_pid;
+	view->tid = v->off_tid;
+	view->type |= PERF_SAMPLE_TID;
+	view->callchain = v->off_chain;
+	view->nr_callchain = v->off_nr;
+	if (!v->off_chain)
+		view->type &= ~(uint64_t)(PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_IP);
+	return true;
 }

@@ -148,4 +148,13 @@ size_t ps_durations__available(const struct ps_durations *d, const struct ps_ses
  */
 bool ps_durations__value(const struct ps_sample *smp, int field, uint64_t *ns);
 
+/**
+ * ps_durations__off_cpu_sample() - the off-CPU view of a sched_switch sample: a copy of
+ * @smp that is the thread switched in (its pid and tid), with the call chain it left the
+ * cpu with, for a folded stack weighted by its off_cpu value.
+ * @view: filled; its chain belongs to the module (valid as @smp->dur)
+ * Return: true, or false (@view untouched) when @smp has no off_cpu value.
+ */
+bool ps_durations__off_cpu_sample(const struct ps_sample *smp, struct ps_sample *view);
+
 #endif
