@@ -1102,7 +1102,7 @@ static int check_names(struct ctx *c, struct ps_error *err)
 	}
 	for (j = 0; j < c->o->nsums; j++) {
 		if (ps_key_sum__check(c->o->sums[j], c->s, err)) {
-			ps_msg("--sum: %s", err->detail);
+			ps_msg("%s: %s", c->o->off_cpu ? "--off-cpu" : "--sum", err->detail);
 			err->detail[0] = 0;
 			return -1;
 		}

@@ -526,6 +526,23 @@ size_t ps_durations__available(const struct ps_durations *d, const struct ps_ses
 	return n;
 }
 
+int ps_durations__check(const struct ps_session *s, int field, struct ps_error *err)
+{
+	const struct ps_durations *d = ps_session__durations(s);
+	const struct ps_attr *a;
+	char why[400];
+	size_t i;
+
+	if (!ps_session__nr_attrs(s))
+		return 0;
+	ps_session__for_each_attr(s, a, i)
+		if (ps_durations__attr_has(d, s, a, field))
+			return 0;
+	return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "no %s in this stream: %s",
+	                     ps_durations__name(d, field),
+	                     ps_durations__why_not(d, field, why, sizeof(why)));
+}
+
 bool ps_durations__value(const struct ps_sample *smp, int field, uint64_t *ns)
 {
 	if (!smp->dur || field < 0 || field >= PS_DUR_NR || !(smp->dur->mask & (1u << field)))

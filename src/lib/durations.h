@@ -143,6 +143,15 @@ size_t ps_durations__available(const struct ps_durations *d, const struct ps_ses
                                const char **names, size_t max);
 
 /**
+ * ps_durations__check() - whether some event of @s can carry @field (with the session's
+ * durations state, ps_session__durations(), for the pairs' names); a session without
+ * attrs passes.
+ * @err: PS_EUSAGE "no FIELD in this stream: FIELD needs ... record ..."
+ * Return: 0, or -1.
+ */
+int ps_durations__check(const struct ps_session *s, int field, struct ps_error *err);
+
+/**
  * ps_durations__value() - the value of @field on @smp.
  * Return: true with @ns set, false when it has none.
  */
