@@ -35,7 +35,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded [--off-cpu]] [--symfs dir] [--kallsyms file] [file]\n";
+        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [-w expression] [--folded [--off-cpu]] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
@@ -61,6 +61,8 @@ struct opts {
 	bool pace;                  /* --pace */
 	bool quiet;                 /* -q: no progress line */
 	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
+	const char *pairs[PS_DUR_MAX_PAIRS]; /* --pair */
+	size_t npairs;
 	const char *input;
 };
 
@@ -173,6 +175,7 @@ static const struct ps_opt options[] = {
 	       "repeatable; rows sort by the first sum"),
 	PS_OPT("where", 'w', PS_ARG_REQUIRED, "EXPR",
 	       "count only samples that match EXPR (pfilter(1))"),
+	PS_OPT_PAIR_ROW,
 	PS_OPT_SYMBOL_FILES_ROWS,
 	{ 0 },
 };
@@ -241,6 +244,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->quiet = co.quiet;
 	o->sym = co.sym;
+	memcpy(o->pairs, co.pairs, sizeof(o->pairs));
+	o->npairs = co.npairs;
 	parse_keys(by, o);
 	if (o->folded && (o->json || o->nsums))
 		ps_usage_error("--folded counts stacks: no --json, no --sum");
@@ -1210,6 +1215,8 @@ int main(int argc, char **argv)
 	ro.symbols = o.folded || ps_key__needs_symbols(o.keys) ||
 	             (c->where && ps_filter__uses_symbols(c->where));
 	ro.sym = &o.sym;
+	ro.pairs = o.pairs;
+	ro.npairs = o.npairs;
 	/* with -i the tables are written as the input is read */
 	ro.progress = !o.quiet;
 	ro.stdout_busy = o.interval_ns != 0;
