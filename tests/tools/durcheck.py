@@ -115,7 +115,9 @@ def offcpu(folded, script):
             t0, stack = out.pop(nxt)
             want[stack] = want.get(stack, 0) + t - t0
         if prev:
-            out[prev] = (t, ";".join([comm] + list(reversed(frames))))
+            # a thread never named: perf script says ":TID", pcount --folded "[unknown]"
+            name = "[unknown]" if re.match(r"^:-?\d+$", comm) else comm.replace(" ", "_")
+            out[prev] = (t, ";".join([name] + list(reversed(frames))))
 
     head = re.compile(r"^(\S.*?)\s+(-?\d+)\s+(\d+)\.(\d{9}):\s+(\S+):\s*(.*)$")
     for line in open(script):
@@ -128,10 +130,9 @@ def offcpu(folded, script):
                 cur = (int(m.group(2)), int(m.group(3)) * 1000000000 + int(m.group(4)),
                        m.group(6), m.group(1))
             continue
-        f = line.split()
-        if cur is not None and len(f) >= 2:
-            sym = f[1]
-            frames.append(re.sub(r"\+0x[0-9a-f]+$", "", sym))
+        f = line.strip().split(None, 1)
+        if cur is not None and len(f) == 2:
+            frames.append(f[1].replace(";", ":"))
     done()
     got = {}
     for line in open(folded):
