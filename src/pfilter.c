@@ -29,10 +29,11 @@
 #include "lib/signals.h"
 #include "lib/symbols.h"
 
-static const char usage_text[] = "usage: pfilter [-cfqv] [--explain] [--only-samples] "
-                                 "[--start time] [--stop time] [--pair spec] [--symfs dir] [--kallsyms file] "
-                                 "[-i file] [-o file] "
-                                 "[expression ...]\n";
+static const char usage_text[] =
+        "usage: pfilter [-cfqv] [--explain] [--only-samples] "
+        "[--start time] [--stop time] [--pair spec] [--symfs dir] [--kallsyms file] "
+        "[-i file] [-o file] "
+        "[expression ...]\n";
 
 /* how long an idle input may keep samples waiting for their time order */
 #define IDLE_MS 30
@@ -61,10 +62,10 @@ struct opts {
 	bool only_samples;  /* --only-samples: drop side-band records too */
 	bool quiet;         /* -q: no progress line */
 	struct bound start, stop;
-	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
+	struct ps_symbols_opts sym;          /* --symfs, --kallsyms */
 	const char *pairs[PS_DUR_MAX_PAIRS]; /* --pair */
 	size_t npairs;
-	int nexpr;                  /* operands, joined with "and" */
+	int nexpr; /* operands, joined with "and" */
 	const char *const *expr;
 };
 
@@ -363,8 +364,7 @@ int main(int argc, char **argv)
 	ro.npairs = o.npairs;
 	/* samples in time order when the expression needs the world as of their time */
 	ro.unordered = !ps_filter__uses_comm(r.filter) && !ro.symbols && !o.start.relative &&
-	               !o.stop.relative && !ps_filter__uses_durations(r.filter) &&
-	               !o.npairs;
+	               !o.stop.relative && !ps_filter__uses_durations(r.filter) && !o.npairs;
 	ro.write = r.want_stream;
 	ro.drop_sideband = o.only_samples;
 	/* the stream goes to standard output as it is read; a count only at the end */

@@ -36,7 +36,12 @@ enum {
 };
 
 /* a pair's KEY that is not a tracepoint field */
-enum { K_FIELD, K_TID, K_PID, K_CPU };
+enum {
+	K_FIELD,
+	K_TID,
+	K_PID,
+	K_CPU
+};
 
 struct pair {
 	char name[NAME_MAX_LEN];
@@ -48,7 +53,7 @@ struct pair {
 
 struct arole {
 	uint32_t roles;
-	struct tep_format_field *nr;                 /* syscall number: id or __syscall_nr */
+	struct tep_format_field *nr;                  /* syscall number: id or __syscall_nr */
 	struct tep_format_field *prev_pid, *next_pid; /* sched_switch */
 	struct tep_format_field *prev_state;          /* sched_switch, or NULL */
 	struct tep_format_field *pid;                 /* wakeups */
@@ -109,7 +114,7 @@ struct ps_durations {
 };
 
 static const char *const builtin[] = {
-	[PS_DUR_LATENCY] = "latency",   [PS_DUR_RUN_TIME] = "run_time",
+	[PS_DUR_LATENCY] = "latency",     [PS_DUR_RUN_TIME] = "run_time",
 	[PS_DUR_WAIT_TIME] = "wait_time", [PS_DUR_SCH_DELAY] = "sch_delay",
 	[PS_DUR_OFF_CPU] = "off_cpu",
 };
@@ -134,8 +139,8 @@ static bool is_tracepoint(const char *s, size_t n)
 {
 	const char *c = memchr(s, ':', n);
 
-	return c && c > s && (size_t)(c - s) + 1 < n && !memchr(c + 1, ':', n - (size_t)(c - s) - 1) &&
-	       n < 128 && !memchr(s, ',', n);
+	return c && c > s && (size_t)(c - s) + 1 < n &&
+	       !memchr(c + 1, ':', n - (size_t)(c - s) - 1) && n < 128 && !memchr(s, ',', n);
 }
 
 static int bad_pair(struct ps_error *err, const char *spec, const char *why)
@@ -315,7 +320,8 @@ static bool has_named_enter(const struct ps_session *s, const struct ps_attr *ex
 	size_t i;
 
 	ps_session__for_each_attr(s, a, i)
-		if (a->tp && a->tp->system && a->tp->name && strcmp(a->tp->system, "syscalls") == 0 &&
+		if (a->tp && a->tp->system && a->tp->name &&
+		    strcmp(a->tp->system, "syscalls") == 0 &&
 		    strncmp(a->tp->name, "sys_enter_", 10) == 0 &&
 		    strcmp(a->tp->name + 10, exit->tp->name + 9) == 0)
 			return true;
@@ -397,8 +403,9 @@ static uint32_t attr_roles(const struct ps_durations *d, const struct ps_session
 			if (pr->kind[k] == K_FIELD)
 				ok = ok && (r->key[p][k] = num_field(a, pr->keys[k]));
 			else
-				ok = ok && (a->sample_type & (pr->kind[k] == K_CPU ? PERF_SAMPLE_CPU :
-				                                                     PERF_SAMPLE_TID));
+				ok = ok &&
+				     (a->sample_type &
+				      (pr->kind[k] == K_CPU ? PERF_SAMPLE_CPU : PERF_SAMPLE_TID));
 		}
 		if (!pr->nkeys)
 			ok = ok && (a->sample_type & PERF_SAMPLE_TID);
@@ -474,19 +481,22 @@ const char *ps_durations__why_not(const struct ps_durations *d, int field, char 
 
 	switch (field) {
 	case PS_DUR_LATENCY:
-		snprintf(buf, len,
-		         "latency needs the entries and exits of the syscalls, with times and threads: record raw_syscalls:sys_enter and raw_syscalls:sys_exit (or syscalls:sys_enter_NAME and syscalls:sys_exit_NAME)");
+		snprintf(
+		        buf, len,
+		        "latency needs the entries and exits of the syscalls, with times and threads: record raw_syscalls:sys_enter and raw_syscalls:sys_exit (or syscalls:sys_enter_NAME and syscalls:sys_exit_NAME)");
 		break;
 	case PS_DUR_RUN_TIME:
 	case PS_DUR_WAIT_TIME:
 	case PS_DUR_OFF_CPU:
-		snprintf(buf, len,
-		         "%s needs sched:sched_switch with times and cpus: record it (perf sched record, or precord -a -e sched:sched_switch)",
-		         builtin[field]);
+		snprintf(
+		        buf, len,
+		        "%s needs sched:sched_switch with times and cpus: record it (perf sched record, or precord -a -e sched:sched_switch)",
+		        builtin[field]);
 		break;
 	case PS_DUR_SCH_DELAY:
-		snprintf(buf, len,
-		         "sch_delay needs sched:sched_switch and the wakeups (sched:sched_waking or sched:sched_wakeup, and sched:sched_wakeup_new), with times and cpus: record them (perf sched record does)");
+		snprintf(
+		        buf, len,
+		        "sch_delay needs sched:sched_switch and the wakeups (sched:sched_waking or sched:sched_wakeup, and sched:sched_wakeup_new), with times and cpus: record them (perf sched record does)");
 		break;
 	default:
 		p = d && field >= PS_DUR_PAIR && (size_t)(field - PS_DUR_PAIR) < d->npairs ?
@@ -496,10 +506,11 @@ const char *ps_durations__why_not(const struct ps_durations *d, int field, char 
 			snprintf(buf, len, "no such duration field");
 			break;
 		}
-		snprintf(buf, len,
-		         "%s needs %s and %s with times%s%s%s: record both (their keys must be numeric fields of both)",
-		         p->name, p->start, p->end, p->nkeys ? " and the fields " : " and threads",
-		         p->nkeys ? p->keys[0] : "", p->nkeys > 1 ? ",..." : "");
+		snprintf(
+		        buf, len,
+		        "%s needs %s and %s with times%s%s%s: record both (their keys must be numeric fields of both)",
+		        p->name, p->start, p->end, p->nkeys ? " and the fields " : " and threads",
+		        p->nkeys ? p->keys[0] : "", p->nkeys > 1 ? ",..." : "");
 	}
 	return buf;
 }
@@ -947,8 +958,7 @@ static void pair_event(struct ps_durations *d, const struct arole *r, uint32_t r
 	}
 }
 
-void ps_durations__sample(struct ps_durations *d, const struct ps_session *s,
-                          struct ps_sample *smp)
+void ps_durations__sample(struct ps_durations *d, const struct ps_session *s, struct ps_sample *smp)
 {
 	const struct arole *r;
 	uint32_t roles;

@@ -501,9 +501,9 @@ static int unknown_field(const struct fcond *c, const struct ps_session *s,
 		char why[400];
 
 		ps_bytes__release(&list);
-		return ps_filter_seterr(
-		        err, c->src, c->fpos, "no %s in this stream: %s", c->name,
-		        ps_durations__why_not(d, ps_durations__field(d, c->name), why, sizeof(why)));
+		return ps_filter_seterr(err, c->src, c->fpos, "no %s in this stream: %s", c->name,
+		                        ps_durations__why_not(d, ps_durations__field(d, c->name),
+		                                              why, sizeof(why)));
 	}
 	if (c->field == FF_TP)
 		snprintf(head, sizeof(head), "unknown field '%s'%s%s%s", c->name,

@@ -729,7 +729,8 @@ bool ps_filter__uses_durations(const struct ps_filter *f)
 	size_t i;
 
 	for (i = 0; i < f->nconds; i++)
-		if (f->conds[i]->field == FF_TP && ps_durations__field(NULL, f->conds[i]->name) >= 0)
+		if (f->conds[i]->field == FF_TP &&
+		    ps_durations__field(NULL, f->conds[i]->name) >= 0)
 			return true;
 	return false;
 }

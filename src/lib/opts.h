@@ -166,13 +166,13 @@ struct ps_opt {
 	        PS_OPT_SYMBOL_FILES_ROWS
 
 /* --pair, for the programs that read durations (durations.h, pstream(7)) */
-#define PS_OPT_PAIR_ROW                                                        \
-	{                                                                      \
+#define PS_OPT_PAIR_ROW                                                          \
+	{                                                                        \
 		"pair", PS_OPT_PAIR, PS_ARG_REQUIRED, "[NAME=]START,END[:KEYS]", \
 		        "give END samples a field NAME (default duration):\n"    \
 		        "the ns since the START with the same KEYS\n"            \
-		        "(default: the same thread); repeatable",               \
-		        PS_OPTG_PAIR, 0                                        \
+		        "(default: the same thread); repeatable",                \
+		        PS_OPTG_PAIR, 0                                          \
 	}
 
 /**

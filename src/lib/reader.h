@@ -71,8 +71,8 @@ struct ps_reader_opts {
 	bool symbols;                      /* keep symbol tables (ps_reader__symbols()) */
 	const struct ps_symbols_opts *sym; /* their options, or NULL */
 	bool progress;                     /* a progress line for a large file */
-	bool stdout_busy; /* ps_progress__new()'s: output goes to standard output */
-	bool ticks;       /* PS_READER_TICK after every record read */
+	bool stdout_busy;         /* ps_progress__new()'s: output goes to standard output */
+	bool ticks;               /* PS_READER_TICK after every record read */
 	const char *const *pairs; /* --pair specs of durations.h, or NULL */
 	size_t npairs;
 	/* ARRIVAL only: */

@@ -579,7 +579,8 @@ static void regs(struct ps_json_buf *b, const struct ps_sample *smp, uint64_t ab
 }
 
 /* The duration fields (durations.h) in nanoseconds, those the sample has. */
-static void durations(struct ps_sample_writer *w, struct ps_json_buf *b, const struct ps_sample *smp)
+static void durations(struct ps_sample_writer *w, struct ps_json_buf *b,
+                      const struct ps_sample *smp)
 {
 	int f;
 
