@@ -370,14 +370,6 @@ static void list_fields(const struct ps_session *s, const char *sys, const char 
 				sb_add_unique(b, sf->name);
 		}
 	}
-	if (!sys) {
-		const char *durs[PS_DUR_NR];
-		size_t nd = ps_durations__available(ps_session__durations(s), s, durs,
-		                                    ARRAY_SIZE(durs));
-
-		for (k = 0; k < nd; k++)
-			sb_add_unique(b, durs[k]);
-	}
 	for (pass = 0; pass < 2; pass++) {
 		ps_session__for_each_attr(s, a, i) {
 			const struct tep_format_field *fld;
@@ -389,6 +381,15 @@ static void list_fields(const struct ps_session *s, const char *sys, const char 
 				if (fld->name)
 					sb_add_unique(b, fld->name);
 		}
+	}
+	/* the duration fields (durations.h) last */
+	if (!sys) {
+		const char *durs[PS_DUR_NR];
+		size_t nd = ps_durations__available(ps_session__durations(s), s, durs,
+		                                    ARRAY_SIZE(durs));
+
+		for (k = 0; k < nd; k++)
+			sb_add_unique(b, durs[k]);
 	}
 }
 

@@ -821,9 +821,6 @@ static void stream_keys(const struct ps_session *s, const char *event, bool numb
 		for (i = 0; i < ARRAY_SIZE(kinds); i++)
 			if (kind_available(&kinds[i], s))
 				names_add(l, kinds[i].name);
-	nd = ps_durations__available(ps_session__durations(s), s, durs, ARRAY_SIZE(durs));
-	for (i = 0; !event && i < nd; i++)
-		names_add(l, durs[i]);
 	for (pass = 0; pass < 2; pass++) {
 		ps_session__for_each_attr(s, a, i) {
 			const struct tep_format_field *f;
@@ -836,6 +833,10 @@ static void stream_keys(const struct ps_session *s, const char *event, bool numb
 					names_add(l, f->name);
 		}
 	}
+	/* the duration fields (durations.h) last */
+	nd = ps_durations__available(ps_session__durations(s), s, durs, ARRAY_SIZE(durs));
+	for (i = 0; !event && i < nd; i++)
+		names_add(l, durs[i]);
 }
 
 static void stream_events(const struct ps_session *s, bool tp_only, struct names *l)
