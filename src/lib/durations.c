@@ -393,7 +393,7 @@ static uint32_t attr_roles(const struct ps_durations *d, const struct ps_session
 		if (r->pid)
 			r->roles |= R_WAKE;
 	}
-	for (p = 0; p < d->npairs; p++) {
+	for (p = 0; d && p < d->npairs; p++) {
 		const struct pair *pr = &d->pairs[p];
 		bool ok = true;
 
