@@ -53,7 +53,8 @@ struct pair {
 
 struct arole {
 	uint32_t roles;
-	struct tep_format_field *nr;                  /* syscall number: id or __syscall_nr */
+	uint32_t input;              /* 0, or 1 + the first attr of its input in a merged stream */
+	struct tep_format_field *nr; /* syscall number: id or __syscall_nr */
 	struct tep_format_field *prev_pid, *next_pid; /* sched_switch */
 	struct tep_format_field *prev_state;          /* sched_switch, or NULL */
 	struct tep_format_field *pid;                 /* wakeups */
@@ -70,6 +71,7 @@ enum {
 /* the state of one thread; entries are in a hash chain and in the order they came */
 struct thr {
 	struct thr *next, *older, *newer;
+	uint64_t key; /* the tid, and the input of a merged stream above it */
 	uint32_t tid, pid;
 	uint32_t flags;
 	uint64_t raw_nr, raw_t, named_nr, named_t;
@@ -108,6 +110,7 @@ struct ps_durations {
 	struct cpu_state *cpus;
 	size_t ncpus;
 	uint64_t dropped;
+	uint64_t in; /* the input of the sample or record at hand (arole.input) */
 	bool have_switch, noticed;
 	struct ps_dur_values vals;
 	char note[200];
@@ -419,6 +422,34 @@ static uint32_t attr_roles(const struct ps_durations *d, const struct ps_session
 	return r->roles;
 }
 
+/* Recordings merged by pcat --merge keep their threads and cpus apart. */
+static uint32_t input_of(const struct ps_session *s, size_t idx)
+{
+	const struct ps_attr *a = ps_session__attr(s, idx);
+	uint32_t n = 0;
+	size_t i, k;
+
+	if (!a->input)
+		return 0;
+	/* the inputs numbered from 1 in the order their first attr came */
+	for (i = 0; i <= idx; i++) {
+		const struct ps_attr *b = ps_session__attr(s, i);
+
+		if (!b->input)
+			continue;
+		for (k = 0; k < i; k++) {
+			const struct ps_attr *c = ps_session__attr(s, k);
+
+			if (c->input && strcmp(c->input, b->input) == 0)
+				break;
+		}
+		n += k == i;
+		if (strcmp(b->input, a->input) == 0)
+			return n;
+	}
+	return n;
+}
+
 /* the roles of every attr, worked out again when the stream declares more */
 static int learn(struct ps_durations *d, const struct ps_session *s)
 {
@@ -431,8 +462,10 @@ static int learn(struct ps_durations *d, const struct ps_session *s)
 	if (!r)
 		return -1;
 	d->have_switch = false;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		d->have_switch |= (attr_roles(d, s, ps_session__attr(s, i), &r[i]) & R_SWITCH) != 0;
+		r[i].input = input_of(s, i);
+	}
 	free(d->roles);
 	d->roles = r;
 	d->nroles = n;
@@ -590,26 +623,27 @@ static int grow(struct table *t)
 	return 1; /* the caller puts its entries back */
 }
 
-static size_t thr_bucket(const struct table *t, uint32_t tid)
+static size_t thr_bucket(const struct table *t, uint64_t key)
 {
-	return hash64(tid) & (t->nbuckets - 1);
+	return hash64(key) & (t->nbuckets - 1);
 }
 
 static struct thr *thr_find(struct ps_durations *d, uint32_t tid)
 {
+	uint64_t key = d->in << 32 | tid;
 	struct thr *t;
 
 	if (!d->threads.nbuckets)
 		return NULL;
-	for (t = d->threads.buckets[thr_bucket(&d->threads, tid)]; t; t = t->next)
-		if (t->tid == tid)
+	for (t = d->threads.buckets[thr_bucket(&d->threads, key)]; t; t = t->next)
+		if (t->key == key)
 			return t;
 	return NULL;
 }
 
 static void thr_unlink(struct ps_durations *d, struct thr *t)
 {
-	struct thr **pp = (struct thr **)&d->threads.buckets[thr_bucket(&d->threads, t->tid)];
+	struct thr **pp = (struct thr **)&d->threads.buckets[thr_bucket(&d->threads, t->key)];
 
 	while (*pp != t)
 		pp = &(*pp)->next;
@@ -649,7 +683,7 @@ static struct thr *thr_get(struct ps_durations *d, uint32_t tid)
 		return NULL;
 	if (g > 0)
 		for (o = d->threads.oldest; o; o = o->newer) {
-			size_t b = thr_bucket(&d->threads, o->tid);
+			size_t b = thr_bucket(&d->threads, o->key);
 
 			o->next = d->threads.buckets[b];
 			d->threads.buckets[b] = o;
@@ -658,8 +692,9 @@ static struct thr *thr_get(struct ps_durations *d, uint32_t tid)
 	if (!t)
 		return NULL;
 	t->tid = tid;
-	t->next = d->threads.buckets[thr_bucket(&d->threads, tid)];
-	d->threads.buckets[thr_bucket(&d->threads, tid)] = t;
+	t->key = d->in << 32 | tid;
+	t->next = d->threads.buckets[thr_bucket(&d->threads, t->key)];
+	d->threads.buckets[thr_bucket(&d->threads, t->key)] = t;
 	t->older = d->threads.newest;
 	if (t->older)
 		t->older->newer = t;
@@ -759,6 +794,9 @@ static void pend_put(struct ps_durations *d, uint32_t pair, const uint64_t *key,
 
 static struct cpu_state *cpu_get(struct ps_durations *d, uint32_t cpu)
 {
+	/* a merged stream's inputs: 512 cpus each, as far as the table goes */
+	if (d->in && cpu < 512)
+		cpu += (uint32_t)(d->in < 8 ? d->in * 512 : MAX_CPUS);
 	if (cpu >= MAX_CPUS)
 		return NULL;
 	if (cpu >= d->ncpus) {
@@ -921,6 +959,8 @@ static void pair_event(struct ps_durations *d, const struct arole *r, uint32_t r
 	for (p = 0; p < d->npairs; p++) {
 		const struct pair *pr = &d->pairs[p];
 		uint64_t key[PS_DUR_MAX_KEYS] = { 0 };
+		/* the pair, and the input of a merged stream */
+		uint32_t pid = (uint32_t)(p + d->in * PS_DUR_MAX_PAIRS);
 		struct pend **pp;
 		bool ok = true;
 
@@ -946,7 +986,7 @@ static void pair_event(struct ps_durations *d, const struct arole *r, uint32_t r
 		if (!ok)
 			continue;
 		if (roles & (R_END << p)) {
-			pp = pend_slot(d, (uint32_t)p, key);
+			pp = pend_slot(d, pid, key);
 			if (pp) {
 				if (smp->time >= (*pp)->t)
 					set(d, PS_DUR_PAIR + (int)p, smp->time - (*pp)->t);
@@ -954,7 +994,7 @@ static void pair_event(struct ps_durations *d, const struct arole *r, uint32_t r
 			}
 		}
 		if (roles & (R_START << p))
-			pend_put(d, (uint32_t)p, key, smp->time);
+			pend_put(d, pid, key, smp->time);
 	}
 }
 
@@ -969,6 +1009,7 @@ void ps_durations__sample(struct ps_durations *d, const struct ps_session *s, st
 		return;
 	r = &d->roles[smp->attr->idx];
 	roles = r->roles;
+	d->in = r->input;
 	if (!roles || !smp->raw)
 		return;
 	d->vals.mask = 0;
@@ -987,12 +1028,15 @@ void ps_durations__sample(struct ps_durations *d, const struct ps_session *s, st
 void ps_durations__record(struct ps_durations *d, const struct ps_session *s,
                           const struct ps_record *rec)
 {
+	const struct ps_attr *a;
 	struct thr *t;
 	uint32_t tid;
 
 	if (rec->type != PERF_RECORD_EXIT || rec->size < 32 || !d->threads.n)
 		return;
 	tid = ps_get32(rec->data + 16, ps_session__swapped(s));
+	a = ps_session__attr_of(s, rec);
+	d->in = a && (size_t)a->idx < d->nroles ? d->roles[a->idx].input : 0;
 	t = thr_find(d, tid);
 	if (!t)
 		return;
