@@ -22,6 +22,7 @@
 #include "lib/abi.h"
 #include "lib/duration.h"
 #include "lib/diag.h"
+#include "lib/durations.h"
 #include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
@@ -35,7 +36,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [--stats field] [--hist field] [-w expression] [--folded] [--symfs dir] [--kallsyms file] [file]\n";
+        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [--stats field] [--hist field] [-w expression] [--folded [--off-cpu]] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
@@ -70,9 +71,12 @@ struct opts {
 	uint64_t top;               /* -n, 0: all */
 	bool json;                  /* -j */
 	bool folded;                /* --folded: stacks as perf's stackcollapse writes them */
+	bool off_cpu;               /* --off-cpu: weighted by ns off-CPU (sums[0] is off_cpu) */
 	bool pace;                  /* --pace */
 	bool quiet;                 /* -q: no progress line */
 	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
+	const char *pairs[PS_DUR_MAX_PAIRS]; /* --pair */
+	size_t npairs;
 	const char *input;
 };
 
@@ -172,6 +176,7 @@ static volatile sig_atomic_t resized;
 
 enum {
 	OPT_FOLDED = PS_OPT_LONG,
+	OPT_OFF_CPU,
 	OPT_PACE,
 	OPT_STATS,
 	OPT_HIST,
@@ -192,6 +197,10 @@ static const struct ps_opt options[] = {
 	       "print a table every TIME of sample time\n"
 	       "(5, 5s, 500ms, 2m; 1ms to 24h)"),
 	PS_OPT_FLAG("json", 'j', "JSON output (one document per table)", struct opts, json),
+	PS_OPT_FLAG("off-cpu", OPT_OFF_CPU,
+	            "with --folded: the stacks threads left the cpu with,\n"
+	            "weighted by nanoseconds off-CPU (sched_switch)",
+	            struct opts, off_cpu),
 	PS_OPT("late", 'l', PS_ARG_REQUIRED, "TIME",
 	       "with -i: how late a sample may arrive and still\n"
 	       "count in its interval (default 3s)"),
@@ -207,6 +216,7 @@ static const struct ps_opt options[] = {
 	       "repeatable; rows sort by the first sum"),
 	PS_OPT("where", 'w', PS_ARG_REQUIRED, "EXPR",
 	       "count only samples that match EXPR (pfilter(1))"),
+	PS_OPT_PAIR_ROW,
 	PS_OPT_SYMBOL_FILES_ROWS,
 	{ 0 },
 };
@@ -310,9 +320,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->quiet = co.quiet;
 	o->sym = co.sym;
+	memcpy(o->pairs, co.pairs, sizeof(o->pairs));
+	o->npairs = co.npairs;
 	parse_keys(by, o);
 	if (o->folded && (o->json || o->nsums || o->nmeas))
 		ps_usage_error("--folded counts stacks: no --json, --sum, --stats or --hist");
+	if (o->off_cpu && !o->folded)
+		ps_usage_error("--off-cpu weighs folded stacks: it needs --folded");
+	if (o->off_cpu)
+		parse_sum("off_cpu", o); /* the weight, and the check that the stream has it */
 	for (size_t i = 0; i < ps_key__nr(o->keys); i++)
 		o->any_bucket |= o->bucket_key[i] = strchr(ps_key__name(o->keys, i), '/') != NULL;
 	/* the values are on the exits: a call is counted once, at its exit */
@@ -1132,7 +1148,8 @@ static int print_folded(struct ctx *c, const struct table *t, uint64_t k, bool f
 		printf("# %s\n", line);
 	}
 	for (i = 0; i < n; i++)
-		printf("%s %" PRIu64 "\n", rows[i]->key, rows[i]->count);
+		printf("%s %" PRIu64 "\n", rows[i]->key,
+		       c->o->off_cpu ? (uint64_t)rows[i]->sum[0] : rows[i]->count);
 	free(rows);
 	if (c->o->interval_ns && putchar('\n') == EOF)
 		return -1;
@@ -1389,9 +1406,15 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 		            ret < 0 && ret >= -4095;
 	}
 	if (o->folded) {
+		const struct ps_sample *fs = smp;
+		struct ps_sample view;
+
+		/* --off-cpu: the thread switched in, with the stack it left the cpu with */
+		if (o->off_cpu && ps_durations__off_cpu_sample(smp, &view))
+			fs = &view;
 		if (ps_symbols__fold(
-		            c->syms, smp, ev->rec.misc,
-		            (smp->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp->tid) : NULL,
+		            c->syms, fs, ev->rec.misc,
+		            (fs->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, fs->tid) : NULL,
 		            &c->fold, err) < 0)
 			return -1;
 	} else if (c->thread_key) {
@@ -1519,7 +1542,7 @@ static int check_names(struct ctx *c, struct ps_error *err)
 	}
 	for (j = 0; j < c->o->nsums; j++) {
 		if (ps_key_sum__check(c->o->sums[j], c->s, err)) {
-			ps_msg("--sum: %s", err->detail);
+			ps_msg("%s: %s", c->o->off_cpu ? "--off-cpu" : "--sum", err->detail);
 			err->detail[0] = 0;
 			return -1;
 		}
@@ -1649,6 +1672,8 @@ int main(int argc, char **argv)
 	ro.symbols = o.folded || ps_key__needs_symbols(o.keys) ||
 	             (c->where && ps_filter__uses_symbols(c->where));
 	ro.sym = &o.sym;
+	ro.pairs = o.pairs;
+	ro.npairs = o.npairs;
 	/* with -i the tables are written as the input is read */
 	ro.progress = !o.quiet;
 	ro.stdout_busy = o.interval_ns != 0;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "lib/diag.h"
+#include "lib/durations.h"
 #include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
@@ -28,10 +29,11 @@
 #include "lib/signals.h"
 #include "lib/symbols.h"
 
-static const char usage_text[] = "usage: pfilter [-cfqv] [--explain] [--only-samples] "
-                                 "[--start time] [--stop time] [--symfs dir] [--kallsyms file] "
-                                 "[-i file] [-o file] "
-                                 "[expression ...]\n";
+static const char usage_text[] =
+        "usage: pfilter [-cfqv] [--explain] [--only-samples] "
+        "[--start time] [--stop time] [--pair spec] [--symfs dir] [--kallsyms file] "
+        "[-i file] [-o file] "
+        "[expression ...]\n";
 
 /* how long an idle input may keep samples waiting for their time order */
 #define IDLE_MS 30
@@ -60,8 +62,10 @@ struct opts {
 	bool only_samples;  /* --only-samples: drop side-band records too */
 	bool quiet;         /* -q: no progress line */
 	struct bound start, stop;
-	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
-	int nexpr;                  /* operands, joined with "and" */
+	struct ps_symbols_opts sym;          /* --symfs, --kallsyms */
+	const char *pairs[PS_DUR_MAX_PAIRS]; /* --pair */
+	size_t npairs;
+	int nexpr; /* operands, joined with "and" */
 	const char *const *expr;
 };
 
@@ -85,6 +89,7 @@ static const struct ps_opt options[] = {
 	       "after the first sample)"),
 	PS_OPT("stop", OPT_STOP, PS_ARG_REQUIRED, "TIME", "drop samples after TIME"),
 	PS_OPT_FLAG("invert", 'v', "keep the samples that do not match", struct opts, invert),
+	PS_OPT_PAIR_ROW,
 	PS_OPT_SYMBOL_FILES_ROWS,
 	{ 0 },
 };
@@ -141,6 +146,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->force = co.force;
 	o->quiet = co.quiet;
 	o->sym = co.sym;
+	memcpy(o->pairs, co.pairs, sizeof(o->pairs));
+	o->npairs = co.npairs;
 	o->nexpr = argc - a.optind;
 	o->expr = (const char *const *)(argv + a.optind);
 	if (!o->nexpr && (o->invert || o->explain || (!o->start.set && !o->stop.set)))
@@ -353,9 +360,11 @@ int main(int argc, char **argv)
 	ro.idle_ms = IDLE_MS;
 	ro.symbols = ps_filter__uses_symbols(r.filter);
 	ro.sym = &o.sym;
+	ro.pairs = o.pairs;
+	ro.npairs = o.npairs;
 	/* samples in time order when the expression needs the world as of their time */
 	ro.unordered = !ps_filter__uses_comm(r.filter) && !ro.symbols && !o.start.relative &&
-	               !o.stop.relative;
+	               !o.stop.relative && !ps_filter__uses_durations(r.filter) && !o.npairs;
 	ro.write = r.want_stream;
 	ro.drop_sideband = o.only_samples;
 	/* the stream goes to standard output as it is read; a count only at the end */

@@ -16,6 +16,7 @@
 
 #include "lib/diag.h"
 #include "lib/duration.h"
+#include "lib/durations.h"
 #include "lib/files.h"
 #include "lib/flame.h"
 #include "lib/input.h"
@@ -27,16 +28,18 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pflame [-df] [--icicle] [-b key] [-c palette] [-H px] [-i time] [-m px] "
+        "usage: pflame [-df] [--icicle] [--off-cpu] [-b key] [-c palette] [-H px] [-i time] [-m px] "
         "[-o file] [-t title] [-w px] [--symfs dir] [--kallsyms file] [file ...]\n";
 
 enum {
 	OPT_ICICLE = PS_OPT_LONG,
+	OPT_OFF_CPU,
 };
 
 struct opts {
 	const char *output;
 	bool folded, diff, by_pid;
+	bool off_cpu; /* --off-cpu: stacks weighted by ns off-CPU (durations.h) */
 	uint64_t interval_ns;
 	struct ps_flame_style style;
 	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
@@ -69,6 +72,10 @@ static const struct ps_opt options[] = {
 	PS_OPT("colours", 'c', PS_ARG_REQUIRED, NULL, NULL),
 	PS_OPT("icicle", OPT_ICICLE, PS_ARG_NONE, NULL,
 	       "roots at the top, stacks growing downwards"),
+	PS_OPT_FLAG("off-cpu", OPT_OFF_CPU,
+	            "the stacks threads left the cpu with, weighted by\n"
+	            "the time off-CPU (sched_switch; with -f: counts in ns)",
+	            struct opts, off_cpu),
 	PS_OPT_SYMBOL_FILES_ROWS,
 	{ 0 },
 };
@@ -184,6 +191,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->output = co.output;
 	o->sym = co.sym;
+	o->style.time_ns = o->off_cpu;
 	o->ninputs = argc - a.optind;
 	if (o->diff) {
 		if (o->ninputs != 2)
@@ -392,6 +400,8 @@ static int idle_tick(struct ctx *c, struct ps_error *err)
 static int handle(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
 {
 	const struct ps_sample *smp = &ev->smp;
+	struct ps_sample view;
+	uint64_t count = 1;
 	size_t n;
 
 	if (c->o->interval_ns && (smp->type & PERF_SAMPLE_TIME)) {
@@ -406,9 +416,18 @@ static int handle(struct ctx *c, const struct ps_reader_event *ev, struct ps_err
 		if (smp->time < c->start)
 			c->late++;
 	}
+	/* --off-cpu: the thread switched in, with the stack it left with, by its time off */
+	if (c->o->off_cpu) {
+		if (!ps_durations__off_cpu_sample(smp, &view))
+			return 0;
+		smp = &view;
+		count = view.dur->v[PS_DUR_OFF_CPU];
+		if (!count)
+			return 0;
+	}
 	if (fold_sample(c, smp, ev->rec.misc, &n, err))
 		return -1;
-	if (ps_flame__add(c->tree, c->names, c->lens, c->kinds, n, 1, err)) {
+	if (ps_flame__add(c->tree, c->names, c->lens, c->kinds, n, count, err)) {
 		err->input = ps_reader__name(c->rd);
 		return -1;
 	}
@@ -435,6 +454,8 @@ static int read_stream(struct ctx *c, const char *path, struct ps_error *err)
 	while ((r = ps_reader__next(c->rd, &ev, err)) > 0) {
 		if (ev.kind == PS_READER_SAMPLE)
 			r = handle(c, &ev, err);
+		else if (ev.kind == PS_READER_HEADER && c->o->off_cpu)
+			r = ps_durations__check(c->s, PS_DUR_OFF_CPU, err);
 		else if (ev.kind == PS_READER_IDLE)
 			r = idle_tick(c, err);
 		else

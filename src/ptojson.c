@@ -11,6 +11,7 @@
 
 #include "lib/abi.h"
 #include "lib/diag.h"
+#include "lib/durations.h"
 #include "lib/files.h"
 #include "lib/input.h"
 #include "lib/reader.h"
@@ -24,7 +25,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--symbolic] [--no-symbols] [--symfs dir] [--kallsyms file] [file]\n";
+        "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--symbolic] [--no-symbols] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 30
 #define ORDER_CAP (64u << 20)
@@ -41,6 +42,8 @@ struct opts {
 	const char *input;      /* operand; "-" or none is standard input */
 	bool no_symbols;        /* --no-symbols */
 	struct ps_symbols_opts sym;
+	const char *pairs[PS_DUR_MAX_PAIRS]; /* --pair */
+	size_t npairs;
 };
 
 enum {
@@ -82,6 +85,12 @@ static const char *const known_fields[] = {
 	"data_page_size",
 	"code_page_size",
 	"aux_size",
+	"latency",
+	"run_time",
+	"wait_time",
+	"sch_delay",
+	"off_cpu",
+	"pairs",
 	"type",
 	"size",
 	"misc",
@@ -105,6 +114,7 @@ static const struct ps_opt options[] = {
 	            struct opts, symbolic),
 	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
 	  "addresses only: no sym, symoff, dso keys", PS_OPTG_NO_SYMBOLS, 0 },
+	PS_OPT_PAIR_ROW,
 	PS_OPT_SYMBOL_FILES_ROWS,
 	{ 0 },
 };
@@ -163,6 +173,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->output = co.output;
 	o->quiet = co.quiet;
 	o->sym = co.sym;
+	memcpy(o->pairs, co.pairs, sizeof(o->pairs));
+	o->npairs = co.npairs;
 	o->no_symbols = co.sym.off;
 	if (argc - a.optind > 1)
 		ps_usage_error("one input at most");
@@ -341,6 +353,8 @@ int main(int argc, char **argv)
 	ro.order_cap = ORDER_CAP;
 	ro.symbols = !o.no_symbols;
 	ro.sym = &o.sym;
+	ro.pairs = o.pairs;
+	ro.npairs = o.npairs;
 	ro.progress = !o.quiet;
 	ro.stdout_busy = true;
 	c.rd = ps_reader__open(&ro, &err);

@@ -75,7 +75,7 @@ record_at() {
 
 @test "pfilter: --help prints the usage on stdout and exits 0" {
 	run -0 --separate-stderr "$BIN/pfilter" --help
-	[[ "$output" == "usage: pfilter [-cfqv] [--explain] [--only-samples] [--start time] [--stop time] [--symfs dir] [--kallsyms file] [-i file] [-o file] [expression ...]"* ]]
+	[[ "$output" == "usage: pfilter [-cfqv] [--explain] [--only-samples] [--start time] [--stop time] [--pair spec] [--symfs dir] [--kallsyms file] [-i file] [-o file] [expression ...]"* ]]
 	[ -z "$stderr" ]
 }
 
@@ -407,7 +407,7 @@ userspace:  comm startswith kworker" ]
 	local f
 	f=$(fixture rawsys-dd.pipe)
 	run -2 --separate-stderr bash -c "'$BIN/pfilter' comn=dd < '$f' > '$BATS_TEST_TMPDIR/out'"
-	[ "$stderr" = "pfilter: unknown field 'comn' (did you mean comm?); the fields of this stream are: event, comm, pid, tid, cpu, time, period, ip, syscall, errno, sym, dso, stack, id, args, ret, common_type, common_flags, common_preempt_count, common_pid
+	[ "$stderr" = "pfilter: unknown field 'comn' (did you mean comm?); the fields of this stream are: event, comm, pid, tid, cpu, time, period, ip, syscall, errno, sym, dso, stack, id, args, ret, common_type, common_flags, common_preempt_count, common_pid, latency
 comn=dd
 ^" ]
 	[ ! -s "$BATS_TEST_TMPDIR/out" ]

@@ -196,8 +196,9 @@ sys.stdout.buffer.write(struct.pack("<IHH", 67, 2, 8 + len(body)) + body)' >"$BA
 	for p in $(cat "$d.list"); do
 		[ "$(head -c 8 "$p")" = 2ELIFREP ]
 		"$BIN/ptojson" "$p"
-	done | sort >"$d.got"
-	"$BIN/ptojson" "$DATA/rawsys-dd.pipe" | sort | diff - "$d.got"
+	done | sed 's/,"latency":[0-9]*//' | sort >"$d.got"
+	# a syscall whose entry is in one piece and exit in the next has no latency there
+	"$BIN/ptojson" "$DATA/rawsys-dd.pipe" | sed 's/,"latency":[0-9]*//' | sort | diff - "$d.got"
 }
 
 @test "psplit: a damaged input: error at its offset, the samples before it are in pieces" {

@@ -86,6 +86,13 @@ int ps_filter__match(struct ps_filter *f, const struct ps_session *s, const stru
 bool ps_filter__uses_comm(const struct ps_filter *f);
 
 /**
+ * ps_filter__uses_durations() - the filter reads a built-in duration field (latency,
+ * run_time, wait_time, sch_delay, off_cpu: durations.h), whose values need the samples in
+ * time order.
+ */
+bool ps_filter__uses_durations(const struct ps_filter *f);
+
+/**
  * ps_filter__uses_symbols() - the filter reads sym, dso or stack: the caller feeds a symbol
  * table (symbols.h) every record in time order and hands it over with
  * ps_filter__set_symbols().

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "durations.h"
 #include "filter_int.h"
 #include "session.h"
 #include "symbolic.h"
@@ -149,12 +150,15 @@ static long errno_number(const char *name)
 	return -1;
 }
 
-static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbind *b)
+static void bind_one(const struct fcond *c, const struct ps_session *s, const struct ps_attr *a,
+                     struct fbind *b)
 {
+	const struct ps_durations *d = ps_session__durations(s);
 	uint64_t st = a->sample_type;
 	struct tep_format_field *fld;
 	enum ftype type = FT_NUM;
 	bool misuse;
+	int df;
 	size_t i;
 
 	memset(b, 0, sizeof(*b));
@@ -194,6 +198,16 @@ static void bind_one(const struct fcond *c, const struct ps_attr *a, struct fbin
 		return;
 	if (c->sys && !tp_is(a->tp, c->sys, c->event))
 		return;
+	df = ps_durations__field(d, c->name);
+	if (df >= 0) {
+		/* latency > 10ms: nanoseconds, where the event can have them */
+		if (!c->has_index && ps_durations__attr_has(d, s, a, df) &&
+		    !ps_filter_type_error(c, FT_NUM, NULL)) {
+			b->kind = BK_DUR;
+			b->offset = (uint32_t)df;
+		}
+		return;
+	}
 	fld = ps_tracing__field(a->tp, c->name);
 	if (!fld)
 		return;
@@ -253,7 +267,7 @@ int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 			c->nbind = n;
 		}
 		for (k = 0; k < n; k++)
-			bind_one(c, ps_session__attr(s, k), &c->bind[k]);
+			bind_one(c, s, ps_session__attr(s, k), &c->bind[k]);
 		for (k = 0; c->field == FF_INPUT && k < n; k++)
 			c->bind[k].offset = input_number(s, k);
 		for (k = 0; k < c->nvalues; k++) {
@@ -368,6 +382,15 @@ static void list_fields(const struct ps_session *s, const char *sys, const char 
 					sb_add_unique(b, fld->name);
 		}
 	}
+	/* the duration fields (durations.h) last */
+	if (!sys) {
+		const char *durs[PS_DUR_NR];
+		size_t nd = ps_durations__available(ps_session__durations(s), s, durs,
+		                                    ARRAY_SIZE(durs));
+
+		for (k = 0; k < nd; k++)
+			sb_add_unique(b, durs[k]);
+	}
 }
 
 static void list_events(const struct ps_session *s, struct ps_bytes *b)
@@ -474,6 +497,15 @@ static int unknown_field(const struct fcond *c, const struct ps_session *s,
 	}
 	list_fields(s, NULL, NULL, &list);
 	guess = closest(c->name, ps_bytes__text(&list), near, sizeof(near));
+	if (c->field == FF_TP && ps_durations__field(ps_session__durations(s), c->name) >= 0) {
+		const struct ps_durations *d = ps_session__durations(s);
+		char why[400];
+
+		ps_bytes__release(&list);
+		return ps_filter_seterr(err, c->src, c->fpos, "no %s in this stream: %s", c->name,
+		                        ps_durations__why_not(d, ps_durations__field(d, c->name),
+		                                              why, sizeof(why)));
+	}
 	if (c->field == FF_TP)
 		snprintf(head, sizeof(head), "unknown field '%s'%s%s%s", c->name,
 		         guess ? " (did you mean " : "", guess ? guess : "", guess ? "?)" : "");

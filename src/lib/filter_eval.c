@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "durations.h"
 #include "filter_int.h"
 #include "sample.h"
 #include "session.h"
@@ -523,6 +524,10 @@ static bool eval_cond(const struct ps_filter *f, struct fcond *c, const struct p
 		return c->op == OP_EXISTS || syscall_cond(f, c, b, smp);
 	case BK_ERRNO:
 		return errno_cond(c, b, smp);
+	case BK_DUR:
+		if (!ps_durations__value(smp, (int)b->offset, &v))
+			return false;
+		return c->op == OP_EXISTS || num_cond(c, v, false);
 	default:
 		return false;
 	}

@@ -171,7 +171,8 @@ enum fbind_kind {
 	BK_TP_REL,  /* a __rel_loc string: like BK_TP_DYN, from the end of the field */
 	BK_SYS_RAW, /* raw_syscalls: the number is the field at @offset, the name from the table */
 	BK_SYS_NAMED, /* syscalls:sys_enter_NAME: @sysname, the number at @offset */
-	BK_ERRNO      /* a syscall exit's "ret" at @offset, @size: -ret when it failed */
+	BK_ERRNO,     /* a syscall exit's "ret" at @offset, @size: -ret when it failed */
+	BK_DUR        /* a duration field (durations.h), enum ps_dur_field @offset */
 };
 
 struct fbind {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "duration.h"
+#include "durations.h"
 #include "filter_int.h"
 
 const struct fsample_field ps_filter_sample_fields[] = {
@@ -721,6 +722,17 @@ void ps_filter__delete(struct ps_filter *f)
 bool ps_filter__uses_comm(const struct ps_filter *f)
 {
 	return f->uses_comm;
+}
+
+bool ps_filter__uses_durations(const struct ps_filter *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nconds; i++)
+		if (f->conds[i]->field == FF_TP &&
+		    ps_durations__field(NULL, f->conds[i]->name) >= 0)
+			return true;
+	return false;
 }
 
 bool ps_filter__uses_symbols(const struct ps_filter *f)

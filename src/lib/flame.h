@@ -116,6 +116,7 @@ struct ps_flame_style {
 	unsigned int height;  /* of one frame, px */
 	double minwidth;      /* frames narrower than this (px) are left out */
 	bool icicle;          /* roots at the top, growing downwards */
+	bool time_ns;         /* the counts are nanoseconds (off-CPU): titles in ms */
 	enum ps_flame_palette palette;
 	const struct ps_flame *before; /* non-NULL: a differential graph against it */
 };

@@ -289,11 +289,15 @@ static const char svg_script[] =
         "var $ = function (s) { return svg.querySelector(s); };\n"
         "var P = JSON.parse($('#pflame-conf').textContent);\n"
         "var F = [], zoomed = null, gs = svg.querySelectorAll('#frames > g');\n"
+        "function ns(t) {\n"
+        "  var m = /\\((\\d+)(\\.\\d+)? (samples|ms)/.exec(t) || [0, 0, '', ''];\n"
+        "  return m[3] === 'ms' ? Math.round(+(m[1] + m[2]) * 1e6) : +m[1];\n"
+        "}\n"
         "for (var i = 0; i < gs.length; i++) {\n"
         "  var g = gs[i], r = g.querySelector('rect'), ti = g.querySelector('title').textContent;\n"
         "  var k = ti.lastIndexOf(' (');\n"
         "  F.push({ g: g, r: r, t: g.querySelector('text'), title: ti, name: ti.substring(0, k),\n"
-        "    n: +(/\\((\\d+) samples/.exec(ti.substring(k)) || [0, 0])[1],\n"
+        "    n: ns(ti.substring(k)),\n"
         "    x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y'),\n"
         "    fill: r.getAttribute('fill') });\n"
         "  g.setAttribute('data-i', i);\n"
@@ -404,9 +408,10 @@ static int write_svg(const struct layout *l, FILE *fp)
 	size_t i;
 
 	if (!title)
-		title = st->before ? "Differential Flame Graph" :
-		        st->icicle ? "Icicle Graph" :
-		                     "Flame Graph";
+		title = st->before  ? "Differential Flame Graph" :
+		        st->time_ns ? "Off-CPU Time Flame Graph" :
+		        st->icicle  ? "Icicle Graph" :
+		                      "Flame Graph";
 	if (note)
 		ypad2 += FONT_SIZE + 6;
 	height = ypad1 + ypad2 + (double)(l->maxdepth + 1) * fh;
@@ -470,7 +475,11 @@ static int write_svg(const struct layout *l, FILE *fp)
 			frame_colour(f, d->node, st->palette, rgb);
 		fputs("<g><title>", fp);
 		put_xml(fp, name, len);
-		fprintf(fp, " (%llu samples, ", (unsigned long long)n->count);
+		if (st->time_ns)
+			fprintf(fp, " (%llu.%06llu ms, ", (unsigned long long)(n->count / 1000000),
+			        (unsigned long long)(n->count % 1000000));
+		else
+			fprintf(fp, " (%llu samples, ", (unsigned long long)n->count);
 		put_pct(fp, share);
 		if (st->before) {
 			fputs("; before ", fp);

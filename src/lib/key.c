@@ -16,6 +16,7 @@
 
 #include "abi.h"
 #include "compat.h"
+#include "durations.h"
 #include "json.h"
 #include "key.h"
 #include "sample.h"
@@ -121,20 +122,31 @@ static int field_text(const struct ps_sample *smp, const char *event, const char
                       uint64_t bucket, char *buf, size_t len, int64_t *num)
 {
 	const struct ps_attr *a = smp->attr;
-	struct tep_format_field *f;
+	struct tep_format_field *f = NULL;
+	bool is_signed = false;
 	uint64_t v;
+	int df;
 
-	if (!a->tp || !smp->raw)
+	if (event && (!a->name || strcmp(event, a->name) != 0))
 		return -1;
-	if (event && strcmp(event, a->name) != 0)
-		return -1;
-	f = ps_tracing__field(a->tp, name);
-	if (!f)
-		return -1;
-	if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0) {
-		int64_t sv = f->flags & TEP_FIELD_IS_SIGNED ?
-		                     ps_sign_extend(v, (unsigned int)f->size) :
-		                     (int64_t)v;
+	/* a duration (durations.h): nanoseconds, where the sample has one */
+	df = ps_durations__field(smp->dur ? smp->dur->d : NULL, name);
+	if (df >= 0) {
+		if (!ps_durations__value(smp, df, &v) || v > INT64_MAX)
+			return -1;
+	} else {
+		if (!a->tp || !smp->raw)
+			return -1;
+		f = ps_tracing__field(a->tp, name);
+		if (!f)
+			return -1;
+		if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0)
+			is_signed = (f->flags & TEP_FIELD_IS_SIGNED) != 0;
+		else
+			df = -2; /* not a number */
+	}
+	if (df != -2) {
+		int64_t sv = is_signed ? ps_sign_extend(v, (unsigned int)f->size) : (int64_t)v;
 
 		if (num)
 			*num = sv;
@@ -146,7 +158,7 @@ static int field_text(const struct ps_sample *smp, const char *event, const char
 			                               (int64_t)bucket;
 
 			snprintf(buf, len, "%" PRId64 "-%" PRId64, lo, lo + (int64_t)bucket - 1);
-		} else if (f->flags & TEP_FIELD_IS_SIGNED) {
+		} else if (is_signed) {
 			snprintf(buf, len, "%" PRId64, sv);
 		} else {
 			snprintf(buf, len, "%" PRIu64, v);
@@ -802,6 +814,9 @@ static void stream_keys(const struct ps_session *s, const char *event, bool numb
 	size_t i;
 	int pass;
 
+	const char *durs[PS_DUR_NR];
+	size_t nd;
+
 	if (!event && !number)
 		for (i = 0; i < ARRAY_SIZE(kinds); i++)
 			if (kind_available(&kinds[i], s))
@@ -818,6 +833,10 @@ static void stream_keys(const struct ps_session *s, const char *event, bool numb
 					names_add(l, f->name);
 		}
 	}
+	/* the duration fields (durations.h) last */
+	nd = ps_durations__available(ps_session__durations(s), s, durs, ARRAY_SIZE(durs));
+	for (i = 0; !event && i < nd; i++)
+		names_add(l, durs[i]);
 }
 
 static void stream_events(const struct ps_session *s, bool tp_only, struct names *l)
@@ -924,13 +943,36 @@ static const char *field_type(const struct tep_format_field *f)
 	return "not a number of 1, 2, 4 or 8 bytes";
 }
 
+/* A duration field: some event of the stream (@event when given) must carry it. */
+static int check_duration(const struct ps_session *s, int df, const char *event,
+                          struct ps_error *err)
+{
+	const struct ps_durations *d = ps_session__durations(s);
+	const struct ps_attr *a;
+	char why[400];
+	size_t i;
+
+	if (event && !event_exists(s, event, true))
+		return unknown_event(s, event, true, err);
+	ps_session__for_each_attr(s, a, i)
+		if ((!event || (a->name && strcmp(event, a->name) == 0)) &&
+		    ps_durations__attr_has(d, s, a, df))
+			return 0;
+	return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "no %s in this stream%s%s: %s",
+	                     ps_durations__name(d, df), event ? " for " : "", event ? event : "",
+	                     ps_durations__why_not(d, df, why, sizeof(why)));
+}
+
 static int check_field(const struct ps_session *s, const char *what, const char *name,
                        const char *event, const char *field, bool number, struct ps_error *err)
 {
 	const struct tep_format_field *f = NULL;
 	const struct ps_attr *fa = NULL;
+	int df = ps_durations__field(ps_session__durations(s), field);
 	bool any;
 
+	if (df >= 0)
+		return check_duration(s, df, event, err);
 	if (event && !event_exists(s, event, true))
 		return unknown_event(s, event, true, err);
 	if (find_field(s, event, field, number, &any, &f, &fa))
@@ -1047,6 +1089,8 @@ enum ps_key_unit ps_key_sum__unit(const struct ps_key_sum *sm, const struct ps_s
 	const struct ps_attr *a;
 	size_t i, n = 0;
 
+	if (ps_key_sum__is_duration(sm, s))
+		return PS_KEY_UNIT_NS;
 	if (!is_period(sm))
 		return PS_KEY_UNIT_NONE;
 	ps_session__for_each_attr(s, a, i) {
@@ -1088,4 +1132,16 @@ bool ps_key_sum__value(const struct ps_key_sum *sm, const struct ps_sample *smp,
 		return false;
 	*val = (int64_t)((smp->type & PERF_SAMPLE_PERIOD) ? smp->period : smp->attr->sample_period);
 	return true;
+}
+
+bool ps_key_sum__is_duration(const struct ps_key_sum *sm, const struct ps_session *s)
+{
+	return sm->field && ps_durations__field(ps_session__durations(s), sm->field) >= 0;
+}
+
+bool ps_key__is_duration(const struct ps_session *s, const char *field)
+{
+	const char *dot = strchr(field, ':') ? strchr(strchr(field, ':'), '.') : NULL;
+
+	return ps_durations__field(ps_session__durations(s), dot ? dot + 1 : field) >= 0;
 }

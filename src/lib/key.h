@@ -5,7 +5,9 @@
  *
  * A key list is a comma-separated list of keys.  Each key is a property of a sample
  * (event, comm, pid, tid, cpu, syscall, errno, sym, dso), a tracepoint field (FIELD, or
- * system:event.FIELD for one event's), or a numeric field cut into buckets (FIELD/SIZE).
+ * system:event.FIELD for one event's), a duration field in nanoseconds (durations.h:
+ * latency, run_time, wait_time, sch_delay, off_cpu, a --pair's NAME), or a numeric field
+ * cut into buckets (FIELD/SIZE).
  * A sample's key text is its keys' values joined by PS_KEY_SEP, a PS_KEY_SEP or PS_KEY_ESC
  * inside a value preceded by PS_KEY_ESC: two samples have the same text exactly when their
  * values are the same, whatever bytes a name from the stream holds (a comm may hold any
@@ -211,5 +213,19 @@ int ps_key_sum__check(const struct ps_key_sum *sm, const struct ps_session *s,
  * Return: true when the sample has it, false when the sum does not apply to the sample.
  */
 bool ps_key_sum__value(const struct ps_key_sum *sm, const struct ps_sample *smp, int64_t *val);
+
+/**
+ * ps_key_sum__is_duration() - whether the sum's field is a duration (durations.h:
+ * latency, run_time, wait_time, sch_delay, off_cpu, a --pair's NAME): its values are
+ * nanoseconds, to be shown with units.
+ * @s: the stream's session (it knows the pairs' names)
+ */
+bool ps_key_sum__is_duration(const struct ps_key_sum *sm, const struct ps_session *s);
+
+/**
+ * ps_key__is_duration() - the same for a field as the user names it ("latency",
+ * "raw_syscalls:sys_exit.latency").
+ */
+bool ps_key__is_duration(const struct ps_session *s, const char *field);
 
 #endif

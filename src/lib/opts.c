@@ -10,6 +10,7 @@
 
 #include "diag.h"
 #include "duration.h"
+#include "durations.h"
 #include "opts.h"
 
 uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *what)
@@ -139,6 +140,24 @@ static PS_NORETURN void bad_option(struct ps_args *a, int c)
 	ps_cmdline__usage(a->cl);
 }
 
+/* --pair: the spec is checked here, so a mistake is a usage error */
+static void add_pair(struct ps_common_opts *co, const char *spec)
+{
+	struct ps_error err = { 0 };
+	struct ps_durations *d;
+
+	if (co->npairs == PS_DUR_MAX_PAIRS)
+		ps_usage_error("--pair: at most %d", PS_DUR_MAX_PAIRS);
+	co->pairs[co->npairs++] = spec;
+	d = ps_durations__new(co->pairs, co->npairs, &err);
+	if (!d) {
+		if (err.code == PS_ENOMEM)
+			ps_die_nomem();
+		ps_usage_error("--pair: %s", err.detail);
+	}
+	ps_durations__delete(d);
+}
+
 int ps_args__next(struct ps_args *a)
 {
 	struct ps_common_opts *co = a->common;
@@ -182,6 +201,9 @@ int ps_args__next(struct ps_args *a)
 			break;
 		case PS_OPTG_NO_SYMBOLS:
 			co->sym.off = true;
+			break;
+		case PS_OPTG_PAIR:
+			add_pair(co, optarg);
 			break;
 		case PS_OPTG_FLAG:
 			if (!a->flags)

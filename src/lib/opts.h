@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "compat.h"
+#include "durations.h"
 #include "symbols.h"
 #include "version.h" /* PS_VERSION, generated from the GNUmakefile's VERSION */
 
@@ -70,6 +71,7 @@ enum ps_opt_group {
 	PS_OPTG_KALLSYMS,   /* --kallsyms: common.sym.kallsyms */
 	PS_OPTG_NO_SYMBOLS, /* --no-symbols: common.sym.off */
 	PS_OPTG_FLAG,       /* a bool of the program's at @flag in ps_args.flags: set true */
+	PS_OPTG_PAIR,       /* --pair: common.pairs (durations.h), checked */
 };
 
 /*
@@ -80,6 +82,7 @@ enum {
 	PS_OPT_SYMFS = 0x100,
 	PS_OPT_KALLSYMS,
 	PS_OPT_NO_SYMBOLS,
+	PS_OPT_PAIR,
 	PS_OPT_LONG = 0x200,
 };
 
@@ -162,6 +165,16 @@ struct ps_opt {
 	  0 },                               \
 	        PS_OPT_SYMBOL_FILES_ROWS
 
+/* --pair, for the programs that read durations (durations.h, pstream(7)) */
+#define PS_OPT_PAIR_ROW                                                          \
+	{                                                                        \
+		"pair", PS_OPT_PAIR, PS_ARG_REQUIRED, "[NAME=]START,END[:KEYS]", \
+		        "give END samples a field NAME (default duration):\n"    \
+		        "the ns since the START with the same KEYS\n"            \
+		        "(default: the same thread); repeatable",                \
+		        PS_OPTG_PAIR, 0                                          \
+	}
+
 /**
  * struct ps_cmdline - a program's command line.
  * @usage: the usage line, "usage: PROG ...\n": the SYNOPSIS of its page, word for word
@@ -184,12 +197,15 @@ struct ps_cmdline {
  * @force: -f
  * @quiet: -q
  * @sym: --symfs, --kallsyms, --no-symbols (sym.off)
+ * @pairs, @npairs: --pair specs, checked (for ps_reader_opts.pairs)
  */
 struct ps_common_opts {
 	const char *output;
 	bool force;
 	bool quiet;
 	struct ps_symbols_opts sym;
+	const char *pairs[PS_DUR_MAX_PAIRS];
+	size_t npairs;
 };
 
 #define PS_ARGS_MAX 64

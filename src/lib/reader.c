@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arrival.h"
+#include "durations.h"
 #include "input.h"
 #include "order.h"
 #include "progress.h"
@@ -36,6 +37,7 @@ struct ps_reader {
 	struct ps_arrival *q; /* ARRIVAL with write */
 	struct ps_symbols *syms;
 	struct ps_progress *prog;
+	struct ps_durations *dur;
 	uint64_t nr_samples;
 	const char *line; /* a progress line due */
 	bool erased;      /* the progress line was erased at the end */
@@ -56,11 +58,10 @@ struct ps_reader {
 	bool have_note;
 };
 
-/* Placeholder: the durations module (pairs of events) adds its fields to samples here. */
+/* The duration fields (durations.h) of a sample handed out. */
 static void enrich(struct ps_reader *rd, struct ps_reader_event *ev)
 {
-	(void)rd;
-	(void)ev;
+	ps_durations__sample(rd->dur, rd->s, &ev->smp);
 }
 
 static int nomem(struct ps_error *err)
@@ -84,6 +85,13 @@ struct ps_reader *ps_reader__open(const struct ps_reader_opts *o, struct ps_erro
 		return NULL;
 	}
 	rd->s = ps_input__session(rd->in);
+	rd->dur = ps_durations__new(o->pairs, o->npairs, err);
+	if (!rd->dur) {
+		ps_input__close(rd->in);
+		free(rd);
+		return NULL;
+	}
+	ps_session__set_durations(rd->s, rd->dur);
 	if (o->idle_ms)
 		ps_input__set_idle(rd->in, o->idle_ms);
 	if (o->symbols && !(rd->syms = ps_symbols__new(rd->s, o->sym, err)))
@@ -114,6 +122,7 @@ void ps_reader__close(struct ps_reader *rd)
 	ps_symbols__delete(rd->syms);
 	ps_progress__delete(rd->prog);
 	ps_input__close(rd->in);
+	ps_durations__delete(rd->dur);
 	free(rd);
 }
 
@@ -312,6 +321,7 @@ static int released(struct ps_reader *rd, const struct ps_record *rec, struct ps
 	if (rd->syms)
 		ps_symbols__process(rd->syms, rec);
 	if (rec->type != PERF_RECORD_SAMPLE) {
+		ps_durations__record(rd->dur, rd->s, rec);
 		if (rd->o.mode == PS_READER_ARRIVAL)
 			return 0;
 		ev->kind = PS_READER_RECORD;
@@ -422,6 +432,11 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 				ev->final = ev->at_end = true;
 				return 1;
 			}
+			if ((n = ps_durations__take_notice(rd->dur))) {
+				ev->kind = PS_READER_NOTICE;
+				ev->text = n;
+				return 1;
+			}
 			if (rd->end < 0) {
 				*err = rd->err;
 				return -1;
@@ -473,6 +488,7 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 		if (rd->syms)
 			ps_symbols__process(rd->syms, &rd->cur);
 		if (rd->cur.type != PERF_RECORD_SAMPLE) {
+			ps_durations__record(rd->dur, rd->s, &rd->cur);
 			ev->kind = PS_READER_RECORD;
 			ev->rec = rd->cur;
 			return 1;

@@ -10,12 +10,14 @@
  * - records in time order (PS_READER_TIME), as read (PS_READER_AS_READ), or, for a
  *   program that writes the stream in its original order once each sample is decided
  *   (PS_READER_ARRIVAL), samples in time order and the records to write in arrival order;
- * - samples already decoded, with the attr the view found at push;
+ * - samples already decoded, with the attr the view found at push, and their duration
+ *   fields (durations.h: latency, the sched times, off_cpu, the user's pairs) worked out
+ *   in the order handed out;
  * - side-band applied to the session and the symbol tables before the samples that follow;
  * - one "header complete" moment: FINISHED_INIT, the first SAMPLE or COMPRESSED record, or
  *   the end of the stream; given before the record that makes it;
  * - idle (the input was quiet for the idle time; what was held is released first);
- * - one-time notices as text (the library prints nothing: ps_show_event() in diag.h does);
+ * - one-time notices as text (the durations' dropped starts at the end) (the library prints nothing: ps_show_event() in diag.h does);
  * - the progress line;
  * - the contract's ending: everything read is handed out, then the error.
  *
@@ -69,8 +71,10 @@ struct ps_reader_opts {
 	bool symbols;                      /* keep symbol tables (ps_reader__symbols()) */
 	const struct ps_symbols_opts *sym; /* their options, or NULL */
 	bool progress;                     /* a progress line for a large file */
-	bool stdout_busy; /* ps_progress__new()'s: output goes to standard output */
-	bool ticks;       /* PS_READER_TICK after every record read */
+	bool stdout_busy;         /* ps_progress__new()'s: output goes to standard output */
+	bool ticks;               /* PS_READER_TICK after every record read */
+	const char *const *pairs; /* --pair specs of durations.h, or NULL */
+	size_t npairs;
 	/* ARRIVAL only: */
 	bool unordered;     /* samples decided as they are read, no time-order view */
 	bool write;         /* PS_READER_WRITE events: the records to write */

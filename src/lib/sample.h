@@ -14,6 +14,7 @@
 #include "record.h"
 
 struct ps_attr;
+struct ps_dur_values;
 struct ps_session;
 
 /**
@@ -29,6 +30,7 @@ struct ps_session;
  * @regs_user, @regs_intr: abi, then popcount(mask) u64 registers in stream order
  * @stack_user, @stack_size, @stack_dyn_size: the user stack dump
  * @aux, @aux_size: the AUX sample
+ * @dur: its duration values (durations.h: the reader sets them), or NULL
  *
  * Pointers point into the record and share its lifetime.
  */
@@ -56,6 +58,7 @@ struct ps_sample {
 	uint64_t weight, data_src, transaction, phys_addr, cgroup, data_page_size, code_page_size;
 	const unsigned char *aux;
 	uint64_t aux_size;
+	const struct ps_dur_values *dur;
 };
 
 /**

@@ -89,6 +89,12 @@ enum ps_sample_key {
 	PS_KEY_DATA_PAGE_SIZE,
 	PS_KEY_CODE_PAGE_SIZE,
 	PS_KEY_AUX_SIZE,
+	PS_KEY_LATENCY, /* the duration fields of durations.h, where the sample has them */
+	PS_KEY_RUN_TIME,
+	PS_KEY_WAIT_TIME,
+	PS_KEY_SCH_DELAY,
+	PS_KEY_OFF_CPU,
+	PS_KEY_PAIRS, /* every --pair's field, under its NAME */
 	PS_KEY_HOST,
 	PS_KEY_INPUT,
 	PS_KEY_SYM,

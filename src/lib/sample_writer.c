@@ -17,6 +17,7 @@
 
 #include "abi.h"
 #include "compat.h"
+#include "durations.h"
 #include "sample_json.h"
 #include "session.h"
 #include "symbolic.h"
@@ -54,6 +55,12 @@ static const char *const key_names[PS_NR_SAMPLE_KEYS] = {
 	[PS_KEY_DATA_PAGE_SIZE] = "data_page_size",
 	[PS_KEY_CODE_PAGE_SIZE] = "code_page_size",
 	[PS_KEY_AUX_SIZE] = "aux_size",
+	[PS_KEY_LATENCY] = "latency",
+	[PS_KEY_RUN_TIME] = "run_time",
+	[PS_KEY_WAIT_TIME] = "wait_time",
+	[PS_KEY_SCH_DELAY] = "sch_delay",
+	[PS_KEY_OFF_CPU] = "off_cpu",
+	[PS_KEY_PAIRS] = "pairs",
 	[PS_KEY_HOST] = "host",
 	[PS_KEY_INPUT] = "input",
 	[PS_KEY_SYM] = "sym",
@@ -571,6 +578,25 @@ static void regs(struct ps_json_buf *b, const struct ps_sample *smp, uint64_t ab
 	ps_json__close(b, at, '{', '}');
 }
 
+/* The duration fields (durations.h) in nanoseconds, those the sample has. */
+static void durations(struct ps_sample_writer *w, struct ps_json_buf *b,
+                      const struct ps_sample *smp)
+{
+	int f;
+
+	for (f = 0; f < PS_DUR_NR; f++) {
+		const char *name = ps_durations__name(smp->dur->d, f);
+
+		if (!(smp->dur->mask & (1u << f)) || !name ||
+		    !KEEP(w, f < PS_DUR_PAIR ? PS_KEY_LATENCY + f : PS_KEY_PAIRS))
+			continue;
+		ps_json__char(b, ',');
+		ps_json__string(b, name, strlen(name));
+		ps_json__char(b, ':');
+		ps_json__u64(b, smp->dur->v[f]);
+	}
+}
+
 static void time_value(struct ps_sample_writer *w, struct ps_json_buf *b, uint64_t t)
 {
 	char buf[64];
@@ -733,6 +759,8 @@ int ps_sample_writer__write(struct ps_sample_writer *w, struct ps_json_buf *b,
 		KEY(b, ",\"aux_size\":");
 		ps_json__u64(b, smp->aux_size);
 	}
+	if (smp->dur)
+		durations(w, b, smp);
 	if (w->host && KEEP(w, PS_KEY_HOST))
 		key(b, w->host, w->host_len);
 	if (a->input && KEEP(w, PS_KEY_INPUT)) {

@@ -61,6 +61,7 @@ struct hot {
 
 struct ps_session {
 	bool swap;
+	const struct ps_durations *durations; /* not owned (reader.c) */
 	struct ps_attr **attrs;
 	size_t nr_attrs, cap_attrs;
 	struct id_slot *ids;
@@ -147,6 +148,16 @@ void ps_session__delete(struct ps_session *s)
 bool ps_session__swapped(const struct ps_session *s)
 {
 	return s->swap;
+}
+
+void ps_session__set_durations(struct ps_session *s, const struct ps_durations *d)
+{
+	s->durations = d;
+}
+
+const struct ps_durations *ps_session__durations(const struct ps_session *s)
+{
+	return s->durations;
 }
 
 size_t ps_session__nr_attrs(const struct ps_session *s)

@@ -115,6 +115,17 @@ uint64_t ps_attr_flags_from_big_endian(uint64_t v);
 /** ps_session__swapped() - the stream's byte order is not the host's. */
 bool ps_session__swapped(const struct ps_session *s);
 
+struct ps_durations;
+
+/**
+ * ps_session__set_durations() - the durations state (durations.h) whose pairs name the
+ * duration fields of this stream's samples; not owned, NULL for none.  The reader sets it.
+ */
+void ps_session__set_durations(struct ps_session *s, const struct ps_durations *d);
+
+/** ps_session__durations() - what ps_session__set_durations() set, or NULL. */
+const struct ps_durations *ps_session__durations(const struct ps_session *s);
+
 /** ps_session__nr_attrs() - how many attrs the stream declared so far. */
 size_t ps_session__nr_attrs(const struct ps_session *s);
 

@@ -11,6 +11,7 @@
 
 #include "json_oracle.h"
 #include "lib/abi.h"
+#include "lib/durations.h"
 #include "lib/json.h"
 #include "lib/session.h"
 #include "lib/symbolic.h"
@@ -362,6 +363,11 @@ json_t *ps_sample_json(const struct ps_session *s, const struct ps_sample *smp, 
 		goto fail;
 	if ((st & PERF_SAMPLE_AUX) && put(o, "aux_size", ps_json_u64(smp->aux_size)))
 		goto fail;
+	/* the duration fields (durations.h), in nanoseconds, where the sample has them */
+	for (int f = 0; smp->dur && f < PS_DUR_NR; f++)
+		if ((smp->dur->mask & (1u << f)) &&
+		    put(o, ps_durations__name(smp->dur->d, f), ps_json_u64(smp->dur->v[f])))
+			goto fail;
 	/* a merged stream's input (pcat --merge), where the writer puts it: after "host" */
 	if (a->input && put(o, "input", ps_json_string(a->input, strlen(a->input))))
 		goto fail;

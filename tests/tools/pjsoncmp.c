@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "lib/diag.h"
+#include "lib/durations.h"
 #include "lib/input.h"
 #include "lib/order.h"
 #include "lib/record_json.h"
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
 	struct ps_error err = { 0 };
 	struct ps_record rec;
 	struct ps_order *ord;
+	struct ps_durations *dur;
 	struct ps_input *in;
 	struct ps_session *s;
 	char *line = NULL;
@@ -121,8 +123,11 @@ int main(int argc, char **argv)
 	}
 	s = ps_input__session(in);
 	ord = ps_order__new(s, 0);
-	if (!ord)
+	/* the duration fields, as the reader works them out for ptojson */
+	dur = ps_durations__new(NULL, 0, &err);
+	if (!ord || !dur)
 		return 2;
+	ps_session__set_durations(s, dur);
 	/* as ptojson: names unless -n (ptojson --no-symbols) */
 	if (!nosym && !(syms = ps_symbols__new(s, NULL, &err)))
 		ps_die(&err);
@@ -140,9 +145,12 @@ int main(int argc, char **argv)
 
 			if (syms)
 				ps_symbols__process(syms, &rec);
+			if (rec.type != PERF_RECORD_SAMPLE)
+				ps_durations__record(dur, s, &rec);
 			if (rec.type == PERF_RECORD_SAMPLE) {
 				if (ps_sample__parse(s, &rec, &smp, "stream", &err) < 0)
 					continue;
+				ps_durations__sample(dur, s, &smp);
 				if (!lines)
 					ps_json_clock__from_session(s, &clock);
 				want = ps_sample_json(s, &smp,

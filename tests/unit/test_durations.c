@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_durations.c - the duration fields: --pair specs, names, latency on the bundled
+ * raw_syscalls recording against enter/exit pairs worked out here, the sched times on the
+ * bundled sched recording, and the bound on pending starts (the oldest let go, counted).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include <traceevent/event-parse.h>
+
+#include "lib/durations.h"
+#include "lib/reader.h"
+#include "lib/sample.h"
+#include "lib/session.h"
+#include "lib/tracing.h"
+#include "unit.h"
+
+#define RAWSYS "tests/data/rawsys-dd.pipe"
+#define SCHED "tests/data/sched-switch-wakeup-a.pipe"
+
+static int parse(const char *const *specs, size_t n, char *why, size_t len)
+{
+	struct ps_error err = { 0 };
+	struct ps_durations *d = ps_durations__new(specs, n, &err);
+
+	snprintf(why, len, "%s", err.detail);
+	ps_durations__delete(d);
+	return d ? 0 : -1;
+}
+
+static void test_specs(void)
+{
+	const char *ok[] = { "io=block:block_rq_issue,block:block_rq_complete:dev,sector",
+		             "irq:irq_handler_entry,irq:irq_handler_exit:irq",
+		             "t=sched:sched_waking,sched:sched_switch:tid" };
+	const char *dup[] = { "a:b,c:d", "a:b,c:d" };
+	const char *five[] = { "a=a:b,c:d", "b=a:b,c:d", "c=a:b,c:d", "d=a:b,c:d", "e=a:b,c:d" };
+	struct ps_error err = { 0 };
+	struct ps_durations *d;
+	char why[300];
+	const char *one;
+
+	CHECK(parse(ok, 3, why, sizeof(why)) == 0);
+	d = ps_durations__new(ok, 3, &err);
+	CHECK(d != NULL);
+	if (d) {
+		CHECK(ps_durations__field(d, "io") == PS_DUR_PAIR);
+		CHECK(ps_durations__field(d, "duration") == PS_DUR_PAIR + 1);
+		CHECK(ps_durations__field(d, "t") == PS_DUR_PAIR + 2);
+		CHECK(ps_durations__field(d, "latency") == PS_DUR_LATENCY);
+		CHECK(ps_durations__field(d, "sch_delay") == PS_DUR_SCH_DELAY);
+		CHECK(ps_durations__field(d, "nope") == -1);
+		CHECK(strcmp(ps_durations__name(d, PS_DUR_PAIR), "io") == 0);
+		CHECK(ps_durations__name(d, PS_DUR_PAIR + 3) == NULL);
+		ps_durations__why_not(d, PS_DUR_PAIR, why, sizeof(why));
+		CHECK(strstr(why, "block:block_rq_issue and block:block_rq_complete") != NULL);
+		ps_durations__delete(d);
+	}
+	CHECK(ps_durations__field(NULL, "off_cpu") == PS_DUR_OFF_CPU);
+	CHECK(ps_durations__field(NULL, "io") == -1);
+
+	one = "a,b";
+	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "START is a tracepoint"));
+	one = "a:b,c";
+	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "END is a tracepoint"));
+	one = "a:b,c:d:";
+	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "no KEY after the colon"));
+	one = "a:b,c:d:e,f,g,h,i";
+	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "at most 4 keys"));
+	one = "a:b,c:d:e-f";
+	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "a key is a field name"));
+	one = "1x=a:b,c:d";
+	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "NAME is letters"));
+	one = "run_time=a:b,c:d";
+	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "built-in"));
+	one = "a:b:c,d:e";
+	CHECK(parse(&one, 1, why, sizeof(why)) < 0);
+	CHECK(parse(dup, 2, why, sizeof(why)) < 0 && strstr(why, "two pairs of the same NAME"));
+	CHECK(parse(five, 5, why, sizeof(why)) < 0 && strstr(why, "at most 4 pairs"));
+}
+
+/* The latency of every exit, against the last entry of the same thread worked out here. */
+static void test_latency(void)
+{
+	struct ps_reader_opts o = { .path = RAWSYS };
+	struct ps_error err = { 0 };
+	struct ps_reader_event ev;
+	struct ps_reader *rd = ps_reader__open(&o, &err);
+	uint64_t enter_t[65536] = { 0 }, enter_nr[65536] = { 0 };
+	size_t exits = 0, valued = 0, right = 0;
+	int r;
+
+	CHECK(rd != NULL);
+	if (!rd)
+		return;
+	while ((r = ps_reader__next(rd, &ev, &err)) > 0) {
+		const struct ps_sample *smp = &ev.smp;
+		struct tep_format_field *f;
+		uint64_t id, ns;
+		uint32_t t;
+
+		if (ev.kind != PS_READER_SAMPLE || !smp->attr->tp)
+			continue;
+		f = ps_tracing__field(smp->attr->tp, "id");
+		if (!f || ps_tracing__read_u64(f, smp->raw, smp->raw_size, &id))
+			continue;
+		t = smp->tid & 0xffff;
+		if (strcmp(smp->attr->tp->name, "sys_enter") == 0) {
+			CHECK(!ps_durations__value(smp, PS_DUR_LATENCY, &ns));
+			enter_t[t] = smp->time;
+			enter_nr[t] = id + 1;
+			continue;
+		}
+		exits++;
+		if (ps_durations__value(smp, PS_DUR_LATENCY, &ns)) {
+			valued++;
+			right += enter_nr[t] == id + 1 && ns == smp->time - enter_t[t];
+		} else {
+			CHECK(enter_nr[t] != id + 1); /* no entry seen: no value, never 0 */
+		}
+		enter_nr[t] = 0;
+	}
+	CHECK(r == 0);
+	CHECK(exits > 400);
+	CHECK(valued > 400);
+	CHECK_EQ_U64(right, valued);
+	ps_reader__close(rd);
+}
+
+/* run_time is the time since the cpu's previous switch; off_cpu since the task left. */
+static void test_sched(void)
+{
+	struct ps_reader_opts o = { .path = SCHED };
+	struct ps_error err = { 0 };
+	struct ps_reader_event ev;
+	struct ps_reader *rd = ps_reader__open(&o, &err);
+	uint64_t last_switch[64] = { 0 }, out_at[65536] = { 0 };
+	size_t switches = 0, run = 0, off = 0, off_right = 0;
+	int r;
+
+	CHECK(rd != NULL);
+	if (!rd)
+		return;
+	while ((r = ps_reader__next(rd, &ev, &err)) > 0) {
+		const struct ps_sample *smp = &ev.smp;
+		struct tep_format_field *pf, *nf;
+		uint64_t prev, next, ns;
+
+		if (ev.kind != PS_READER_SAMPLE || !smp->attr->tp ||
+		    strcmp(smp->attr->tp->name, "sched_switch") != 0 || smp->cpu >= 64)
+			continue;
+		pf = ps_tracing__field(smp->attr->tp, "prev_pid");
+		nf = ps_tracing__field(smp->attr->tp, "next_pid");
+		if (ps_tracing__read_u64(pf, smp->raw, smp->raw_size, &prev) ||
+		    ps_tracing__read_u64(nf, smp->raw, smp->raw_size, &next))
+			continue;
+		switches++;
+		if (ps_durations__value(smp, PS_DUR_RUN_TIME, &ns)) {
+			run++;
+			CHECK(last_switch[smp->cpu] && ns == smp->time - last_switch[smp->cpu]);
+		} else {
+			CHECK(!last_switch[smp->cpu]);
+		}
+		if (ps_durations__value(smp, PS_DUR_OFF_CPU, &ns)) {
+			off++;
+			off_right += next && out_at[next & 0xffff] &&
+			             ns == smp->time - out_at[next & 0xffff];
+		}
+		if (next)
+			out_at[next & 0xffff] = 0;
+		if (prev)
+			out_at[prev & 0xffff] = smp->time;
+		last_switch[smp->cpu] = smp->time;
+	}
+	CHECK(r == 0);
+	CHECK(switches > 100 && run + 4 >= switches);
+	CHECK(off > 100);
+	CHECK_EQ_U64(off_right, off);
+	ps_reader__close(rd);
+}
+
+/* More threads woken than the table keeps: the oldest go, counted once at the end. */
+static void test_bound(void)
+{
+	struct ps_reader_opts o = { .path = SCHED };
+	struct ps_error err = { 0 };
+	struct ps_reader_event ev;
+	struct ps_reader *rd = ps_reader__open(&o, &err);
+	struct ps_durations *d = ps_durations__new(NULL, 0, &err);
+	unsigned char raw[512];
+	struct ps_sample smp;
+	struct tep_format_field *pf = NULL;
+	bool found = false;
+	const char *note;
+	char want[64];
+	uint32_t i;
+	int r;
+
+	CHECK(rd != NULL && d != NULL);
+	if (!rd || !d)
+		goto out;
+	while (!found && (r = ps_reader__next(rd, &ev, &err)) > 0) {
+		if (ev.kind != PS_READER_SAMPLE || !ev.smp.attr->tp ||
+		    strncmp(ev.smp.attr->tp->name, "sched_wak", 9) != 0 ||
+		    ev.smp.raw_size > sizeof(raw))
+			continue;
+		smp = ev.smp;
+		memcpy(raw, smp.raw, smp.raw_size);
+		smp.raw = raw;
+		pf = ps_tracing__field(smp.attr->tp, "pid");
+		found = pf && pf->size == 4;
+	}
+	CHECK(found);
+	if (!found)
+		goto out;
+	for (i = 1; i <= PS_DUR_MAX_PENDING + 1000; i++) {
+		memcpy(raw + pf->offset, &i, 4);
+		smp.time = i;
+		smp.dur = NULL;
+		ps_durations__sample(d, ps_reader__session(rd), &smp);
+	}
+	note = ps_durations__take_notice(d);
+	snprintf(want, sizeof(want), "durations: 1000 pending starts dropped");
+	CHECK(note && strncmp(note, want, strlen(want)) == 0);
+	CHECK(ps_durations__take_notice(d) == NULL); /* once */
+out:
+	ps_durations__delete(d);
+	ps_reader__close(rd);
+}
+
+int main(void)
+{
+	test_specs();
+	test_latency();
+	test_sched();
+	test_bound();
+	return UNIT_DONE("durations");
+}
