@@ -469,3 +469,27 @@ teardown() {
 	[ "$(cat "$t/err")" = "pflame: $t/fifo: not a regular file, not read" ]
 	grep -q '<svg' "$t/out.svg"
 }
+
+# a stripped library whose .dynsym holds a version name (VERLIB_1, absolute, no size) and
+# whose hot function is unnamed, and a program that calls it; in $WORK
+build_verlib() {
+	[ -x "$WORK/vermain" ] && return 0
+	gcc -shared -fPIC -O0 -fno-omit-frame-pointer \
+		-Wl,--version-script="$DATA/verlib.map" -o "$WORK/libverlib.so" "$DATA/verlib.c" &&
+		strip "$WORK/libverlib.so" &&
+		gcc -O0 -fno-omit-frame-pointer -o "$WORK/vermain" "$DATA/vermain.c" \
+			-L"$WORK" -lverlib -Wl,-rpath,"$WORK"
+}
+
+@test "symbols: a version name of .dynsym (VERLIB_1) never names a function, as in perf" {
+	need_workload
+	build_verlib || skip "cannot build a shared library here"
+	record ver.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/vermain" 100000000
+	perf_script "$WORK/ver.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	grep -q libverlib "$BATS_TEST_TMPDIR/perf.txt" || skip "no sample in the library"
+	"$BIN/ptojson" "$WORK/ver.pipe" >"$BATS_TEST_TMPDIR/out.json"
+	run -0 python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
+		"$BATS_TEST_TMPDIR/out.json" 100 100
+	echo "$output"
+	! grep -q VERLIB_1 "$BATS_TEST_TMPDIR/out.json"
+}
