@@ -493,3 +493,26 @@ build_verlib() {
 	echo "$output"
 	! grep -q VERLIB_1 "$BATS_TEST_TMPDIR/out.json"
 }
+
+@test "symbols: samples after their process's EXIT keep its user frames' names, as in perf" {
+	need_workload
+	# the exit path of many short processes: some samples come after their EXIT record
+	record exit.pipe perf record -q -a -g -e cpu-clock -F 999 -o - -- \
+		sh -c 'for i in $(seq 60); do "$0" 3 >/dev/null; done' "$WORK/symwork"
+	"$BIN/ptojson" --all "$WORK/exit.pipe" | python3 -c '
+import json, sys
+gone, late = set(), 0
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get("type") == "EXIT" and r["pid"] == r["tid"]:
+        gone.add(r["pid"])
+    elif "event" in r and r.get("comm") == "symwork" and r.get("pid") in gone:
+        late += any(not f["ip"].startswith("0xffff") for f in r.get("callchain", []))
+print(late)' >"$BATS_TEST_TMPDIR/late"
+	[ "$(cat "$BATS_TEST_TMPDIR/late")" -gt 0 ] || skip "no sample came after its EXIT"
+	perf_script "$WORK/exit.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	"$BIN/ptojson" "$WORK/exit.pipe" >"$BATS_TEST_TMPDIR/out.json"
+	run -0 python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
+		"$BATS_TEST_TMPDIR/out.json" 100 100 symwork
+	echo "$output"
+}

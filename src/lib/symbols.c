@@ -29,6 +29,7 @@
 #define BID_BUCKETS 1024
 #define MAX_PROCS 65536
 #define MAX_MAPS 65536 /* per process */
+#define MAX_DEAD 1024  /* processes kept after their EXIT */
 #define MAX_DSOS 16384 /* objects known at once */
 #define MAX_BIDS 65536 /* build-ids the stream gave */
 #define MAX_SYM_BYTES (256u << 20)
@@ -52,6 +53,7 @@ struct proc {
 	size_t nr, cap;
 	uint64_t last_use;
 	uint64_t gen; /* changes with the maps of objects (unwind sessions follow it) */
+	bool dead;    /* its EXIT came: kept for the samples after it, until the pid returns */
 	struct proc *next;
 };
 
@@ -68,7 +70,7 @@ struct ps_symbols {
 	struct ps_dso_paths paths;
 	char *symfs, *debug_dir, *kallsyms;
 	struct proc *procs[PROC_BUCKETS];
-	size_t nr_procs;
+	size_t nr_procs, nr_dead;
 	struct ps_dso *dsos[DSO_BUCKETS];
 	size_t nr_dsos;
 	struct bid *bids[BID_BUCKETS];
@@ -88,6 +90,7 @@ struct ps_symbols {
 	bool kernel_mapped;
 	uint64_t kernel_start, kernel_text;
 	bool kernel_loaded;
+	bool kernel_said; /* a notice said why the kernel's table is empty */
 	bool has_kernel_bid;
 	unsigned char kernel_bid[PS_BUILD_ID_MAX];
 	size_t kernel_bid_len;
@@ -377,6 +380,7 @@ static void proc__remove(struct ps_symbols *st, uint32_t pid)
 
 		if (p->pid == pid) {
 			*pp = p->next;
+			st->nr_dead -= p->dead;
 			proc__clear(p);
 			free(p->maps);
 			free(p);
@@ -415,11 +419,36 @@ static struct proc *proc__new(struct ps_symbols *st, uint32_t pid)
 	return p;
 }
 
+/* A process's maps: a pid that comes back after its EXIT is a new process. */
 static struct proc *proc__get(struct ps_symbols *st, uint32_t pid)
 {
 	struct proc *p = proc__find(st, pid);
 
-	return p ? p : proc__new(st, pid);
+	return p && !p->dead ? p : proc__new(st, pid);
+}
+
+/*
+ * An EXIT does not forget the process: samples that come after it (its last ones on
+ * another CPU, the exit path's) are still named from its maps, as perf names them.  The
+ * MAX_DEAD most recent are kept; a pid used again starts afresh.
+ */
+static void proc__exit(struct ps_symbols *st, uint32_t pid)
+{
+	struct proc *p = proc__find(st, pid), *victim = NULL;
+	size_t b;
+
+	if (!p || p->dead)
+		return;
+	p->dead = true;
+	st->nr_dead++;
+	if (st->nr_dead <= MAX_DEAD)
+		return;
+	for (b = 0; b < PROC_BUCKETS; b++)
+		for (p = st->procs[b]; p; p = p->next)
+			if (p->dead && (!victim || p->last_use < victim->last_use))
+				victim = p;
+	if (victim)
+		proc__remove(st, victim->pid);
 }
 
 static int proc__reserve(struct proc *p, size_t n)
@@ -664,7 +693,7 @@ void ps_symbols__process(struct ps_symbols *st, const struct ps_record *rec)
 			uint32_t pid = ps_get32(p, st->swap), tid = ps_get32(p + 8, st->swap);
 
 			if (pid == tid)
-				proc__remove(st, pid);
+				proc__exit(st, pid);
 		}
 		break;
 	case PS_RECORD_HEADER_BUILD_ID:
@@ -723,6 +752,8 @@ static int kernel__read(struct ps_symbols *st, const char *path)
 	const char *why = NULL;
 	int r = ps_kallsyms__read(path, &st->ktab, st->kernel_text, &why);
 
+	if (why || st->ktab.full)
+		st->kernel_said = true;
 	if (why)
 		notice__printf(st, "%s: %s", path, why);
 	else if (st->ktab.full)
@@ -762,9 +793,22 @@ static void kernel__load(struct ps_symbols *st)
 	}
 	/* under --symfs, the root's own copy, as perf looks for it */
 	snprintf(path, sizeof(path), "%s/proc/kallsyms", st->symfs);
-	if (running)
+	if (running) {
 		kernel__read(st, path);
+	} else {
+		notice__printf(
+		        st,
+		        KERNEL_NAME
+		        ": no symbols for the recorded kernel (not the running one, not in %s; see --kallsyms): kernel functions are unnamed",
+		        st->debug_dir);
+		st->kernel_said = true;
+	}
 out:
+	if (!st->ktab.nr && !st->kernel_said)
+		notice__printf(st,
+		               KERNEL_NAME
+		               ": no kernel symbols read from %s: kernel functions are unnamed",
+		               st->kallsyms ? st->kallsyms : path);
 	st->reads++;
 	st->sym_bytes += ps_symtab__bytes(&st->ktab);
 	dsos__trim(st, NULL);
