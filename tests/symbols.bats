@@ -516,3 +516,28 @@ print(late)' >"$BATS_TEST_TMPDIR/late"
 		"$BATS_TEST_TMPDIR/out.json" 100 100 symwork
 	echo "$output"
 }
+
+@test "symbols: kernel symbols that cannot be read are said once, not left silently unnamed" {
+	need_workload
+	perf_g_pipe
+	local t="$BATS_TEST_TMPDIR"
+	# kptr_restrict (or a reader that is not root) shows every address as 0
+	sed 's/^[0-9a-f]*/0000000000000000/' /proc/kallsyms >"$t/zero"
+	run -0 --separate-stderr "$BIN/pcount" -q --by sym --kallsyms "$t/zero" "$WORK/g.pipe"
+	echo "$stderr"
+	[ "$stderr" = "pcount: $t/zero: every address is 0 (kernel.kptr_restrict, or not root): kernel functions are unnamed" ]
+	# the real table: nothing said
+	run -0 --separate-stderr "$BIN/pcount" -q --by sym "$WORK/g.pipe"
+	[ -z "$stderr" ]
+}
+
+@test "symbols: a stream of another kernel without its table says so once" {
+	need_fixtures
+	local f="$FIXTURES/cpuclock-g-sh.pipe"
+	[ -f "$f" ] || skip "no $f"
+	"$BIN/pheader" "$f" | grep -q "osrelease.*$(uname -r)" && skip "recorded on this kernel"
+	run -0 --separate-stderr "$BIN/pcount" -q --by sym "$f"
+	echo "$stderr"
+	[[ "$stderr" == "pcount: [kernel.kallsyms]: no symbols for the recorded kernel"*"kernel functions are unnamed" ]]
+	[ "$(grep -c . <<<"$stderr")" = 1 ]
+}
