@@ -955,10 +955,14 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 	if (o->nsums && !any)
 		return 0; /* none of the summed fields is there: not counted */
 	if (o->folded) {
-		if (ps_symbols__fold(
-		            c->syms, smp, ev->rec.misc,
-		            (smp->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp->tid) : NULL,
-		            &c->fold, err) < 0)
+		char unnamed[16];
+
+		if (ps_symbols__fold(c->syms, smp, ev->rec.misc,
+		                     (smp->type & PERF_SAMPLE_TID) ?
+		                             ps_session__comm_text(c->s, smp->tid, unnamed,
+		                                                   sizeof(unnamed)) :
+		                             NULL,
+		                     &c->fold, err) < 0)
 			return -1;
 	} else if (c->thread_key) {
 		/* the text only when the table's last row is not this thread's (below) */

@@ -541,3 +541,40 @@ print(late)' >"$BATS_TEST_TMPDIR/late"
 	[[ "$stderr" == "pcount: [kernel.kallsyms]: no symbols for the recorded kernel"*"kernel functions are unnamed" ]]
 	[ "$(grep -c . <<<"$stderr")" = 1 ]
 }
+
+# every 10th sample of STREAM as taken after its task was gone (pid and tid -1), every
+# 10th from the 5th of a thread never named (99999); the stream's sample_type must put
+# pid and tid right after the ip (IP|TID|...)
+unnamed_threads() {
+	PYTHONPATH="$TOP/tests/tools" python3 -c '
+import struct, pipestream
+n = 0
+def edit(typ, misc, rec, payload):
+    global n
+    if typ == 9:
+        n += 1
+        if n % 10 == 0:
+            struct.pack_into("<ii", rec, 16, -1, -1)
+        elif n % 10 == 5:
+            struct.pack_into("<ii", rec, 16, 99999, 99999)
+pipestream.rewrite(edit)' <"$1"
+}
+
+@test "symbols: pid -1 and threads never named are perf's :-1 and :TID, in ptojson and stacks" {
+	need_workload
+	perf_g_pipe
+	local t="$BATS_TEST_TMPDIR"
+	unnamed_threads "$WORK/g.pipe" >"$t/m.pipe"
+	perf script -i - -G -F comm <"$t/m.pipe" 2>/dev/null | sed 's/^ *//; s/ *$//' >"$t/perf.comm"
+	grep -qx ':-1' "$t/perf.comm"
+	grep -qx ':99999' "$t/perf.comm"
+	"$BIN/ptojson" -F comm "$t/m.pipe" | jq -r .comm >"$t/ours.comm"
+	cmp_or_show "$t/perf.comm" "$t/ours.comm"
+	perf script report stackcollapse -i - <"$t/m.pipe" 2>/dev/null | sort >"$t/perf.folded" ||
+		skip "perf has no python scripting"
+	[ -s "$t/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	"$BIN/pcount" -q --folded "$t/m.pipe" | sort >"$t/ours.folded"
+	cmp_or_show "$t/perf.folded" "$t/ours.folded"
+	run -0 "$BIN/pcount" -q --by comm "$t/m.pipe"
+	[[ "$output" == *" :-1"* ]]
+}

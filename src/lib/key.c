@@ -180,9 +180,7 @@ static int value_comm(struct ps_key *ks, const struct key *k, const struct ps_se
                       const struct ps_sample *smp, char *buf, size_t len, const char **out)
 {
 	(void)ks, (void)k;
-	*out = ps_session__comm(s, smp->tid);
-	if (!*out)
-		snprintf(buf, len, ":%" PRIu32, smp->pid);
+	*out = ps_session__comm_text(s, smp->tid, buf, len);
 	return 0;
 }
 

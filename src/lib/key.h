@@ -87,7 +87,7 @@ int ps_key__check(struct ps_key *k, const struct ps_session *s, struct ps_error 
  * @buf, @len: where the text goes, NUL-terminated (PS_KEY_TEXT_MAX holds every text
  *             whose values are shorter than PS_KEY_VALUE_MAX)
  *
- * Values: event name; thread name (":PID" when unknown); pid, tid, cpu in decimal; the
+ * Values: event name; thread name (":TID" when never named, as perf shows it); pid, tid, cpu in decimal; the
  * syscall's name (number when unnamed; an exit has none when the stream records the
  * entries too, unless an errno key is asked for); errno's name for a syscall exit that
  * failed; sym and dso: the function and object of the sample's ip as perf script names
