@@ -207,3 +207,26 @@ need_recording() {
 		[ "$(jq '.rows[] | select(.syscall == "write") | .count' "$t/net")" -eq 3000 ]
 	fi
 }
+
+@test "scripts: each --help offers only the arguments its script takes" {
+	local s a
+	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop; do
+		run -0 --separate-stderr timeout 10 "$BIN/$s" --help </dev/null
+		for a in comm interval; do
+			if [[ "${lines[0]}" == *"[$a]"* ]]; then
+				[[ "$output" == *$'\n'"  $a "* ]]
+			else
+				[[ "$output" != *$'\n'"  $a "* ]]
+			fi
+		done
+	done
+	run -2 --separate-stderr timeout 10 "$BIN/ptop" --report bash </dev/null
+	[[ "${stderr_lines[0]}" == "ptop: 'bash' is not an interval: "*" (ptop takes no comm)" ]]
+}
+
+@test "scripts: ptop --report shows perf top's columns: overhead, [k]/[.] function, object" {
+	"$BIN/pcat" "$DATA/cpuclock-g-sh.data" >"$BATS_TEST_TMPDIR/sh.pipe"
+	run -0 --separate-stderr timeout 20 "$BIN/ptop" --report 1m <"$BATS_TEST_TMPDIR/sh.pipe"
+	[[ "${lines[1]}" =~ ^\ OVERHEAD\ +COUNT\ +sym\ +dso$ ]]
+	[[ "${lines[2]}" =~ ^\ +[0-9]+\.[0-9][0-9]%\ +[0-9]+\ +\[[k.]\]\ [^\ ]+\ +[^\ ]+$ ]]
+}

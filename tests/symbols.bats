@@ -578,3 +578,59 @@ pipestream.rewrite(edit)' <"$1"
 	run -0 "$BIN/pcount" -q --by comm "$t/m.pipe"
 	[[ "$output" == *" :-1"* ]]
 }
+
+# perf report's rows "PCT [x] SYM" (or "CHILDREN SELF [x] SYM" with --children), one space
+# between columns, sorted; pcount's text table as the same rows
+perf_report_rows() {
+	perf report -i "$1" --stdio --sort sym -g none "${@:2}" 2>/dev/null |
+		grep -E '^ +[0-9.]+%' | sed 's/  */ /g; s/^ //; s/ *$//' | sort
+}
+
+pcount_rows() {
+	"$BIN/pcount" -q --by sym "$@" | tail -n +2 | sed 's/  */ /g; s/^ //; s/ *$//' |
+		awk '{ if ($2 ~ /%$/) { $3 = "" } else { $2 = "" }; print }' |
+		sed 's/  */ /g' | sort
+}
+
+@test "symbols: pcount --by sym is perf report's view: overhead, [k]/[.], unnamed addresses" {
+	need_workload
+	local t="$BATS_TEST_TMPDIR"
+	strip -o "$WORK/symwork-s" "$WORK/symwork"
+	# a fixed period: perf's overhead (of the period) is then the share of samples
+	record s.data perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
+		"$WORK/symwork-s" 100
+	perf_report_rows "$WORK/s.data" --no-children >"$t/perf.txt"
+	grep -q '\[\.\] 0x0000' "$t/perf.txt"
+	grep -q '\[k\] ' "$t/perf.txt"
+	pcount_rows "$WORK/s.data" >"$t/ours.txt"
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
+	# the table's first columns
+	run -0 "$BIN/pcount" -q --by sym,dso -n 1 "$WORK/s.data"
+	[[ "${lines[0]}" =~ ^\ OVERHEAD\ +COUNT\ +sym\ +dso$ ]]
+	[[ "${lines[1]}" =~ ^\ +[0-9]+\.[0-9][0-9]%\ +[0-9]+\ +\[[k.]\]\  ]]
+	# JSON keeps perf script's names
+	run -0 "$BIN/pcount" -q -j --by sym "$WORK/s.data"
+	[[ "$output" == *'"[unknown]"'* ]]
+	[[ "$output" != *'[.]'* ]]
+}
+
+@test "symbols: pcount --by sym --children is perf report --children (named functions)" {
+	need_workload
+	local t="$BATS_TEST_TMPDIR"
+	record c.data perf record -q -g -e cpu-clock -c 1000000 -o /dev/stdout "$WORK/symwork" 100
+	perf_report_rows "$WORK/c.data" --children >"$t/perf.all"
+	# perf names an unnamed frame of the chain by its raw address, the sample's own by
+	# its address in the object, so one address may be two rows: compared apart
+	grep -v ' 0x\| 0000000000000000$' "$t/perf.all" >"$t/perf.txt"
+	pcount_rows --children "$WORK/c.data" >"$t/ours.all"
+	grep -v ' 0x\| 0000000000000000$' "$t/ours.all" >"$t/ours.txt"
+	grep -q '^[0-9.]*% 0.00% \[\.\] main$' "$t/perf.txt"
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
+	# the unnamed: every row perf gives a self share has that share here
+	grep -v ' 0\.00% ' "$t/perf.all" | grep ' 0x' | cut -d' ' -f2- | sort >"$t/perf.self"
+	grep -v ' 0\.00% ' "$t/ours.all" | grep ' 0x' | cut -d' ' -f2- | sort >"$t/ours.self"
+	cmp_or_show "$t/perf.self" "$t/ours.self"
+	run -2 "$BIN/pcount" --children --by comm "$WORK/c.data"
+	run -0 "$BIN/pcount" -q -j --children --by sym "$WORK/c.data"
+	[ "$(jq '[.rows[] | select(.sym == "main")][0].children' <<<"$output")" -gt 0 ]
+}

@@ -875,8 +875,7 @@ const char *ps_session__comm(const struct ps_session *s, uint32_t tid)
 	return t && t->comm[0] ? t->comm : NULL;
 }
 
-const char *ps_session__comm_text(const struct ps_session *s, uint32_t tid, char *buf,
-                                  size_t len)
+const char *ps_session__comm_text(const struct ps_session *s, uint32_t tid, char *buf, size_t len)
 {
 	const char *comm = ps_session__comm(s, tid);
 

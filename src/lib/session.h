@@ -187,8 +187,7 @@ const char *ps_session__comm(const struct ps_session *s, uint32_t tid);
  * @buf, @len: room for ":TID" (16 bytes suffice)
  * Return: the name (owned by @s, valid as ps_session__comm()'s) or @buf.
  */
-const char *ps_session__comm_text(const struct ps_session *s, uint32_t tid, char *buf,
-                                  size_t len);
+const char *ps_session__comm_text(const struct ps_session *s, uint32_t tid, char *buf, size_t len);
 
 /**
  * ps_session__set_comm() - name thread @tid (used for COMM and, with the parent's name,

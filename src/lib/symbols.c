@@ -859,15 +859,22 @@ static void find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode, uint
 
 	memset(out, 0, sizeof(*out));
 	*dp = NULL;
+	out->addr = addr;
 	switch (cpumode) {
 	case PERF_RECORD_MISC_KERNEL:
+		out->level = 'k';
 		kernel__find(st, addr, out);
 		return;
 	case PERF_RECORD_MISC_USER:
 	case PERF_RECORD_MISC_CPUMODE_UNKNOWN:
+		out->level = '.';
 		break;
 	default:
-		return; /* hypervisor, guests: perf names nothing there */
+		/* hypervisor, guests: perf names nothing there */
+		out->level = cpumode == PERF_RECORD_MISC_GUEST_KERNEL ? 'g' :
+		             cpumode == PERF_RECORD_MISC_GUEST_USER   ? 'u' :
+		                                                        'H';
+		return;
 	}
 	p = proc__find(st, pid);
 	if (!p)
@@ -878,6 +885,7 @@ static void find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode, uint
 		return;
 	d = m->dso;
 	out->dso = d->name;
+	out->addr = addr - m->start + m->pgoff; /* perf's map__map_ip() */
 	d->last_use = st->clock;
 	if (!d->loaded)
 		dso__load(st, d);
