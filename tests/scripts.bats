@@ -67,7 +67,7 @@ need_recording() {
 		run -2 --separate-stderr timeout 10 "$BIN/$s" --record --report </dev/null
 	done
 	run -2 --separate-stderr timeout 10 "$BIN/rwtop" --report abc </dev/null
-	[ "${stderr_lines[0]}" = "rwtop: 'abc' is not an interval: a number of seconds or a duration (5, 5s, 500ms, 2m), from 1ms to 24h" ]
+	[ "${stderr_lines[0]}" = "rwtop: 'abc' is not an interval: a number of seconds or a duration (5, 5s, 500ms, 2m), from 1ms to 24h (rwtop takes no comm)" ]
 	run -2 --separate-stderr timeout 10 "$BIN/sctop" --report dd 0 </dev/null
 	[ "${stderr_lines[0]}" = "sctop: '0' is not an interval: a number of seconds or a duration (5, 5s, 500ms, 2m), from 1ms to 24h" ]
 	run -2 --separate-stderr timeout 10 "$BIN/sctop" 86400000 </dev/null

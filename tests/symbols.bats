@@ -296,9 +296,9 @@ PY
 	need_workload
 	perf_g_pipe
 	run -0 "$BIN/ptop" --report 1 <"$WORK/g.pipe"
-	[[ "$output" == *"sym"* && "$output" == *" spin"* ]]
-	# the sum over its intervals is the whole
-	[ "$(awk '$2 == "spin" { s += $1 } END { print s }' <<<"$output")" = \
+	[[ "$output" == *"sym"* && "$output" == *" [.] spin "* ]]
+	# the sum over its intervals is the whole (OVERHEAD COUNT [.] spin OBJECT)
+	[ "$(awk '$4 == "spin" { s += $2 } END { print s }' <<<"$output")" = \
 		"$(perf_script "$WORK/g.pipe" -G -F ip,sym | awk '$2 == "spin"' | wc -l)" ]
 	run -2 "$BIN/ptop" 1 2
 	# live: the whole machine for a few seconds, the workload's function among the top
