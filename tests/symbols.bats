@@ -531,17 +531,6 @@ print(late)' >"$BATS_TEST_TMPDIR/late"
 	[ -z "$stderr" ]
 }
 
-@test "symbols: a stream of another kernel without its table says so once" {
-	need_fixtures
-	local f="$FIXTURES/cpuclock-g-sh.pipe"
-	[ -f "$f" ] || skip "no $f"
-	"$BIN/pheader" "$f" | grep -q "osrelease.*$(uname -r)" && skip "recorded on this kernel"
-	run -0 --separate-stderr "$BIN/pcount" -q --by sym "$f"
-	echo "$stderr"
-	[[ "$stderr" == "pcount: [kernel.kallsyms]: no symbols for the recorded kernel"*"kernel functions are unnamed" ]]
-	[ "$(grep -c . <<<"$stderr")" = 1 ]
-}
-
 # every 10th sample of STREAM as taken after its task was gone (pid and tid -1), every
 # 10th from the 5th of a thread never named (99999); the stream's sample_type must put
 # pid and tid right after the ip (IP|TID|...)

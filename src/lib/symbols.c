@@ -793,22 +793,16 @@ static void kernel__load(struct ps_symbols *st)
 	}
 	/* under --symfs, the root's own copy, as perf looks for it */
 	snprintf(path, sizeof(path), "%s/proc/kallsyms", st->symfs);
-	if (running) {
-		kernel__read(st, path);
-	} else {
-		notice__printf(
-		        st,
-		        KERNEL_NAME
-		        ": no symbols for the recorded kernel (not the running one, not in %s; see --kallsyms): kernel functions are unnamed",
-		        st->debug_dir);
-		st->kernel_said = true;
-	}
+	/* a stream of another kernel without its table stays unnamed silently, as in perf */
+	if (!running)
+		goto out;
+	kernel__read(st, path);
 out:
-	if (!st->ktab.nr && !st->kernel_said)
+	if (st->kallsyms && !st->ktab.nr && !st->kernel_said)
 		notice__printf(st,
 		               KERNEL_NAME
 		               ": no kernel symbols read from %s: kernel functions are unnamed",
-		               st->kallsyms ? st->kallsyms : path);
+		               st->kallsyms);
 	st->reads++;
 	st->sym_bytes += ps_symtab__bytes(&st->ktab);
 	dsos__trim(st, NULL);
