@@ -52,8 +52,9 @@ struct proc {
 	struct map *maps;
 	size_t nr, cap;
 	uint64_t last_use;
-	uint64_t gen; /* changes with the maps of objects (unwind sessions follow it) */
-	bool dead;    /* its EXIT came: kept for the samples after it, until the pid returns */
+	uint64_t gen;   /* changes with the maps of objects (unwind sessions follow it) */
+	bool dead;      /* its EXIT came: kept for the samples after it, until the pid returns */
+	uint64_t death; /* when dead: its number in the ring of the dead */
 	struct proc *next;
 };
 
@@ -71,6 +72,13 @@ struct ps_symbols {
 	char *symfs, *debug_dir, *kallsyms;
 	struct proc *procs[PROC_BUCKETS];
 	size_t nr_procs, nr_dead;
+	/* the processes that exited, oldest first: (pid, death) of each, MAX_DEAD at most */
+	struct {
+		uint32_t pid;
+		uint64_t death;
+	} dead[MAX_DEAD];
+	size_t dead_head, dead_len;
+	uint64_t deaths;
 	struct ps_dso *dsos[DSO_BUCKETS];
 	size_t nr_dsos;
 	struct bid *bids[BID_BUCKETS];
@@ -434,21 +442,26 @@ static struct proc *proc__get(struct ps_symbols *st, uint32_t pid)
  */
 static void proc__exit(struct ps_symbols *st, uint32_t pid)
 {
-	struct proc *p = proc__find(st, pid), *victim = NULL;
-	size_t b;
+	struct proc *p = proc__find(st, pid);
+	size_t at;
 
 	if (!p || p->dead)
 		return;
+	if (st->dead_len == MAX_DEAD) {
+		/* the oldest death goes, unless its pid has become a new process since */
+		struct proc *old = proc__find(st, st->dead[st->dead_head].pid);
+
+		if (old && old->dead && old->death == st->dead[st->dead_head].death)
+			proc__remove(st, old->pid);
+		st->dead_head = (st->dead_head + 1) % MAX_DEAD;
+		st->dead_len--;
+	}
 	p->dead = true;
+	p->death = ++st->deaths;
 	st->nr_dead++;
-	if (st->nr_dead <= MAX_DEAD)
-		return;
-	for (b = 0; b < PROC_BUCKETS; b++)
-		for (p = st->procs[b]; p; p = p->next)
-			if (p->dead && (!victim || p->last_use < victim->last_use))
-				victim = p;
-	if (victim)
-		proc__remove(st, victim->pid);
+	at = (st->dead_head + st->dead_len++) % MAX_DEAD;
+	st->dead[at].pid = pid;
+	st->dead[at].death = p->death;
 }
 
 static int proc__reserve(struct proc *p, size_t n)
