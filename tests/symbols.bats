@@ -623,3 +623,15 @@ pcount_rows() {
 	run -0 "$BIN/pcount" -q -j --children --by sym "$WORK/c.data"
 	[ "$(jq '[.rows[] | select(.sym == "main")][0].children' <<<"$output")" -gt 0 ]
 }
+
+@test "symbols: pcount --by ip counts the samples of each address as perf script -F ip does" {
+	need_workload
+	perf_g_pipe
+	local t="$BATS_TEST_TMPDIR"
+	perf_script "$WORK/g.pipe" -G -F ip | awk '{ printf "0x%016s\n", $1 }' | tr ' ' 0 |
+		sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort >"$t/perf.txt"
+	"$BIN/pcount" -q -j --by ip "$WORK/g.pipe" | jq -r '.rows[] | "\(.ip)\t\(.count)"' |
+		sort >"$t/ours.txt"
+	[ -s "$t/ours.txt" ]
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
+}
