@@ -36,7 +36,7 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [--stats field] [--hist field] [-w expression] [--folded [--off-cpu]] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n";
+        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [--stats field] [--hist field] [-w expression] [--children] [--folded [--off-cpu]] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n";
 
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
@@ -72,6 +72,7 @@ struct opts {
 	bool json;                  /* -j */
 	bool folded;                /* --folded: stacks as perf's stackcollapse writes them */
 	bool off_cpu;               /* --off-cpu: weighted by ns off-CPU (sums[0] is off_cpu) */
+	bool children;              /* --children: rows also count the samples below them */
 	bool pace;                  /* --pace */
 	bool quiet;                 /* -q: no progress line */
 	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
@@ -99,6 +100,8 @@ struct row {
 	size_t len;
 	uint64_t count;
 	uint64_t errors; /* with --stats, syscall exits that failed (ret < 0) */
+	uint64_t children; /* --children: samples with the key on their stack */
+	uint64_t seen;     /* --children: the last sample that counted in @children */
 	int64_t sum[MAX_SUMS];
 	struct stats *st; /* one per measured field, or NULL */
 	struct row *next;
@@ -133,6 +136,8 @@ struct ctx {
 	bool thread_key;         /* ps_key__thread_only(), and no --folded */
 	struct ps_symbols *syms; /* the reader's, for sym, dso, --folded; else NULL */
 	struct ps_fold_buf fold;
+	bool overhead; /* the table shows perf's OVERHEAD column (a key is sym, dso or ip) */
+	uint64_t seq;  /* --children: samples counted, numbering them for row->seen */
 	struct ps_session *s;
 	struct ps_filter *where;
 	struct table *whole; /* without -i */
@@ -180,13 +185,18 @@ enum {
 	OPT_PACE,
 	OPT_STATS,
 	OPT_HIST,
+	OPT_CHILDREN,
 };
 
 static const struct ps_opt options[] = {
 	PS_OPT("by", 'b', PS_ARG_REQUIRED, "KEYS",
 	       "comma-separated keys: event (default), comm, pid,\n"
-	       "tid, cpu, syscall, errno, sym, dso, a tracepoint\n"
+	       "tid, cpu, syscall, errno, sym, dso, ip, a tracepoint\n"
 	       "field, FIELD/SIZE; checked against the stream"),
+	PS_OPT_FLAG("children", OPT_CHILDREN,
+	            "with sym, dso or ip keys: also count every sample\n"
+	            "a row is on the call chain of (perf's Children)",
+	            struct opts, children),
 	PS_OPT_FLAG("folded", OPT_FOLDED,
 	            "count folded stacks (comm;outer;...;inner COUNT),\n"
 	            "as perf's stackcollapse writes them",
@@ -333,6 +343,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		o->any_bucket |= o->bucket_key[i] = strchr(ps_key__name(o->keys, i), '/') != NULL;
 	/* the values are on the exits: a call is counted once, at its exit */
 	ps_key__set_exits(o->keys, o->nmeas > 0);
+	if (o->children && (o->folded || o->nsums || o->nmeas || !ps_key__by_frame(o->keys)))
+		ps_usage_error(
+		        "--children counts the functions of call chains: a sym, dso or ip key, no --folded, --sum, --stats or --hist");
 	if (argc - a.optind > 1)
 		ps_usage_error("one input at most");
 	o->input = a.optind < argc ? argv[a.optind] : "-";
@@ -524,6 +537,7 @@ static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, 
 	r->hash = hv;
 	r->len = len;
 	r->count = 1;
+	r->children = r->seen = 0;
 	memset(r->sum, 0, sizeof(r->sum));
 	for (i = 0; i < nsums; i++)
 		r->sum[i] = sum[i];
@@ -534,6 +548,61 @@ static int add_row(struct ctx *c, struct table *t, const char *key, size_t len, 
 	c->nrows_all++;
 	table_grow(t);
 	return measure(c, r, mv) ? -1 : 1;
+}
+
+/* --children: the sample numbered c->seq has @key on its stack; once per sample and row.
+ * Return: 0, or -1 when out of memory (a row past MAX_ROWS is not counted). */
+static int add_child(struct ctx *c, struct table *t, const char *key, size_t len)
+{
+	uint64_t hv = hash(key, len);
+	size_t h = hv & (t->nbuckets - 1);
+	struct row *r;
+
+	for (r = t->buckets[h]; r; r = r->next)
+		if (r->hash == hv && r->len == len && memcmp(r->key, key, len) == 0)
+			break;
+	if (!r) {
+		if (c->nrows_all >= MAX_ROWS)
+			return 0;
+		r = calloc(1, sizeof(*r));
+		if (!r || !(r->key = strdup(key))) {
+			free(r);
+			return -1;
+		}
+		r->hash = hv;
+		r->len = len;
+		r->next = t->buckets[h];
+		t->buckets[h] = r;
+		t->nrows++;
+		c->nrows_all++;
+		table_grow(t);
+	}
+	if (r->seen != c->seq) {
+		r->seen = c->seq;
+		r->children++;
+	}
+	return 0;
+}
+
+/* --children: every key of the sample's call chain (its own included) counted once. */
+static int count_children(struct ctx *c, struct table *t, const struct ps_sample *smp,
+                          const char *self, size_t self_len)
+{
+	struct ps_frame frames[PS_SYMBOLS_MAX_STACK];
+	char key[PS_KEY_TEXT_MAX];
+	size_t n, i;
+	int len;
+
+	c->seq++;
+	if (add_child(c, t, self, self_len) < 0)
+		return -1;
+	n = c->syms ? ps_symbols__frames(c->syms, smp, frames, ARRAY_SIZE(frames)) : 0;
+	for (i = 0; i < n; i++) {
+		len = ps_key__text_frame(c->o->keys, c->s, smp, &frames[i], key, sizeof(key));
+		if (len >= 0 && add_child(c, t, key, (size_t)len) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static void table_free(struct ctx *c, struct table *t)
@@ -555,7 +624,7 @@ static void table_free(struct ctx *c, struct table *t)
 	free(t);
 }
 
-static bool by_sum;
+static bool by_sum, by_children;
 static int by_meas = -1;           /* sort by this measured field's total */
 static const struct opts *by_keys; /* the rows in key order, buckets by their value */
 
@@ -563,6 +632,8 @@ static int cmp_rows(const void *a, const void *b)
 {
 	const struct row *x = *(const struct row *const *)a, *y = *(const struct row *const *)b;
 
+	if (by_children && x->children != y->children)
+		return x->children < y->children ? 1 : -1;
 	if (by_sum && x->sum[0] != y->sum[0])
 		return x->sum[0] < y->sum[0] ? 1 : -1;
 	if (!by_sum && by_meas >= 0 && x->st[by_meas].total != y->st[by_meas].total)
@@ -615,6 +686,7 @@ static struct row **sorted_rows(const struct ctx *c, const struct table *t, size
 			by_meas = i;
 			break;
 		}
+	by_children = c->o->children;
 	qsort(v, n, sizeof(*v), cmp_rows);
 	if (c->o->any_bucket && !c->o->folded) {
 		by_keys = c->o;
@@ -872,6 +944,12 @@ static void print_hist(const struct ctx *c, const struct row *r, int m, unsigned
 	put_line(cols, "");
 }
 
+/* @n of @total in percent, as perf's overhead columns show it */
+static double percent(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
 static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool final)
 {
 	const struct opts *o = c->o;
@@ -927,6 +1005,10 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 		put_line(tcols, line);
 	}
 	pos = 0;
+	if (o->children)
+		lineadd(line, sizeof(line), &pos, "%9s %9s ", "CHILDREN", "SELF");
+	else if (c->overhead)
+		lineadd(line, sizeof(line), &pos, "%9s ", "OVERHEAD");
 	lineadd(line, sizeof(line), &pos, "%10s", "COUNT");
 	for (j = 0; j < o->nsums; j++)
 		lineadd(line, sizeof(line), &pos, " %14s", ps_key_sum__name(o->sums[j]));
@@ -946,6 +1028,13 @@ static int print_text(struct ctx *c, const struct table *t, uint64_t k, bool fin
 			break;
 		avail -= need;
 		pos = 0;
+		if (o->children)
+			lineadd(line, sizeof(line), &pos, "%8.2f%% %8.2f%% ",
+			        percent(rows[i]->children, t->total),
+			        percent(rows[i]->count, t->total));
+		else if (c->overhead)
+			lineadd(line, sizeof(line), &pos, "%8.2f%% ",
+			        percent(rows[i]->count, t->total));
 		lineadd(line, sizeof(line), &pos, "%10" PRIu64, rows[i]->count);
 		for (j = 0; j < o->nsums; j++)
 			lineadd(line, sizeof(line), &pos, " %14" PRId64, rows[i]->sum[j]);
@@ -1092,6 +1181,8 @@ static int print_json(struct ctx *c, const struct table *t, uint64_t k, bool fin
 			                    ps_json_string(v, strlen(v)));
 		}
 		json_object_set_new(row, "count", ps_json_u64(rows[i]->count));
+		if (o->children)
+			json_object_set_new(row, "children", ps_json_u64(rows[i]->children));
 		if (o->nsums)
 			json_object_set_new(row, "sum", json_integer(rows[i]->sum[0]));
 		for (j = 0; j < o->nsums; j++)
@@ -1408,14 +1499,17 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 	if (o->folded) {
 		const struct ps_sample *fs = smp;
 		struct ps_sample view;
+		char unnamed[16];
 
 		/* --off-cpu: the thread switched in, with the stack it left the cpu with */
 		if (o->off_cpu && ps_durations__off_cpu_sample(smp, &view))
 			fs = &view;
-		if (ps_symbols__fold(
-		            c->syms, fs, ev->rec.misc,
-		            (fs->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, fs->tid) : NULL,
-		            &c->fold, err) < 0)
+		if (ps_symbols__fold(c->syms, fs, ev->rec.misc,
+		                     (fs->type & PERF_SAMPLE_TID) ?
+		                             ps_session__comm_text(c->s, fs->tid, unnamed,
+		                                                   sizeof(unnamed)) :
+		                             NULL,
+		                     &c->fold, err) < 0)
 			return -1;
 	} else if (c->thread_key) {
 		/* the text only when the table's last row is not this thread's (below) */
@@ -1463,6 +1557,8 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 	} else if (add_row(c, t, key, (size_t)len, sum, mv) < 0) {
 		goto nomem;
 	}
+	if (o->children && count_children(c, t, smp, key, (size_t)len) < 0)
+		goto nomem;
 	return 0;
 nomem:
 	return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
@@ -1651,6 +1747,10 @@ int main(int argc, char **argv)
 	c->ret = ps_key_sum__parse("ret", &err);
 	if (!c->ret)
 		ps_die_nomem();
+	/* sym as perf report and perf top show it, beside an overhead column */
+	c->overhead = !o.json && !o.folded && ps_key__by_frame(o.keys);
+	if (c->overhead)
+		ps_key__set_view(o.keys, PS_KEY_VIEW_ADDR | PS_KEY_VIEW_MARK);
 	if (o.where) {
 		const char *e = o.where;
 
@@ -1669,7 +1769,7 @@ int main(int argc, char **argv)
 	ro.path = o.input;
 	ro.input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
 	ro.idle_ms = IDLE_MS;
-	ro.symbols = o.folded || ps_key__needs_symbols(o.keys) ||
+	ro.symbols = o.folded || o.children || ps_key__needs_symbols(o.keys) ||
 	             (c->where && ps_filter__uses_symbols(c->where));
 	ro.sym = &o.sym;
 	ro.pairs = o.pairs;

@@ -310,7 +310,10 @@ static size_t chain_kinds(const struct ps_sample *smp, enum ps_frame_kind *out, 
 static int fold_sample(struct ctx *c, const struct ps_sample *smp, uint16_t misc, size_t *np,
                        struct ps_error *err)
 {
-	const char *comm = (smp->type & PERF_SAMPLE_TID) ? ps_session__comm(c->s, smp->tid) : NULL;
+	char unnamed[16];
+	const char *comm = (smp->type & PERF_SAMPLE_TID) ?
+	                           ps_session__comm_text(c->s, smp->tid, unnamed, sizeof(unnamed)) :
+	                           NULL;
 	char *p, *end, *semi;
 	size_t n = 0, m, i;
 

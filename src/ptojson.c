@@ -285,13 +285,14 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 	if (ev->kind == PS_READER_SAMPLE) {
 		const struct ps_sample *smp = &ev->smp;
 		const char *comm = NULL;
+		char unnamed[16];
 
 		if (c->no_clock)
 			return ps_error__set(
 			        err, PS_EUSAGE, ps_reader__name(c->rd), PS_NO_OFFSET,
 			        "--time-format iso needs the clock data that 'perf record -k CLOCK' writes; this stream has none");
 		if (smp->type & PERF_SAMPLE_TID)
-			comm = ps_session__comm(c->s, smp->tid);
+			comm = ps_session__comm_text(c->s, smp->tid, unnamed, sizeof(unnamed));
 		if (c->o->pretty) {
 			c->pretty.len = 0;
 			if (ps_sample_writer__write(c->w, &c->pretty, smp, comm, rec->misc) < 0)

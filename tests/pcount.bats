@@ -51,9 +51,9 @@ our_counts() {
 	local f="$DATA/rawsys-dd.pipe" s="$DATA/sched-switch-wakeup-a.pipe"
 	run -2 --separate-stderr "$BIN/pcount" --by sycall "$f"
 	[ -z "$output" ]
-	[[ "$stderr" == "pcount: --by: unknown key 'sycall' (did you mean syscall?); the keys of this stream are: event, comm, pid, tid, cpu, syscall, errno, sym, dso, id, args"* ]]
+	[[ "$stderr" == "pcount: --by: unknown key 'sycall' (did you mean syscall?); the keys of this stream are: event, comm, pid, tid, cpu, syscall, errno, sym, dso, ip, id, args"* ]]
 	run -2 --separate-stderr "$BIN/pcount" -b bogus "$s"
-	[[ "$stderr" == "pcount: --by: unknown key 'bogus'; the keys of this stream are: event, comm, pid, tid, cpu, sym, dso, prev_comm, "* ]]
+	[[ "$stderr" == "pcount: --by: unknown key 'bogus'; the keys of this stream are: event, comm, pid, tid, cpu, sym, dso, ip, prev_comm, "* ]]
 	# issue 9: a field no event has is refused as pfilter refuses it
 	run -2 --separate-stderr "$BIN/pcount" --by nosuchfield "$s"
 	[[ "$stderr" == *"unknown key 'nosuchfield'; the keys of this stream are: "*"prev_state"* ]]

@@ -67,7 +67,7 @@ need_recording() {
 		run -2 --separate-stderr timeout 10 "$BIN/$s" --record --report </dev/null
 	done
 	run -2 --separate-stderr timeout 10 "$BIN/rwtop" --report abc </dev/null
-	[ "${stderr_lines[0]}" = "rwtop: 'abc' is not an interval: a number of seconds or a duration (5, 5s, 500ms, 2m), from 1ms to 24h" ]
+	[ "${stderr_lines[0]}" = "rwtop: 'abc' is not an interval: a number of seconds or a duration (5, 5s, 500ms, 2m), from 1ms to 24h (rwtop takes no comm)" ]
 	run -2 --separate-stderr timeout 10 "$BIN/sctop" --report dd 0 </dev/null
 	[ "${stderr_lines[0]}" = "sctop: '0' is not an interval: a number of seconds or a duration (5, 5s, 500ms, 2m), from 1ms to 24h" ]
 	run -2 --separate-stderr timeout 10 "$BIN/sctop" 86400000 </dev/null
@@ -217,4 +217,27 @@ need_recording() {
 	[[ "${lines[1]}" == *COUNT*MIN*AVG*MAX*TOTAL*STDDEV*syscall* ]]
 	run -2 --separate-stderr "$BIN/syscall-latency" --report a b c </dev/null
 	[ "${stderr_lines[0]}" = "syscall-latency: at most two arguments: [comm] [interval]" ]
+}
+
+@test "scripts: each --help offers only the arguments its script takes" {
+	local s a
+	for s in sctop rwtop syscall-counts syscall-counts-by-pid failed-syscalls ptop; do
+		run -0 --separate-stderr timeout 10 "$BIN/$s" --help </dev/null
+		for a in comm interval; do
+			if [[ "${lines[0]}" == *"[$a]"* ]]; then
+				[[ "$output" == *$'\n'"  $a "* ]]
+			else
+				[[ "$output" != *$'\n'"  $a "* ]]
+			fi
+		done
+	done
+	run -2 --separate-stderr timeout 10 "$BIN/ptop" --report bash </dev/null
+	[[ "${stderr_lines[0]}" == "ptop: 'bash' is not an interval: "*" (ptop takes no comm)" ]]
+}
+
+@test "scripts: ptop --report shows perf top's columns: overhead, [k]/[.] function, object" {
+	"$BIN/pcat" "$DATA/cpuclock-g-sh.data" >"$BATS_TEST_TMPDIR/sh.pipe"
+	run -0 --separate-stderr timeout 20 "$BIN/ptop" --report 1m <"$BATS_TEST_TMPDIR/sh.pipe"
+	[[ "${lines[1]}" =~ ^\ OVERHEAD\ +COUNT\ +sym\ +dso$ ]]
+	[[ "${lines[2]}" =~ ^\ +[0-9]+\.[0-9][0-9]%\ +[0-9]+\ +\[[k.]\]\ [^\ ]+\ +[^\ ]+$ ]]
 }

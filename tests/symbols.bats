@@ -296,9 +296,9 @@ PY
 	need_workload
 	perf_g_pipe
 	run -0 "$BIN/ptop" --report 1 <"$WORK/g.pipe"
-	[[ "$output" == *"sym"* && "$output" == *" spin"* ]]
-	# the sum over its intervals is the whole
-	[ "$(awk '$2 == "spin" { s += $1 } END { print s }' <<<"$output")" = \
+	[[ "$output" == *"sym"* && "$output" == *" [.] spin "* ]]
+	# the sum over its intervals is the whole (OVERHEAD COUNT [.] spin OBJECT)
+	[ "$(awk '$4 == "spin" { s += $2 } END { print s }' <<<"$output")" = \
 		"$(perf_script "$WORK/g.pipe" -G -F ip,sym | awk '$2 == "spin"' | wc -l)" ]
 	run -2 "$BIN/ptop" 1 2
 	# live: the whole machine for a few seconds, the workload's function among the top
@@ -468,4 +468,170 @@ teardown() {
 	[ "$st" = 0 ]
 	[ "$(cat "$t/err")" = "pflame: $t/fifo: not a regular file, not read" ]
 	grep -q '<svg' "$t/out.svg"
+}
+
+# a stripped library whose .dynsym holds a version name (VERLIB_1, absolute, no size) and
+# whose hot function is unnamed, and a program that calls it; in $WORK
+build_verlib() {
+	[ -x "$WORK/vermain" ] && return 0
+	gcc -shared -fPIC -O0 -fno-omit-frame-pointer \
+		-Wl,--version-script="$DATA/verlib.map" -o "$WORK/libverlib.so" "$DATA/verlib.c" &&
+		strip "$WORK/libverlib.so" &&
+		gcc -O0 -fno-omit-frame-pointer -o "$WORK/vermain" "$DATA/vermain.c" \
+			-L"$WORK" -lverlib -Wl,-rpath,"$WORK"
+}
+
+@test "symbols: a version name of .dynsym (VERLIB_1) never names a function, as in perf" {
+	need_workload
+	build_verlib || skip "cannot build a shared library here"
+	record ver.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/vermain" 100000000
+	perf_script "$WORK/ver.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	grep -q libverlib "$BATS_TEST_TMPDIR/perf.txt" || skip "no sample in the library"
+	"$BIN/ptojson" "$WORK/ver.pipe" >"$BATS_TEST_TMPDIR/out.json"
+	run -0 python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
+		"$BATS_TEST_TMPDIR/out.json" 100 100
+	echo "$output"
+	! grep -q VERLIB_1 "$BATS_TEST_TMPDIR/out.json"
+}
+
+@test "symbols: samples after their process's EXIT keep its user frames' names, as in perf" {
+	need_workload
+	# the exit path of many short processes: some samples come after their EXIT record
+	record exit.pipe perf record -q -a -g -e cpu-clock -F 999 -o - -- \
+		sh -c 'for i in $(seq 60); do "$0" 3 >/dev/null; done' "$WORK/symwork"
+	"$BIN/ptojson" --all "$WORK/exit.pipe" | python3 -c '
+import json, sys
+gone, late = set(), 0
+for line in sys.stdin:
+    r = json.loads(line)
+    if r.get("type") == "EXIT" and r["pid"] == r["tid"]:
+        gone.add(r["pid"])
+    elif "event" in r and r.get("comm") == "symwork" and r.get("pid") in gone:
+        late += any(not f["ip"].startswith("0xffff") for f in r.get("callchain", []))
+print(late)' >"$BATS_TEST_TMPDIR/late"
+	[ "$(cat "$BATS_TEST_TMPDIR/late")" -gt 0 ] || skip "no sample came after its EXIT"
+	perf_script "$WORK/exit.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	"$BIN/ptojson" "$WORK/exit.pipe" >"$BATS_TEST_TMPDIR/out.json"
+	run -0 python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
+		"$BATS_TEST_TMPDIR/out.json" 100 100 symwork
+	echo "$output"
+}
+
+@test "symbols: kernel symbols that cannot be read are said once, not left silently unnamed" {
+	need_workload
+	perf_g_pipe
+	local t="$BATS_TEST_TMPDIR"
+	# kptr_restrict (or a reader that is not root) shows every address as 0
+	sed 's/^[0-9a-f]*/0000000000000000/' /proc/kallsyms >"$t/zero"
+	run -0 --separate-stderr "$BIN/pcount" -q --by sym --kallsyms "$t/zero" "$WORK/g.pipe"
+	echo "$stderr"
+	[ "$stderr" = "pcount: $t/zero: every address is 0 (kernel.kptr_restrict, or not root): kernel functions are unnamed" ]
+	# the real table: nothing said
+	run -0 --separate-stderr "$BIN/pcount" -q --by sym "$WORK/g.pipe"
+	[ -z "$stderr" ]
+}
+
+# every 10th sample of STREAM as taken after its task was gone (pid and tid -1), every
+# 10th from the 5th of a thread never named (99999); the stream's sample_type must put
+# pid and tid right after the ip (IP|TID|...)
+unnamed_threads() {
+	PYTHONPATH="$TOP/tests/tools" python3 -c '
+import struct, pipestream
+n = 0
+def edit(typ, misc, rec, payload):
+    global n
+    if typ == 9:
+        n += 1
+        if n % 10 == 0:
+            struct.pack_into("<ii", rec, 16, -1, -1)
+        elif n % 10 == 5:
+            struct.pack_into("<ii", rec, 16, 99999, 99999)
+pipestream.rewrite(edit)' <"$1"
+}
+
+@test "symbols: pid -1 and threads never named are perf's :-1 and :TID, in ptojson and stacks" {
+	need_workload
+	perf_g_pipe
+	local t="$BATS_TEST_TMPDIR"
+	unnamed_threads "$WORK/g.pipe" >"$t/m.pipe"
+	perf script -i - -G -F comm <"$t/m.pipe" 2>/dev/null | sed 's/^ *//; s/ *$//' >"$t/perf.comm"
+	grep -qx ':-1' "$t/perf.comm"
+	grep -qx ':99999' "$t/perf.comm"
+	"$BIN/ptojson" -F comm "$t/m.pipe" | jq -r .comm >"$t/ours.comm"
+	cmp_or_show "$t/perf.comm" "$t/ours.comm"
+	perf script report stackcollapse -i - <"$t/m.pipe" 2>/dev/null | sort >"$t/perf.folded" ||
+		skip "perf has no python scripting"
+	[ -s "$t/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	"$BIN/pcount" -q --folded "$t/m.pipe" | sort >"$t/ours.folded"
+	cmp_or_show "$t/perf.folded" "$t/ours.folded"
+	run -0 "$BIN/pcount" -q --by comm "$t/m.pipe"
+	[[ "$output" == *" :-1"* ]]
+}
+
+# perf report's rows "PCT [x] SYM" (or "CHILDREN SELF [x] SYM" with --children), one space
+# between columns, sorted; pcount's text table as the same rows
+perf_report_rows() {
+	perf report -i "$1" --stdio --sort sym -g none "${@:2}" 2>/dev/null |
+		grep -E '^ +[0-9.]+%' | sed 's/  */ /g; s/^ //; s/ *$//' | sort
+}
+
+pcount_rows() {
+	"$BIN/pcount" -q --by sym "$@" | tail -n +2 | sed 's/  */ /g; s/^ //; s/ *$//' |
+		awk '{ if ($2 ~ /%$/) { $3 = "" } else { $2 = "" }; print }' |
+		sed 's/  */ /g' | sort
+}
+
+@test "symbols: pcount --by sym is perf report's view: overhead, [k]/[.], unnamed addresses" {
+	need_workload
+	local t="$BATS_TEST_TMPDIR"
+	strip -o "$WORK/symwork-s" "$WORK/symwork"
+	# a fixed period: perf's overhead (of the period) is then the share of samples
+	record s.data perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
+		"$WORK/symwork-s" 100
+	perf_report_rows "$WORK/s.data" --no-children >"$t/perf.txt"
+	grep -q '\[\.\] 0x0000' "$t/perf.txt"
+	grep -q '\[k\] ' "$t/perf.txt"
+	pcount_rows "$WORK/s.data" >"$t/ours.txt"
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
+	# the table's first columns
+	run -0 "$BIN/pcount" -q --by sym,dso -n 1 "$WORK/s.data"
+	[[ "${lines[0]}" =~ ^\ OVERHEAD\ +COUNT\ +sym\ +dso$ ]]
+	[[ "${lines[1]}" =~ ^\ +[0-9]+\.[0-9][0-9]%\ +[0-9]+\ +\[[k.]\]\  ]]
+	# JSON keeps perf script's names
+	run -0 "$BIN/pcount" -q -j --by sym "$WORK/s.data"
+	[[ "$output" == *'"[unknown]"'* ]]
+	[[ "$output" != *'[.]'* ]]
+}
+
+@test "symbols: pcount --by sym --children is perf report --children (named functions)" {
+	need_workload
+	local t="$BATS_TEST_TMPDIR"
+	record c.data perf record -q -g -e cpu-clock -c 1000000 -o /dev/stdout "$WORK/symwork" 100
+	perf_report_rows "$WORK/c.data" --children >"$t/perf.all"
+	# perf names an unnamed frame of the chain by its raw address, the sample's own by
+	# its address in the object, so one address may be two rows: compared apart
+	grep -v ' 0x\| 0000000000000000$' "$t/perf.all" >"$t/perf.txt"
+	pcount_rows --children "$WORK/c.data" >"$t/ours.all"
+	grep -v ' 0x\| 0000000000000000$' "$t/ours.all" >"$t/ours.txt"
+	grep -q '^[0-9.]*% 0.00% \[\.\] main$' "$t/perf.txt"
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
+	# the unnamed: every row perf gives a self share has that share here
+	grep -v ' 0\.00% ' "$t/perf.all" | grep ' 0x' | cut -d' ' -f2- | sort >"$t/perf.self"
+	grep -v ' 0\.00% ' "$t/ours.all" | grep ' 0x' | cut -d' ' -f2- | sort >"$t/ours.self"
+	cmp_or_show "$t/perf.self" "$t/ours.self"
+	run -2 "$BIN/pcount" --children --by comm "$WORK/c.data"
+	run -0 "$BIN/pcount" -q -j --children --by sym "$WORK/c.data"
+	[ "$(jq '[.rows[] | select(.sym == "main")][0].children' <<<"$output")" -gt 0 ]
+}
+
+@test "symbols: pcount --by ip counts the samples of each address as perf script -F ip does" {
+	need_workload
+	perf_g_pipe
+	local t="$BATS_TEST_TMPDIR"
+	perf_script "$WORK/g.pipe" -G -F ip | awk '{ printf "0x%016s\n", $1 }' | tr ' ' 0 |
+		sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort >"$t/perf.txt"
+	"$BIN/pcount" -q -j --by ip "$WORK/g.pipe" | jq -r '.rows[] | "\(.ip)\t\(.count)"' |
+		sort >"$t/ours.txt"
+	[ -s "$t/ours.txt" ]
+	cmp_or_show "$t/perf.txt" "$t/ours.txt"
 }

@@ -48,6 +48,9 @@ struct ps_key {
 	bool enter_known, has_enter;
 	bool exits;              /* ps_key__set_exits() */
 	struct ps_symbols *syms; /* for sym and dso; not owned */
+	unsigned int view;       /* PS_KEY_VIEW_* */
+	/* ps_key__text_frame(): sym, dso and ip of this frame rather than the sample's */
+	const struct ps_frame *frame;
 };
 
 struct ps_key_sum {
@@ -193,9 +196,7 @@ static int value_comm(struct ps_key *ks, const struct key *k, const struct ps_se
                       const struct ps_sample *smp, char *buf, size_t len, const char **out)
 {
 	(void)ks, (void)k;
-	*out = ps_session__comm(s, smp->tid);
-	if (!*out)
-		snprintf(buf, len, ":%" PRIu32, smp->pid);
+	*out = ps_session__comm_text(s, smp->tid, buf, len);
 	return 0;
 }
 
@@ -349,30 +350,67 @@ static bool has_ret_field(const struct ps_session *s)
 	return false;
 }
 
-static int value_symbol(struct ps_key *ks, const struct ps_sample *smp, bool dso, const char **out)
+/* The symbol of the sample's ip, or of the frame ps_key__text_frame() gives. */
+static void symbol_of(struct ps_key *ks, const struct ps_sample *smp, struct ps_symbol *sym)
 {
-	struct ps_symbol sym = { 0 };
-
+	if (ks->frame) {
+		*sym = ks->frame->sym;
+		return;
+	}
+	memset(sym, 0, sizeof(*sym));
+	sym->addr = smp->ip;
 	if (ks->syms)
-		ps_symbols__sample(ks->syms, smp, smp->misc, &sym);
-	*out = dso ? sym.dso : sym.name;
-	if (!*out)
-		*out = "[unknown]"; /* as perf script prints it */
-	return 0;
+		ps_symbols__sample(ks->syms, smp, smp->misc, sym);
 }
 
 static int value_sym(struct ps_key *ks, const struct key *k, const struct ps_session *s,
                      const struct ps_sample *smp, char *buf, size_t len, const char **out)
 {
-	(void)k, (void)s, (void)buf, (void)len;
-	return value_symbol(ks, smp, false, out);
+	struct ps_symbol sym;
+	char addr[32];
+	const char *name;
+
+	(void)k, (void)s;
+	symbol_of(ks, smp, &sym);
+	name = sym.name;
+	if (!name && (ks->view & PS_KEY_VIEW_ADDR)) {
+		/* perf report's name for an unnamed address: where it is in its object, in
+		 * its format (which writes 0 without the 0x) */
+		snprintf(addr, sizeof(addr), "%#.16" PRIx64, sym.addr);
+		name = addr;
+	}
+	if (!name)
+		name = "[unknown]"; /* as perf script prints it */
+	if (!(ks->view & PS_KEY_VIEW_MARK) || !sym.level) {
+		if (name != addr) {
+			*out = name;
+			return 0;
+		}
+		snprintf(buf, len, "%s", addr);
+		return 0;
+	}
+	snprintf(buf, len, "[%c] %s", sym.level, name);
+	return 0;
 }
 
 static int value_dso(struct ps_key *ks, const struct key *k, const struct ps_session *s,
                      const struct ps_sample *smp, char *buf, size_t len, const char **out)
 {
+	struct ps_symbol sym;
+
 	(void)k, (void)s, (void)buf, (void)len;
-	return value_symbol(ks, smp, true, out);
+	symbol_of(ks, smp, &sym);
+	*out = sym.dso ? sym.dso : "[unknown]"; /* as perf script prints it */
+	return 0;
+}
+
+/* the sample's ip (or the frame's), as perf prints an address */
+static int value_ip(struct ps_key *ks, const struct key *k, const struct ps_session *s,
+                    const struct ps_sample *smp, char *buf, size_t len, const char **out)
+{
+	(void)k, (void)s, (void)out;
+	snprintf(buf, len, "0x%016" PRIx64, ks->frame ? ks->frame->ip : smp->ip);
+	return 0;
 }
 
 static bool has_input(const struct ps_session *s)
@@ -398,6 +436,7 @@ static const struct key_kind kinds[] = {
 	  "no event of this stream has a return value (raw_syscalls:sys_exit, syscalls:sys_exit_*)" },
 	{ "sym", PERF_SAMPLE_IP, value_sym, NULL, "no event of this stream records the ip" },
 	{ "dso", PERF_SAMPLE_IP, value_dso, NULL, "no event of this stream records the ip" },
+	{ "ip", PERF_SAMPLE_IP, value_ip, NULL, "no event of this stream records the ip" },
 	{ "input", 0, value_input, has_input,
 	  "this stream is not a merge of different recordings (pcat --merge)" },
 };
@@ -582,6 +621,33 @@ bool ps_key__needs_symbols(const struct ps_key *ks)
 		if (ks->keys[i].kind->value == value_sym || ks->keys[i].kind->value == value_dso)
 			return true;
 	return false;
+}
+
+bool ps_key__by_frame(const struct ps_key *ks)
+{
+	size_t i;
+
+	for (i = 0; i < ks->n; i++)
+		if (ks->keys[i].kind->value == value_sym || ks->keys[i].kind->value == value_dso ||
+		    ks->keys[i].kind->value == value_ip)
+			return true;
+	return false;
+}
+
+void ps_key__set_view(struct ps_key *ks, unsigned int view)
+{
+	ks->view = view;
+}
+
+int ps_key__text_frame(struct ps_key *ks, const struct ps_session *s, const struct ps_sample *smp,
+                       const struct ps_frame *f, char *key, size_t len)
+{
+	int r;
+
+	ks->frame = f;
+	r = ps_key__text(ks, s, smp, key, len);
+	ks->frame = NULL;
+	return r;
 }
 
 void ps_key__set_symbols(struct ps_key *ks, struct ps_symbols *st)

@@ -4,7 +4,7 @@
  * pcount --sum.
  *
  * A key list is a comma-separated list of keys.  Each key is a property of a sample
- * (event, comm, pid, tid, cpu, syscall, errno, sym, dso), a tracepoint field (FIELD, or
+ * (event, comm, pid, tid, cpu, syscall, errno, sym, dso, ip), a tracepoint field (FIELD, or
  * system:event.FIELD for one event's), a duration field in nanoseconds (durations.h:
  * latency, run_time, wait_time, sch_delay, off_cpu, a --pair's NAME), or a numeric field
  * cut into buckets (FIELD/SIZE).
@@ -26,6 +26,7 @@
 struct ps_session;
 struct ps_sample;
 struct ps_symbols;
+struct ps_frame;
 
 #define PS_KEY_MAX 8         /* keys in one list */
 #define PS_KEY_SEP '\x1f'    /* between the values of a key text */
@@ -89,11 +90,12 @@ int ps_key__check(struct ps_key *k, const struct ps_session *s, struct ps_error 
  * @buf, @len: where the text goes, NUL-terminated (PS_KEY_TEXT_MAX holds every text
  *             whose values are shorter than PS_KEY_VALUE_MAX)
  *
- * Values: event name; thread name (":PID" when unknown); pid, tid, cpu in decimal; the
+ * Values: event name; thread name (":TID" when never named, as perf shows it); pid, tid, cpu in decimal; the
  * syscall's name (number when unnamed; an exit has none when the stream records the
  * entries too, unless an errno key is asked for); errno's name for a syscall exit that
  * failed; sym and dso: the function and object of the sample's ip as perf script names
- * them ("[unknown]" when unknown); a field's value (signed as its format says; strings
+ * them ("[unknown]" when unknown; see ps_key__set_view() for perf report's names); ip:
+ * the sample's ip as "0x%016x"; a field's value (signed as its format says; strings
  * up to their NUL), as perf prints it where its format maps it through symbols or flags
  * (prev_state: S, D, R+); a bucket as "LO-HI".
  * Return: the length of the text, or -1 when the sample lacks a key or the text does not
@@ -115,6 +117,31 @@ bool ps_key__thread_only(const struct ps_key *k);
  * ps_key__set_symbols().
  */
 bool ps_key__needs_symbols(const struct ps_key *k);
+
+/**
+ * ps_key__by_frame() - whether a key is a property of a frame of the call chain (sym, dso,
+ * ip): then ps_key__text_frame() gives a frame's key text.
+ */
+bool ps_key__by_frame(const struct ps_key *k);
+
+/* ps_key__set_view(): sym as perf report and perf top show it */
+#define PS_KEY_VIEW_ADDR 1u /* an unnamed address as "0x%016x" within its object */
+#define PS_KEY_VIEW_MARK 2u /* "[k] " (kernel), "[.] " (user), "[g] ", "[u] ", "[H] " */
+
+/**
+ * ps_key__set_view() - how sym names what perf script calls "[unknown]" and whether it
+ * carries perf report's mark of the mode: PS_KEY_VIEW_* or'ed, 0 (the default) for
+ * perf script's names.
+ */
+void ps_key__set_view(struct ps_key *k, unsigned int view);
+
+/**
+ * ps_key__text_frame() - ps_key__text() with sym, dso and ip taken from the frame @f of
+ * the sample's call chain (ps_symbols__frames()) rather than from its own ip.
+ * Return: as ps_key__text().
+ */
+int ps_key__text_frame(struct ps_key *k, const struct ps_session *s, const struct ps_sample *smp,
+                       const struct ps_frame *f, char *buf, size_t len);
 
 /**
  * ps_key__set_symbols() - the symbol table sym and dso are named from (not owned; NULL

@@ -886,6 +886,16 @@ const char *ps_session__comm(const struct ps_session *s, uint32_t tid)
 	return t && t->comm[0] ? t->comm : NULL;
 }
 
+const char *ps_session__comm_text(const struct ps_session *s, uint32_t tid, char *buf, size_t len)
+{
+	const char *comm = ps_session__comm(s, tid);
+
+	if (comm)
+		return comm;
+	snprintf(buf, len, ":%" PRId32, (int32_t)tid);
+	return buf;
+}
+
 void ps_session__process_sideband(struct ps_session *s, const struct ps_record *rec)
 {
 	const unsigned char *p = rec->data + 8;

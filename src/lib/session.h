@@ -192,6 +192,15 @@ struct tep_handle *ps_session__tep(const struct ps_session *s);
 const char *ps_session__comm(const struct ps_session *s, uint32_t tid);
 
 /**
+ * ps_session__comm_text() - the name of thread @tid as perf shows it: its name, or, for a
+ * thread never named, ":TID" (":-1" for the pid -1 of samples taken after the task was
+ * gone), which perf script prints and its stackcollapse roots the stack at.
+ * @buf, @len: room for ":TID" (16 bytes suffice)
+ * Return: the name (owned by @s, valid as ps_session__comm()'s) or @buf.
+ */
+const char *ps_session__comm_text(const struct ps_session *s, uint32_t tid, char *buf, size_t len);
+
+/**
  * ps_session__set_comm() - name thread @tid (used for COMM and, with the parent's name,
  * FORK).
  */

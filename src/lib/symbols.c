@@ -29,6 +29,7 @@
 #define BID_BUCKETS 1024
 #define MAX_PROCS 65536
 #define MAX_MAPS 65536 /* per process */
+#define MAX_DEAD 1024  /* processes kept after their EXIT */
 #define MAX_DSOS 16384 /* objects known at once */
 #define MAX_BIDS 65536 /* build-ids the stream gave */
 #define MAX_SYM_BYTES (256u << 20)
@@ -51,7 +52,9 @@ struct proc {
 	struct map *maps;
 	size_t nr, cap;
 	uint64_t last_use;
-	uint64_t gen; /* changes with the maps of objects (unwind sessions follow it) */
+	uint64_t gen;   /* changes with the maps of objects (unwind sessions follow it) */
+	bool dead;      /* its EXIT came: kept for the samples after it, until the pid returns */
+	uint64_t death; /* when dead: its number in the ring of the dead */
 	struct proc *next;
 };
 
@@ -68,7 +71,14 @@ struct ps_symbols {
 	struct ps_dso_paths paths;
 	char *symfs, *debug_dir, *kallsyms;
 	struct proc *procs[PROC_BUCKETS];
-	size_t nr_procs;
+	size_t nr_procs, nr_dead;
+	/* the processes that exited, oldest first: (pid, death) of each, MAX_DEAD at most */
+	struct {
+		uint32_t pid;
+		uint64_t death;
+	} dead[MAX_DEAD];
+	size_t dead_head, dead_len;
+	uint64_t deaths;
 	struct ps_dso *dsos[DSO_BUCKETS];
 	size_t nr_dsos;
 	struct bid *bids[BID_BUCKETS];
@@ -88,6 +98,7 @@ struct ps_symbols {
 	bool kernel_mapped;
 	uint64_t kernel_start, kernel_text;
 	bool kernel_loaded;
+	bool kernel_said; /* a notice said why the kernel's table is empty */
 	bool has_kernel_bid;
 	unsigned char kernel_bid[PS_BUILD_ID_MAX];
 	size_t kernel_bid_len;
@@ -377,6 +388,7 @@ static void proc__remove(struct ps_symbols *st, uint32_t pid)
 
 		if (p->pid == pid) {
 			*pp = p->next;
+			st->nr_dead -= p->dead;
 			proc__clear(p);
 			free(p->maps);
 			free(p);
@@ -415,11 +427,41 @@ static struct proc *proc__new(struct ps_symbols *st, uint32_t pid)
 	return p;
 }
 
+/* A process's maps: a pid that comes back after its EXIT is a new process. */
 static struct proc *proc__get(struct ps_symbols *st, uint32_t pid)
 {
 	struct proc *p = proc__find(st, pid);
 
-	return p ? p : proc__new(st, pid);
+	return p && !p->dead ? p : proc__new(st, pid);
+}
+
+/*
+ * An EXIT does not forget the process: samples that come after it (its last ones on
+ * another CPU, the exit path's) are still named from its maps, as perf names them.  The
+ * MAX_DEAD most recent are kept; a pid used again starts afresh.
+ */
+static void proc__exit(struct ps_symbols *st, uint32_t pid)
+{
+	struct proc *p = proc__find(st, pid);
+	size_t at;
+
+	if (!p || p->dead)
+		return;
+	if (st->dead_len == MAX_DEAD) {
+		/* the oldest death goes, unless its pid has become a new process since */
+		struct proc *old = proc__find(st, st->dead[st->dead_head].pid);
+
+		if (old && old->dead && old->death == st->dead[st->dead_head].death)
+			proc__remove(st, old->pid);
+		st->dead_head = (st->dead_head + 1) % MAX_DEAD;
+		st->dead_len--;
+	}
+	p->dead = true;
+	p->death = ++st->deaths;
+	st->nr_dead++;
+	at = (st->dead_head + st->dead_len++) % MAX_DEAD;
+	st->dead[at].pid = pid;
+	st->dead[at].death = p->death;
 }
 
 static int proc__reserve(struct proc *p, size_t n)
@@ -664,7 +706,7 @@ void ps_symbols__process(struct ps_symbols *st, const struct ps_record *rec)
 			uint32_t pid = ps_get32(p, st->swap), tid = ps_get32(p + 8, st->swap);
 
 			if (pid == tid)
-				proc__remove(st, pid);
+				proc__exit(st, pid);
 		}
 		break;
 	case PS_RECORD_HEADER_BUILD_ID:
@@ -723,6 +765,8 @@ static int kernel__read(struct ps_symbols *st, const char *path)
 	const char *why = NULL;
 	int r = ps_kallsyms__read(path, &st->ktab, st->kernel_text, &why);
 
+	if (why || st->ktab.full)
+		st->kernel_said = true;
 	if (why)
 		notice__printf(st, "%s: %s", path, why);
 	else if (st->ktab.full)
@@ -762,9 +806,16 @@ static void kernel__load(struct ps_symbols *st)
 	}
 	/* under --symfs, the root's own copy, as perf looks for it */
 	snprintf(path, sizeof(path), "%s/proc/kallsyms", st->symfs);
-	if (running)
-		kernel__read(st, path);
+	/* a stream of another kernel without its table stays unnamed silently, as in perf */
+	if (!running)
+		goto out;
+	kernel__read(st, path);
 out:
+	if (st->kallsyms && !st->ktab.nr && !st->kernel_said)
+		notice__printf(st,
+		               KERNEL_NAME
+		               ": no kernel symbols read from %s: kernel functions are unnamed",
+		               st->kallsyms);
 	st->reads++;
 	st->sym_bytes += ps_symtab__bytes(&st->ktab);
 	dsos__trim(st, NULL);
@@ -815,15 +866,22 @@ static void find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode, uint
 
 	memset(out, 0, sizeof(*out));
 	*dp = NULL;
+	out->addr = addr;
 	switch (cpumode) {
 	case PERF_RECORD_MISC_KERNEL:
+		out->level = 'k';
 		kernel__find(st, addr, out);
 		return;
 	case PERF_RECORD_MISC_USER:
 	case PERF_RECORD_MISC_CPUMODE_UNKNOWN:
+		out->level = '.';
 		break;
 	default:
-		return; /* hypervisor, guests: perf names nothing there */
+		/* hypervisor, guests: perf names nothing there */
+		out->level = cpumode == PERF_RECORD_MISC_GUEST_KERNEL ? 'g' :
+		             cpumode == PERF_RECORD_MISC_GUEST_USER   ? 'u' :
+		                                                        'H';
+		return;
 	}
 	p = proc__find(st, pid);
 	if (!p)
@@ -834,6 +892,7 @@ static void find(struct ps_symbols *st, uint32_t pid, unsigned int cpumode, uint
 		return;
 	d = m->dso;
 	out->dso = d->name;
+	out->addr = addr - m->start + m->pgoff; /* perf's map__map_ip() */
 	d->last_use = st->clock;
 	if (!d->loaded)
 		dso__load(st, d);

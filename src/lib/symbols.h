@@ -81,6 +81,10 @@ struct ps_symbols_opts {
  * @off: @addr minus the function's start (meaningful with @name)
  * @dso: the object as perf script prints it ("[kernel.kallsyms]", a path, "[vdso]",
  *       "/tmp/perf-PID.map"), or NULL when no object is mapped there
+ * @addr: the address as perf report shows it when @name is NULL ("0x%016llx"): within
+ *        the object mapped there (the file offset perf's map gives), else as it was
+ * @level: the mode the address was named in, as perf report marks it: 'k' kernel,
+ *         '.' user, 'g' guest kernel, 'u' guest user, 'H' hypervisor; 0 for none
  *
  * The strings belong to the module and stay valid until the next call to
  * ps_symbols__process(), ps_symbols__sample() or ps_symbols__frames().
@@ -89,6 +93,8 @@ struct ps_symbol {
 	const char *name;
 	uint64_t off;
 	const char *dso;
+	uint64_t addr;
+	char level;
 };
 
 /**

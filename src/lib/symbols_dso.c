@@ -501,12 +501,17 @@ static void read_loads(struct ps_dso *d, Elf *elf)
 	d->nr_loads = k;
 }
 
-/* perf's filter: functions (and ifuncs), objects, and labels in code sections */
+/* perf's filter: functions (and ifuncs), objects, and labels in code sections; no
+ * version names */
 static bool want_sym(Elf *elf, size_t shstrndx, const GElf_Sym *s)
 {
 	int type = GELF_ST_TYPE(s->st_info), vis = GELF_ST_VISIBILITY(s->st_other);
 
 	if (s->st_name == 0 || s->st_shndx == SHN_UNDEF)
+		return false;
+	/* the version names of a .dynsym (LLVM_14, ZLIB_1.2.0, libjansson.so.4): absolute,
+	 * no size, at 0; perf names no address after them */
+	if (s->st_shndx == SHN_ABS && s->st_size == 0)
 		return false;
 	if (type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_OBJECT)
 		return true;
@@ -900,7 +905,7 @@ int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text
 {
 	uint64_t text = 0, delta;
 	struct lines l;
-	size_t i, len;
+	size_t i, len, named = 0, shown = 0;
 	char *line;
 
 	t->full = false;
@@ -914,6 +919,8 @@ int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text
 		addr = hex_addr(p, &end);
 		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
+		named++;
+		shown += addr != 0;
 		type = end[1];
 		name = end + 3;
 		n = strcspn(name, "\t");
@@ -934,6 +941,12 @@ int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text
 	if (t->full || l.stopped) {
 		ps_symtab__free(t);
 		return 0;
+	}
+	if (named && !shown) {
+		/* kptr_restrict, or a reader without CAP_SYSLOG: every address 0 */
+		ps_symtab__free(t);
+		*why = "every address is 0 (kernel.kptr_restrict, or not root): kernel functions are unnamed";
+		return -1;
 	}
 	delta = reloc_text && text ? reloc_text - text : 0;
 	for (i = 0; delta && i < t->nr; i++)

@@ -140,8 +140,9 @@ void ps_build_id_hex(const unsigned char *bid, size_t len, char *out);
  * Read a kallsyms file into @t, finished (text, weak, data and bss symbols, as perf keeps
  * them); with @reloc_text (where the stream says _text was), the kernel's own symbols are
  * moved by the difference to the file's _text.  Opened as ps_file__open_named() (files.h) opens.
- * @why: as ps_file__open_named() (files.h) sets it
- * Return: 0, or -1 when the file cannot be read (or is refused: @why).
+ * @why: as ps_file__open_named() (files.h) sets it, or why a file that was read is of
+ *       no use (every address 0, as kptr_restrict shows them)
+ * Return: 0, or -1 when the file cannot be read or used (or is refused: @why).
  */
 int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text, const char **why);
 

@@ -139,6 +139,7 @@ int main(int argc, char **argv)
 			ps_order__end(ord);
 		while (ps_order__pop(ord, &rec) > 0) {
 			struct ps_sample smp;
+			char unnamed[16];
 			json_t *want = NULL, *got;
 			char *dump, *text;
 			ssize_t len;
@@ -153,11 +154,13 @@ int main(int argc, char **argv)
 				ps_durations__sample(dur, s, &smp);
 				if (!lines)
 					ps_json_clock__from_session(s, &clock);
-				want = ps_sample_json(s, &smp,
-				                      smp.type & PERF_SAMPLE_TID ?
-				                              ps_session__comm(s, smp.tid) :
-				                              NULL,
-				                      tf, &clock);
+				want = ps_sample_json(
+				        s, &smp,
+				        smp.type & PERF_SAMPLE_TID ?
+				                ps_session__comm_text(s, smp.tid, unnamed,
+				                                      sizeof(unnamed)) :
+				                NULL,
+				        tf, &clock);
 				if (want && symbolic &&
 				    ps_sample_json__add_symbolic(want, &smp) < 0) {
 					json_decref(want);

@@ -151,7 +151,7 @@ static void test_check(void)
 	CHECK(err.code == PS_EUSAGE);
 	CHECK(strstr(err.detail,
 	             "unknown key 'sycall' (did you mean syscall?); the keys of this "
-	             "stream are: event, comm, pid, tid, cpu, syscall, errno, sym, dso, id, "
+	             "stream are: event, comm, pid, tid, cpu, syscall, errno, sym, dso, ip, id, "
 	             "args, ret") == err.detail);
 	CHECK(check_list("bogus", st.s, &err) == -1);
 	CHECK(strstr(err.detail, "unknown key 'bogus'; the keys") == err.detail);
