@@ -65,7 +65,7 @@ chromium_run() {
 # "depth<TAB>name<TAB>count" of every frame of an --icicle graph drawn with the default
 # frame height (16 px; the first frame drawn is "all", at depth 0), sorted
 svg_frames() {
-	sed -n 's|^<g><title>\(.*\) (\([0-9]*\) samples, [^<]*</title><rect x="[^"]*" y="\([0-9.]*\)".*|\3\t\1\t\2|p' "$1" |
+	sed -n 's|^<g><title>\(.*\) (\([0-9.]*\) samples\{0,1\}, [^<]*</title><rect x="[^"]*" y="\([0-9.]*\)".*|\3\t\1\t\2|p' "$1" |
 		awk -F'\t' -v OFS='\t' 'NR == 1 { top = $1 } { print ($1 - top) / 16, $2, $3 }' | LC_ALL=C sort
 }
 
@@ -133,24 +133,82 @@ folded_frames() {
 	grep -q "^0	all	$total\$" "$BATS_TEST_TMPDIR/svg"
 }
 
-@test "pflame --folded: bad lines name the input and the line" {
-	printf 'a;b 1\na;b;c\n' >"$BATS_TEST_TMPDIR/bad"
-	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/bad"
-	[ "$stderr" = "pflame: $BATS_TEST_TMPDIR/bad: line 2: no sample count after the stack ('a;b;c COUNT' expected)" ]
-	printf 'a;b 1\n\na;b 12x\n' >"$BATS_TEST_TMPDIR/bad"
-	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" - <"$BATS_TEST_TMPDIR/bad"
-	[[ "$stderr" == "pflame: <stdin>: line 3: sample count '12x' is not a whole number" ]]
-	printf 'a;b 99999999999999999999999\n' >"$BATS_TEST_TMPDIR/bad"
-	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/bad"
-	[[ "$stderr" == *"line 1: sample count too large" ]]
-	# a perf stream given as folded lines, and a line without end
+@test "pflame --folded: malformed lines are named, skipped and counted; the rest is drawn" {
+	printf 'a;b 1\na;b;c\na;b 12x\n# a comment 5\na;d 2\n' >"$BATS_TEST_TMPDIR/bad"
+	run -0 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/bad"
+	[ "${stderr_lines[0]}" = "pflame: $BATS_TEST_TMPDIR/bad: line 2: no sample count after the stack ('a;b;c COUNT' expected)" ]
+	[ "${stderr_lines[1]}" = "pflame: $BATS_TEST_TMPDIR/bad: line 3: sample count '12x' is not a number" ]
+	[ "${stderr_lines[2]}" = "pflame: 2 malformed lines left out of the graph" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	grep -q '<title>a (3 samples, 100.00%)' "$BATS_TEST_TMPDIR/g.svg"
+	# many: the first ten named, all counted
+	{ echo 'a;b 1'; seq 1 30 | sed 's/^/x;y /; s/$/z/'; } >"$BATS_TEST_TMPDIR/bad"
+	run -0 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" - <"$BATS_TEST_TMPDIR/bad"
+	[ "${#stderr_lines[@]}" -eq 11 ]
+	[[ "${stderr_lines[0]}" == "pflame: <stdin>: line 2: sample count '1z' is not a number" ]]
+	[ "${stderr_lines[10]}" = "pflame: 30 malformed lines left out of the graph (the first ones named above)" ]
+	# a line too long is one malformed line
+	{ echo 'a;b 1'; head -c 3000000 /dev/zero | tr '\0' a; echo; echo 'a;c 1'; } >"$BATS_TEST_TMPDIR/long"
+	run -0 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/long"
+	[[ "${stderr_lines[0]}" == *"long: line 2: longer than 1048576 bytes" ]]
+	grep -q '<title>a (2 samples, 100.00%)' "$BATS_TEST_TMPDIR/g.svg"
+	# nothing to draw is an error: empty, only comments, only malformed lines
+	: >"$BATS_TEST_TMPDIR/empty"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/e.svg" "$BATS_TEST_TMPDIR/empty"
+	[ "$stderr" = "pflame: $BATS_TEST_TMPDIR/empty: no folded stack lines ('a;b;c COUNT'): an empty input" ]
+	[ ! -e "$BATS_TEST_TMPDIR/e.svg" ]
+	run -1 --separate-stderr "$BIN/pflame" --folded - <<<'# only'
+	[[ "$stderr" == *"an empty input" ]]
+	run -1 --separate-stderr "$BIN/pflame" --folded - <<<'no count'
+	[[ "$stderr" == *"no folded stack lines ('a;b;c COUNT'), only malformed ones" ]]
+	# a total past 2^64 is an error, not a wrapped number
+	printf 'a;b 18446744073709551615\na;c 1\n' >"$BATS_TEST_TMPDIR/big"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/big"
+	[ "$stderr" = "pflame: $BATS_TEST_TMPDIR/big: line 2: the sample counts add up to more than 2^64" ]
+	printf 'a;b 99999999999999999999\n' >"$BATS_TEST_TMPDIR/big"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/big"
+	[[ "$stderr" == *"line 1: sample count '99999999999999999999' is past 2^64" ]]
+	# a perf stream given as folded lines
 	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$DATA/cpuclock-g-sh.data"
-	[[ "$stderr" == *"cpuclock-g-sh.data: line 1: "* ]]
-	head -c 3000000 /dev/zero | tr '\0' a >"$BATS_TEST_TMPDIR/long"
-	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/long"
-	[[ "$stderr" == *"line 1: longer than 1048576 bytes" ]]
+	[[ "$stderr" == *"cpuclock-g-sh.data: line 1: "*"NUL"* ]]
 	run -1 --separate-stderr "$BIN/pflame" --folded "$BATS_TEST_TMPDIR/no-such-file"
 	[[ "$stderr" == "pflame: $BATS_TEST_TMPDIR/no-such-file: "*"No such file"* ]]
+}
+
+@test "pflame --folded: fractional counts, several inputs, whitespace names, tabs, ClickHouse TSV" {
+	printf 'p;main;a 0.5\np;main;b 1.25\n' >"$BATS_TEST_TMPDIR/1"
+	printf 'p;main;a 1\np; ;x\ty 2\n' >"$BATS_TEST_TMPDIR/2"
+	# a ClickHouse TSV row: a tab before the count, \t and \\ escaped in the stack
+	printf 'q;f\\\\x09g;h\\ti\t3\n' >"$BATS_TEST_TMPDIR/3"
+	run -0 --separate-stderr "$BIN/pflame" --folded --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" \
+		"$BATS_TEST_TMPDIR/1" "$BATS_TEST_TMPDIR/2" - <"$BATS_TEST_TMPDIR/3"
+	[ -z "$stderr" ]
+	grep -q '<title>all (7.75 samples, 100.00%)' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>a (1.5 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>b (1.25 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	# a whitespace-only name, a tab kept (drawn as ?), the TSV row unescaped
+	grep -q '<title>  (2 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>x?y (2 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>f\\x09g (3 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>h?i (3 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	# "1 sample"
+	run -0 "$BIN/pflame" --folded - <<<'p;one 1'
+	[[ "$output" == *'<title>one (1 sample, 100.00%)'* ]]
+}
+
+@test "pflame --folded: a differential input (STACK BEFORE AFTER) is drawn as --diff draws two" {
+	printf 'p;main;a 50\np;main;b 50\n' >"$BATS_TEST_TMPDIR/before"
+	printf 'p;main;a 75\np;main;b 25\n' >"$BATS_TEST_TMPDIR/after"
+	printf 'p;main;a 50 75\np;main;b 50 25\n' >"$BATS_TEST_TMPDIR/two"
+	"$BIN/pflame" --diff --folded -o "$BATS_TEST_TMPDIR/d.svg" "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	run -0 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/two"
+	[ -z "$stderr" ]
+	cmp "$BATS_TEST_TMPDIR/d.svg" "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>a (75 samples, 75.00%; before 50.00%, change +25.00%)' "$BATS_TEST_TMPDIR/g.svg"
+	run ! grep -q 'main 50' "$BATS_TEST_TMPDIR/g.svg"
+	# a differential file beside a plain one: refused, not half drawn
+	run -1 --separate-stderr "$BIN/pflame" --folded "$BATS_TEST_TMPDIR/two" "$BATS_TEST_TMPDIR/after"
+	[[ "$stderr" == *"/two: differential lines ('STACK BEFORE AFTER'), but $BATS_TEST_TMPDIR/after has lines of one count: give them apart" ]]
 }
 
 @test "pflame: names are escaped for XML, invalid UTF-8 replaced" {
@@ -171,7 +229,7 @@ folded_frames() {
 	} >"$BATS_TEST_TMPDIR/in"
 	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
 	run ! grep -q 'tiny' "$BATS_TEST_TMPDIR/g.svg"
-	grep -q '>3 frames narrower than 0.1 px left out' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '>3 frames narrower than 0.1 px left out (pflame -m 0 draws them)<' "$BATS_TEST_TMPDIR/g.svg"
 	"$BIN/pflame" --folded --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
 	[ "$(grep -c '<title>tiny' "$BATS_TEST_TMPDIR/g.svg")" -eq 3 ]
 	run ! grep -q 'narrower' "$BATS_TEST_TMPDIR/g.svg"
@@ -189,7 +247,10 @@ folded_frames() {
 	[ "$(fill "$BATS_TEST_TMPDIR/a.svg" f2)" = "$(fill "$BATS_TEST_TMPDIR/b.svg" f2)" ]
 	[ "$(fill "$BATS_TEST_TMPDIR/a.svg" main)" = "$(fill "$BATS_TEST_TMPDIR/b.svg" main)" ]
 	# kernel: orange-yellow, user code: red to orange; unknown: gray
-	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'sys_read_\[k\]')" =~ ^rgb\(2[2-5][0-9],(1[6-9][0-9]|2[01][0-9]),[0-9]{1,2}\)$ ]]
+	# flamegraph.pl's "_[k]" colours the frame, and is no part of its title or label
+	grep -q '<title>sys_read (5 samples, [^<]*</title><rect [^>]*/><text [^>]*>sys_read</text>' "$BATS_TEST_TMPDIR/a.svg"
+	run ! grep -q '_\[k\]' "$BATS_TEST_TMPDIR/a.svg"
+	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'sys_read')" =~ ^rgb\(2[2-5][0-9],(1[6-9][0-9]|2[01][0-9]),[0-9]{1,2}\)$ ]]
 	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'f1')" =~ ^rgb\(2[0-5][0-9],([5-9][0-9]|1[0-3][0-9]),[4-8][0-9]\)$ ]]
 	gray "$(fill "$BATS_TEST_TMPDIR/a.svg" '\[unknown\]')"
 	# --colors changes the palette, --icicle turns the graph over

@@ -39,7 +39,15 @@ struct ps_flame {
 	size_t child_tab_size;
 	const char **scratch_names; /* a folded line split into frames */
 	size_t *scratch_lens;
+	const char **rev_names; /* PS_FLAME_REVERSE: a stack turned around */
+	size_t *rev_lens;
+	enum ps_frame_kind *rev_kinds;
+	char *unescaped;     /* a TSV line's stack, unescaped */
 	uint64_t cut_stacks; /* stacks deeper than PS_FLAME_MAX_DEPTH */
+	uint64_t scale;      /* counts are in 1/scale samples: 10^decimals */
+	unsigned int decimals;
+	unsigned int mode; /* PS_FLAME_REVERSE, PS_FLAME_CHART */
+	uint64_t merged;   /* frames merged into their callers (the cap) */
 };
 
 /**
