@@ -211,6 +211,58 @@ folded_frames() {
 	[[ "$stderr" == *"/two: differential lines ('STACK BEFORE AFTER'), but $BATS_TEST_TMPDIR/after has lines of one count: give them apart" ]]
 }
 
+@test "pflame --folded: 300,000 lines with little prefix sharing draw, in bounded memory" {
+	# some 5 million distinct frames: past the cap of 1048576, the narrowest are merged
+	awk 'BEGIN { srand(7); for (i = 0; i < 300000; i++) { s = "app"; d = 8 + int(rand() * 16)
+		for (j = 0; j < d; j++) s = s ";f" j "_" int(rand() * 1000000); n = 1 + int(rand() * 5)
+		total += n; print s, n }
+		print "app;hot;spot", 1000000; total += 1000000
+		print total > "/dev/stderr" }' >"$BATS_TEST_TMPDIR/big" 2>"$BATS_TEST_TMPDIR/total"
+	run -0 --separate-stderr bash -c "ulimit -v 1000000; '$BIN/pflame' --folded -o '$BATS_TEST_TMPDIR/g.svg' '$BATS_TEST_TMPDIR/big'"
+	[[ "$stderr" =~ ^"pflame: more than 1048576 distinct frames: the narrowest "[0-9]+" merged into their callers" ]]
+	grep -q "<title>all ($(cat "$BATS_TEST_TMPDIR/total") samples, 100.00%)" "$BATS_TEST_TMPDIR/g.svg"
+	grep -q "<title>spot (1000000 samples, " "$BATS_TEST_TMPDIR/g.svg"
+	grep -Eq '<text id="note"[^>]*>.*[0-9]+ frames merged into their callers \(more than 1048576\)' "$BATS_TEST_TMPDIR/g.svg"
+}
+
+@test "pflame --reverse: each stack turned around, callees merged at the root" {
+	printf 'sh;main;a;leaf 2\nsh;main;b;leaf 3\nsh;main;a 1\ndd;main;leaf 4\n' >"$BATS_TEST_TMPDIR/in"
+	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); s = f[k]
+		for (i = k - 1; i >= 1; i--) s = s ";" f[i]; print s, n }' "$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/rev"
+	"$BIN/pflame" --folded --reverse --icicle -o "$BATS_TEST_TMPDIR/r.svg" "$BATS_TEST_TMPDIR/in"
+	"$BIN/pflame" --folded --icicle -o "$BATS_TEST_TMPDIR/w.svg" "$BATS_TEST_TMPDIR/rev"
+	svg_frames "$BATS_TEST_TMPDIR/r.svg" >"$BATS_TEST_TMPDIR/r"
+	svg_frames "$BATS_TEST_TMPDIR/w.svg" >"$BATS_TEST_TMPDIR/w"
+	diff "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/w"
+	grep -q "^1	leaf	9\$" "$BATS_TEST_TMPDIR/r"
+	# a stream too: the roots are the innermost frames
+	"$BIN/pflame" --reverse --icicle -o "$BATS_TEST_TMPDIR/s.svg" "$DATA/cpuclock-g-sh.data"
+	"$BIN/pflame" --icicle -o "$BATS_TEST_TMPDIR/n.svg" "$DATA/cpuclock-g-sh.data"
+	run ! grep -q '^1	sh	' <(svg_frames "$BATS_TEST_TMPDIR/s.svg")
+	grep -q '^1	sh	' <(svg_frames "$BATS_TEST_TMPDIR/n.svg")
+	[ "$(svg_frames "$BATS_TEST_TMPDIR/s.svg" | head -n 1)" = "$(svg_frames "$BATS_TEST_TMPDIR/n.svg" | head -n 1)" ]
+}
+
+@test "pflame --flamechart: the samples in time order along the x axis, as perf script lists them" {
+	need_perf
+	# the comm of each sample, run-length encoded, in perf script's (time) order
+	perf script -i "$DATA/compressed-z.pipe" -F comm 2>/dev/null | sed 's/^ *//; s/ *$//; s/ /_/g' |
+		awk 'NR > 1 && $0 != prev { print prev "\t" n; n = 0 } { prev = $0; n++ } END { print prev "\t" n }' >"$BATS_TEST_TMPDIR/want"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/want")" -gt 1 ]
+	"$BIN/pflame" --flamechart --minwidth 0 -o "$BATS_TEST_TMPDIR/c.svg" "$DATA/compressed-z.pipe"
+	grep -q '>Flame Chart</text>' "$BATS_TEST_TMPDIR/c.svg"
+	# the frames just above "all", left to right
+	allx=$(sed -n 's|^<g><title>all (.*</title><rect x="[^"]*" y="\([0-9.]*\)".*|\1|p' "$BATS_TEST_TMPDIR/c.svg")
+	sed -n 's|^<g><title>\(.*\) (\([0-9.]*\) samples\{0,1\}, [^<]*</title><rect x="\([0-9.]*\)" y="\([0-9.]*\)".*|\4\t\3\t\1\t\2|p' "$BATS_TEST_TMPDIR/c.svg" |
+		awk -F'\t' -v y="$allx" -v OFS='\t' '$1 == y - 16 { print $2, $3, $4 }' | sort -n | cut -f2,3 >"$BATS_TEST_TMPDIR/got"
+	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+	# folded lines: in the order of the lines, neighbours merged only
+	printf 'p;a 1\np;a 2\np;b 1\np;a 4\n' | "$BIN/pflame" --folded --flamechart >"$BATS_TEST_TMPDIR/f.svg"
+	[ "$(grep -c '<title>a (' "$BATS_TEST_TMPDIR/f.svg")" -eq 2 ]
+	grep -q '<title>a (3 samples, 37.50%)</title><rect x="10.00"' "$BATS_TEST_TMPDIR/f.svg"
+	run -2 "$BIN/pflame" --flamechart --diff a b
+}
+
 @test "pflame: names are escaped for XML, invalid UTF-8 replaced" {
 	need_xmllint
 	printf 'a<b>;x&y;"q'"'"'s" 3\nc\001d;\xff\xfe;caf\xc3\xa9 2\n' >"$BATS_TEST_TMPDIR/in"
@@ -344,6 +396,62 @@ folded_frames() {
 	[ "$(val details)" = "$(val first-title)" ]
 	[ -n "$(val clicked)" ]
 	[[ "$(val last-title)" == "$(val clicked) ("* ]]
+}
+
+@test "pflame: in Chromium, ignore case, the search share of the zoomed frame, the view in the address" {
+	need_chromium
+	cp "$BATS_TEST_DIRNAME/pflame/view.html" "$BATS_TEST_TMPDIR/view.html"
+	printf 'p;main;Alpha;leaf 30\np;main;beta;leaf 10\np;main;beta;other 60\n' >"$BATS_TEST_TMPDIR/in"
+	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/graph.svg" "$BATS_TEST_TMPDIR/in"
+	chromium_run --allow-file-access-from-files --virtual-time-budget=10000 --dump-dom \
+		"file://$BATS_TEST_TMPDIR/view.html" >"$BATS_TEST_TMPDIR/dom"
+	sed -n '/<pre id="out">/,/<\/pre>/p' "$BATS_TEST_TMPDIR/dom" | sed 's/<[^>]*>//g; s/&amp;/\&/g' >"$BATS_TEST_TMPDIR/out"
+	cat "$BATS_TEST_TMPDIR/out"
+	val() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out"; }
+	[ "$(val case-matches)" = 0 ]
+	[ "$(val ic)" = true ]
+	[ "$(val icase-matches)" = 2 ]
+	[ "$(val icase-percent)" = 40.00 ]
+	# zoomed into beta (70 samples): leaf's 10 are 14.29% of it
+	[ "$(val zoomed-percent)" = 14.29 ]
+	[ "$(val matched-text)" = "Matched: 14.29%" ]
+	# "Reset Search" ends inside the 1200 px picture
+	[ "$(val search-text)" = "Reset Search" ]
+	[ "$(val search-right)" -le 1200 ]
+	# the address opens the same view
+	z=$(grep -n '^<g><title>beta ' "$BATS_TEST_TMPDIR/graph.svg" | cut -d: -f1)
+	first=$(grep -n '^<g><title>' "$BATS_TEST_TMPDIR/graph.svg" | head -n 1 | cut -d: -f1)
+	[ "$(val view)" = "#z=$((z - first))&s=leaf&i=1" ]
+	[ "$(val opened-zoomed)" = beta ]
+	[ "$(val opened-matched)" = "Matched: 14.29%" ]
+	[ "$(val opened-ic)" = true ]
+	[ "$(val cleared-view)" = "[#i=1]" ]
+}
+
+@test "pflame: in Chromium, a graph taller than the window opens at its roots" {
+	need_chromium
+	awk 'BEGIN { for (i = 0; i < 5; i++) { s = "prog;main"; for (j = 0; j < 50 + i * 5; j++) s = s ";level" j; print s, 10 + i }
+		print "prog;main;other 30" }' >"$BATS_TEST_TMPDIR/in"
+	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/tall.svg" "$BATS_TEST_TMPDIR/in"
+	h=$(sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$BATS_TEST_TMPDIR/tall.svg")
+	[ "$h" -gt 1000 ]
+	# the root's fill, on screen when the window shows the bottom of the graph
+	all=$(sed -n 's|^<g><title>all (.*fill="rgb(\([0-9,]*\))".*|\1|p' "$BATS_TEST_TMPDIR/tall.svg")
+	printf '<!DOCTYPE html><html><body style="margin:0"><iframe src="tall.svg" width="1200" height="500" style="border:0"></iframe></body></html>' >"$BATS_TEST_TMPDIR/page.html"
+	chromium_run --allow-file-access-from-files --virtual-time-budget=5000 --window-size=1200,500 \
+		--screenshot="$BATS_TEST_TMPDIR/shot.png" "file://$BATS_TEST_TMPDIR/page.html" ||
+		{ cat "$BATS_TEST_TMPDIR/chromium.log"; false; }
+	run -0 python3 "$BATS_TEST_DIRNAME/pflame/pngcheck.py" "$BATS_TEST_TMPDIR/shot.png" "$all"
+	echo "width height colours edge-colours root-pixels: $output"
+	read -r width height colours edge root <<<"$output"
+	[ "$root" -gt 5000 ]
+	# an icicle graph has its roots at the top already
+	"$BIN/pflame" --folded --icicle -o "$BATS_TEST_TMPDIR/tall.svg" "$BATS_TEST_TMPDIR/in"
+	chromium_run --allow-file-access-from-files --virtual-time-budget=5000 --window-size=1200,500 \
+		--screenshot="$BATS_TEST_TMPDIR/shot.png" "file://$BATS_TEST_TMPDIR/page.html"
+	run -0 python3 "$BATS_TEST_DIRNAME/pflame/pngcheck.py" "$BATS_TEST_TMPDIR/shot.png" "$all"
+	read -r width height colours edge root <<<"$output"
+	[ "$root" -gt 5000 ]
 }
 
 # "name<TAB>count" of the frames at depth 1 (the roots under "all") of an --icicle graph
