@@ -664,7 +664,8 @@ static int add_folded(struct ps_flame *f, struct ps_flame *before, const char *l
 	r = parse_count(sp, end, &after);
 	if (r == -2)
 		return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
-		                     "sample count '%.40s' is past 2^64", sp);
+		                     "sample count '%.*s' is past 2^64",
+		                     (int)(end - sp > 40 ? 40 : end - sp), sp);
 	if (r < 0)
 		return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
 		                     "sample count '%.*s' is not a number",
@@ -679,7 +680,9 @@ static int add_folded(struct ps_flame *f, struct ps_flame *before, const char *l
 		r = parse_count(sp2, stack_end, &prev);
 		if (r == -2)
 			return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
-			                     "sample count '%.40s' is past 2^64", sp2);
+			                     "sample count '%.*s' is past 2^64",
+			                     (int)(stack_end - sp2 > 40 ? 40 : stack_end - sp2),
+			                     sp2);
 		if (r == 0) {
 			diff = true;
 			stack_end = sp2 - 1;
