@@ -194,6 +194,13 @@ folded_frames() {
 	# "1 sample"
 	run -0 "$BIN/pflame" --folded - <<<'p;one 1'
 	[[ "$output" == *'<title>one (1 sample, 100.00%)'* ]]
+	# several streams add up too
+	"$BIN/pflame" -o "$BATS_TEST_TMPDIR/1.svg" "$DATA/cpuclock-g-sh.data"
+	"$BIN/pflame" -o "$BATS_TEST_TMPDIR/2.svg" "$DATA/cpuclock-g-sh.data" - <"$DATA/cpuclock-g-sh.data"
+	n=$(sed -n 's|^<g><title>all (\([0-9]*\) samples.*|\1|p' "$BATS_TEST_TMPDIR/1.svg")
+	[ "$n" -gt 10 ]
+	grep -q "<title>all ($((2 * n)) samples, 100.00%)" "$BATS_TEST_TMPDIR/2.svg"
+	run -2 "$BIN/pflame" - -
 }
 
 @test "pflame --folded: a differential input (STACK BEFORE AFTER) is drawn as --diff draws two" {
