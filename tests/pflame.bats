@@ -270,6 +270,22 @@ folded_frames() {
 	run -2 "$BIN/pflame" --flamechart --diff a b
 }
 
+@test "pflame: make demo's picture is a program of ours, its frames named" {
+	command -v cc >/dev/null || skip "no C compiler"
+	"$BIN/precord" -e cpu-clock -- true >/dev/null 2>&1 || skip "precord cannot record here"
+	run -0 make -s -C "$TOP" --no-print-directory demo-flame DEMO_OUT="$BATS_TEST_TMPDIR"
+	echo "$output"
+	[[ "$output" != *"cannot record here"* ]]
+	g="$BATS_TEST_TMPDIR/pflame-demo.svg"
+	for f in main recurse leaf_work spin; do grep -q "<title>$f (" "$g"; done
+	# named, mostly: the frames of [unknown] hold a small share of the samples
+	total=$(sed -n 's|^<g><title>all (\([0-9]*\) samples.*|\1|p' "$g")
+	unknown=$(sed -n 's|^<g><title>\[unknown\] (\([0-9]*\) samples\{0,1\},.*|\1|p' "$g" | awk '{ n += $1 } END { print n + 0 }')
+	echo "total $total unknown $unknown"
+	[ "$total" -gt 200 ]
+	[ $((unknown * 3)) -lt "$total" ]
+}
+
 @test "pflame: names are escaped for XML, invalid UTF-8 replaced" {
 	need_xmllint
 	printf 'a<b>;x&y;"q'"'"'s" 3\nc\001d;\xff\xfe;caf\xc3\xa9 2\n' >"$BATS_TEST_TMPDIR/in"
