@@ -599,9 +599,9 @@ static int write_svg(const struct layout *l, FILE *fp)
 	}
 	fprintf(fp,
 	        "<script type=\"application/json\" id=\"pflame-conf\">{\"width\": %u, \"pad\": %d, "
-	        "\"fs\": %d, \"fw\": %g, \"icicle\": %s, \"total\": %llu}</script>\n",
+	        "\"fs\": %d, \"fw\": %g, \"icicle\": %s, \"total\": %.17g}</script>\n",
 	        w, XPAD, FONT_SIZE, FONT_WIDTH, st->icicle ? "true" : "false",
-	        (unsigned long long)total);
+	        (double)total / (double)f->scale); /* in samples, as the titles */
 	fprintf(fp, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 	        svg_script);
 	return 0;

@@ -328,6 +328,8 @@ static void test_svg(void)
 	CHECK(strstr(buf, "_[k]") == NULL);
 	CHECK(strstr(buf, "<title>half (0.5 samples, ") != NULL);
 	CHECK(strstr(buf, "<title>all (2.75 samples, 100.00%)") != NULL);
+	/* the script's total is in samples too: its search shares divide by it */
+	CHECK(strstr(buf, "\"total\": 2.75}") != NULL);
 	free(buf);
 	CHECK(ps_flame_palette__parse("mem") == PS_PALETTE_MEM);
 	CHECK(ps_flame_palette__parse("grey") == PS_PALETTE_GRAY);
