@@ -181,7 +181,7 @@ static void place(struct layout *l, uint32_t i, uint64_t start, uint32_t bnode, 
 	}
 }
 
-/* XML text: escaped, invalid UTF-8 and control characters as '?' */
+/* XML text: escaped, invalid UTF-8 and control characters but the tab as '?' */
 static void put_xml(FILE *fp, const char *s, size_t len)
 {
 	size_t i = 0;
@@ -208,7 +208,8 @@ static void put_xml(FILE *fp, const char *s, size_t len)
 				fputs("&apos;", fp);
 				break;
 			default:
-				putc(c < 0x20 || c == 0x7f ? '?' : c, fp);
+				/* a tab is text (folded names keep theirs), other controls are not */
+				putc((c < 0x20 && c != '\t') || c == 0x7f ? '?' : c, fp);
 			}
 			i++;
 			continue;
