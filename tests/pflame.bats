@@ -268,6 +268,10 @@ folded_frames() {
 	printf 'p;a 1\np;a 2\np;b 1\np;a 4\n' | "$BIN/pflame" --folded --flamechart >"$BATS_TEST_TMPDIR/f.svg"
 	[ "$(grep -c '<title>a (' "$BATS_TEST_TMPDIR/f.svg")" -eq 2 ]
 	grep -q '<title>a (3 samples, 37.50%)</title><rect x="10.00"' "$BATS_TEST_TMPDIR/f.svg"
+	# a frame's own samples keep their place in time: b comes after a's first 2 of 6
+	printf 'p;a 2\np;a;b 1\np;a 3\n' | "$BIN/pflame" --folded --flamechart >"$BATS_TEST_TMPDIR/f.svg"
+	[ "$(grep -c '<title>a (' "$BATS_TEST_TMPDIR/f.svg")" -eq 1 ]
+	grep -q '<title>b (1 sample, 16.67%)</title><rect x="403.33"' "$BATS_TEST_TMPDIR/f.svg"
 	run -2 "$BIN/pflame" --flamechart --diff a b
 }
 

@@ -84,6 +84,9 @@ static int rehash_children(struct ps_flame *f, size_t size)
 	for (i = 1; i < f->nnodes; i++) {
 		size_t j = child_hash(f->nodes[i].parent, f->nodes[i].name) & (size - 1);
 
+		if (f->nodes[i].self)
+			continue;
+
 		while (t[j])
 			j = (j + 1) & (size - 1);
 		t[j] = (uint32_t)i + 1;
@@ -139,8 +142,10 @@ static int add_root(struct ps_flame *f)
 	f->nchars = sizeof(all) - 1;
 	memcpy(f->chars, all, f->nchars);
 	f->names[0] = (struct flame_name){ 0, 3, hash_bytes(all, 3) };
-	f->nodes[0] =
-	        (struct flame_node){ 0, FLAME_NONE, FLAME_NONE, FLAME_NONE, 0, PS_FRAME_ROOT, 0 };
+	f->nodes[0] = (struct flame_node){ .parent = FLAME_NONE,
+		                           .first_child = FLAME_NONE,
+		                           .next_sibling = FLAME_NONE,
+		                           .kind = PS_FRAME_ROOT };
 	memset(f->name_tab, 0, f->name_tab_size * sizeof(*f->name_tab));
 	memset(f->child_tab, 0, f->child_tab_size * sizeof(*f->child_tab));
 	f->name_tab[f->names[0].hash & (f->name_tab_size - 1)] = 1;
@@ -405,6 +410,9 @@ static int compact(struct ps_flame *f, size_t need)
 		size_t j =
 		        child_hash(f->nodes[i].parent, f->nodes[i].name) & (f->child_tab_size - 1);
 
+		if (f->nodes[i].self)
+			continue;
+
 		while (f->child_tab[j])
 			j = (j + 1) & (f->child_tab_size - 1);
 		f->child_tab[j] = (uint32_t)i + 1;
@@ -438,10 +446,29 @@ static uint32_t newest_child(const struct ps_flame *f, uint32_t parent, const ch
 	size_t clen;
 	const char *cname;
 
-	if (c == FLAME_NONE)
+	if (c == FLAME_NONE || f->nodes[c].self)
 		return FLAME_NONE;
 	cname = flame__name(f, c, &clen);
 	return clen == len && memcmp(cname, name, len) == 0 ? c : FLAME_NONE;
+}
+
+/* a flame chart's mark of @parent's own samples: a child of the root's name, in no
+ * lookup table, never drawn (room for it was reserved) */
+static uint32_t add_self_mark(struct ps_flame *f, uint32_t parent)
+{
+	uint32_t i = (uint32_t)f->nnodes++;
+	struct flame_node *c = &f->nodes[i];
+
+	c->name = 0;
+	c->parent = parent;
+	c->first_child = FLAME_NONE;
+	c->next_sibling = f->nodes[parent].first_child;
+	c->depth = f->nodes[parent].depth + 1;
+	c->kind = f->nodes[parent].kind;
+	c->self = 1;
+	c->count = 0;
+	f->nodes[parent].first_child = i;
+	return i;
 }
 
 static size_t name_len(size_t len)
@@ -453,7 +480,7 @@ int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *le
                   const enum ps_frame_kind *kinds, size_t n, uint64_t count, struct ps_error *err)
 {
 	uint32_t cur, child;
-	size_t i, k, bytes, tries = 0;
+	size_t i, k, bytes, tries = 0, self;
 	int r;
 
 	/* the root holds the sum of every count: past 2^64 it would wrap, and the graph with it */
@@ -493,13 +520,18 @@ again:
 	}
 	for (bytes = 0, k = i; k < n; k++)
 		bytes += name_len(lens[k]);
-	if (i < n) {
-		r = reserve(f, n - i, bytes, err);
+	/* a flame chart marks where in time a frame's own samples are: after the children
+	 * that came before them, before those that come after */
+	self = (f->mode & PS_FLAME_CHART) && n &&
+	       !(i == n && f->nodes[cur].first_child != FLAME_NONE &&
+	         f->nodes[f->nodes[cur].first_child].self);
+	if (i < n || self) {
+		r = reserve(f, n - i + self, bytes, err);
 		if (r < 0)
 			return -1;
 		if (r > 0) {
 			/* full: the narrowest frames make room (each time half of them) */
-			r = tries++ < 64 ? compact(f, n - i) : 1;
+			r = tries++ < 64 ? compact(f, n - i + self) : 1;
 			if (r < 0)
 				return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET,
 				                     "frame tree of %zu frames", f->nnodes);
@@ -527,12 +559,20 @@ again:
 		if (i == 0 && !kinds)
 			c->kind = PS_FRAME_ROOT;
 		c->count = 0;
+		c->self = 0;
 		f->nodes[cur].first_child = child;
 		j = child_hash(cur, name) & (f->child_tab_size - 1);
 		while (f->child_tab[j])
 			j = (j + 1) & (f->child_tab_size - 1);
 		f->child_tab[j] = child + 1;
 		cur = child;
+	}
+	if (f->mode & PS_FLAME_CHART) {
+		uint32_t c = f->nodes[cur].first_child;
+
+		if (c == FLAME_NONE || !f->nodes[c].self)
+			c = add_self_mark(f, cur);
+		cur = c;
 	}
 	/* the counts, from the innermost frame up to the root */
 	for (; cur != FLAME_NONE; cur = f->nodes[cur].parent)

@@ -23,6 +23,8 @@ struct flame_node {
 	uint32_t first_child, next_sibling;
 	uint32_t depth;
 	uint8_t kind; /* enum ps_frame_kind */
+	uint8_t self; /* a flame chart's mark: its parent's own samples, at this place in
+	               * time (not drawn, never a caller) */
 	uint64_t count;
 };
 

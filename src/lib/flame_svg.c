@@ -127,7 +127,8 @@ static size_t subtree_size(const struct ps_flame *f, uint32_t i)
 	uint32_t c;
 
 	for (c = f->nodes[i].first_child; c != FLAME_NONE; c = f->nodes[c].next_sibling)
-		n += subtree_size(f, c);
+		if (!f->nodes[c].self)
+			n += subtree_size(f, c);
 	return n;
 }
 
@@ -140,6 +141,9 @@ static void place(struct layout *l, uint32_t i, uint64_t start, uint32_t bnode, 
 	size_t nkids = 0, k;
 	uint32_t c;
 
+	/* a flame chart's mark of its parent's own samples takes their place, undrawn */
+	if (n->self)
+		return;
 	if (i && (double)n->count * l->scale < l->st->minwidth) {
 		l->omitted += subtree_size(f, i);
 		return;

@@ -289,8 +289,8 @@ static void test_modes(void)
 	CHECK(add(f, "sh;main;a 1", &err) == 0);
 	CHECK(add(f, "sh;main;b 1", &err) == 0);
 	CHECK(add(f, "sh;main;a 1", &err) == 0);
-	/* all, sh, main, a, b, a */
-	CHECK_EQ_U64(ps_flame__frames(f), 6);
+	/* all, sh, main, a, b, a, and after each leaf the mark of its own samples */
+	CHECK_EQ_U64(ps_flame__frames(f), 9);
 	CHECK(count_of(f, "sh;main") == 4);
 	ps_flame__delete(f);
 }
