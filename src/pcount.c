@@ -99,7 +99,7 @@ struct row {
 	uint64_t hash;
 	size_t len;
 	uint64_t count;
-	uint64_t errors; /* with --stats, syscall exits that failed (ret < 0) */
+	uint64_t errors;   /* with --stats, syscall exits that failed (ret < 0) */
 	uint64_t children; /* --children: samples with the key on their stack */
 	uint64_t seen;     /* --children: the last sample that counted in @children */
 	int64_t sum[MAX_SUMS];
@@ -1504,12 +1504,12 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 		/* --off-cpu: the thread switched in, with the stack it left the cpu with */
 		if (o->off_cpu && ps_durations__off_cpu_sample(smp, &view))
 			fs = &view;
-		if (ps_symbols__fold(c->syms, fs, ev->rec.misc,
-		                     (fs->type & PERF_SAMPLE_TID) ?
-		                             ps_session__comm_text(c->s, fs->tid, unnamed,
-		                                                   sizeof(unnamed)) :
-		                             NULL,
-		                     &c->fold, err) < 0)
+		if (ps_symbols__fold(
+		            c->syms, fs, ev->rec.misc,
+		            (fs->type & PERF_SAMPLE_TID) ?
+		                    ps_session__comm_text(c->s, fs->tid, unnamed, sizeof(unnamed)) :
+		                    NULL,
+		            &c->fold, err) < 0)
 			return -1;
 	} else if (c->thread_key) {
 		/* the text only when the table's last row is not this thread's (below) */

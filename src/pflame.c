@@ -28,22 +28,28 @@
 #include "lib/symbols.h"
 
 static const char usage_text[] =
-        "usage: pflame [-df] [--icicle] [--off-cpu] [-b key] [-c palette] [-H px] [-i time] [-m px] "
-        "[-o file] [-t title] [-w px] [--symfs dir] [--kallsyms file] [file ...]\n";
+        "usage: pflame [-df] [--icicle] [--off-cpu] [--reverse] [--flamechart] [-b key] "
+        "[-c palette] [-H px] [-i time] [-m px] [-o file] [-t title] [-w px] [--symfs dir] "
+        "[--kallsyms file] [file ...]\n";
 
 enum {
 	OPT_ICICLE = PS_OPT_LONG,
 	OPT_OFF_CPU,
+	OPT_REVERSE,
+	OPT_FLAMECHART,
 };
+
+#define MAX_SKIPPED_SHOWN 10 /* malformed folded lines named one by one */
 
 struct opts {
 	const char *output;
 	bool folded, diff, by_pid;
-	bool off_cpu; /* --off-cpu: stacks weighted by ns off-CPU (durations.h) */
+	bool off_cpu;      /* --off-cpu: stacks weighted by ns off-CPU (durations.h) */
+	unsigned int mode; /* PS_FLAME_REVERSE, PS_FLAME_CHART */
 	uint64_t interval_ns;
 	struct ps_flame_style style;
 	struct ps_symbols_opts sym; /* --symfs, --kallsyms */
-	const char *inputs[2];
+	const char *const *inputs;
 	int ninputs;
 };
 
@@ -76,6 +82,12 @@ static const struct ps_opt options[] = {
 	            "the stacks threads left the cpu with, weighted by\n"
 	            "the time off-CPU (sched_switch; with -f: counts in ns)",
 	            struct opts, off_cpu),
+	PS_OPT("reverse", OPT_REVERSE, PS_ARG_NONE, NULL,
+	       "each stack turned around: callees at the root, merged\n"
+	       "at the leaves"),
+	PS_OPT("flamechart", OPT_FLAMECHART, PS_ARG_NONE, NULL,
+	       "a flame chart: samples in the order they came (time)\n"
+	       "on the x axis, not merged by name"),
 	PS_OPT_SYMBOL_FILES_ROWS,
 	{ 0 },
 };
@@ -107,6 +119,11 @@ struct ctx {
 	struct timespec last_write;
 	struct ps_outfile *of; /* -o's file, opened before reading; per interval with -i */
 	char *name;            /* its name, kept for messages until the end */
+	/* folded input */
+	struct ps_flame *fold_before; /* a differential input's BEFORE counts */
+	const char *differential;     /* the first differential input, and a plain one */
+	const char *plain;
+	uint64_t skipped; /* malformed lines left out */
 };
 
 static double parse_double(const char *arg, double min, double max, const char *what)
@@ -187,6 +204,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_ICICLE:
 			o->style.icicle = true;
 			break;
+		case OPT_REVERSE:
+			o->mode |= PS_FLAME_REVERSE;
+			break;
+		case OPT_FLAMECHART:
+			o->mode |= PS_FLAME_CHART;
+			break;
 		}
 	}
 	o->output = co.output;
@@ -198,13 +221,24 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			ps_usage_error("--diff: two inputs, BEFORE and AFTER");
 		if (o->interval_ns)
 			ps_usage_error("--diff and --interval do not go together");
-	} else if (o->ninputs > 1) {
-		ps_usage_error("one input at most (two with --diff)");
+		if (o->mode & PS_FLAME_CHART)
+			ps_usage_error("--diff and --flamechart do not go together");
+	} else if (o->ninputs > 1 && o->interval_ns) {
+		ps_usage_error("--interval: one input (several streams: pcat --merge them)");
 	}
-	o->inputs[0] = o->ninputs > 0 ? argv[a.optind] : "-";
-	o->inputs[1] = o->ninputs > 1 ? argv[a.optind + 1] : NULL;
-	if (o->diff && strcmp(o->inputs[0], "-") == 0 && strcmp(o->inputs[1], "-") == 0)
-		ps_usage_error("--diff: standard input can be only one of the two inputs");
+	if (o->ninputs) {
+		int i, stdin_seen = 0;
+
+		o->inputs = (const char *const *)argv + a.optind;
+		for (i = 0; i < o->ninputs; i++)
+			stdin_seen += strcmp(o->inputs[i], "-") == 0;
+		if (stdin_seen > 1)
+			ps_usage_error("standard input can be only one of the inputs");
+	} else {
+		static const char *const std_in[] = { "-" };
+
+		o->inputs = std_in;
+	}
 	if (o->folded && o->by_pid)
 		ps_usage_error("--by pid needs a stream: folded lines have no pids");
 	if (o->interval_ns) {
@@ -262,18 +296,58 @@ static int write_graph(struct ctx *c, const struct ps_flame *tree, const struct 
 
 /* ---- folded input ---- */
 
-static int read_folded(const char *path, struct ps_flame *tree, struct ps_error *err)
+/* a malformed line: said, for the first few, and left out */
+static void folded_skipped(void *arg, const struct ps_error *e)
+{
+	struct ctx *c = arg;
+
+	if (c->skipped++ < MAX_SKIPPED_SHOWN)
+		ps_warn(e);
+}
+
+/*
+ * Folded lines into the tree (several inputs add up, as flamegraph.pl reads them); a
+ * differential input ("STACK BEFORE AFTER") puts its BEFORE counts in c->fold_before,
+ * unless --diff gave the two sides as two inputs.
+ */
+static int read_folded(struct ctx *c, const char *path, struct ps_error *err)
 {
 	FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
 	const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	struct ps_folded_opts fo = { .skipped = folded_skipped, .arg = c };
+	struct ps_folded_stats st;
 	int rc;
 
 	if (!fp)
 		return ps_error__sys(err, PS_ESYS, path, "open");
-	rc = ps_flame__read_folded(tree, fp, name, err);
+	if (!c->o->diff) {
+		if (!c->fold_before) {
+			c->fold_before = ps_flame__new(0, err);
+			if (!c->fold_before)
+				return -1;
+			ps_flame__set_mode(c->fold_before, c->o->mode);
+		}
+		fo.before = c->fold_before;
+	}
+	rc = ps_flame__read_folded(c->tree, fp, name, &fo, &st, err);
 	if (fp != stdin)
 		fclose(fp);
-	return rc;
+	if (rc)
+		return rc;
+	if (!st.lines)
+		return ps_error__set(err, PS_ECORRUPT, name, PS_NO_OFFSET,
+		                     "no folded stack lines ('a;b;c COUNT')%s",
+		                     st.skipped ? ", only malformed ones" : ": an empty input");
+	if (st.differential && !c->differential)
+		c->differential = name;
+	else if (!st.differential && !c->plain)
+		c->plain = name;
+	if (c->differential && c->plain)
+		return ps_error__set(err, PS_ECORRUPT, c->differential, PS_NO_OFFSET,
+		                     "differential lines ('STACK BEFORE AFTER'), but %s has lines "
+		                     "of one count: give them apart",
+		                     c->plain);
+	return 0;
 }
 
 /* ---- stream input ---- */
@@ -477,7 +551,26 @@ static int read_stream(struct ctx *c, const char *path, struct ps_error *err)
 
 static int read_input(struct ctx *c, const char *path, struct ps_error *err)
 {
-	return c->o->folded ? read_folded(path, c->tree, err) : read_stream(c, path, err);
+	return c->o->folded ? read_folded(c, path, err) : read_stream(c, path, err);
+}
+
+/* every input into c->tree: the cap merged frames, or folded lines were left out: say so */
+static int read_inputs(struct ctx *c, struct ps_error *err)
+{
+	const struct opts *o = c->o;
+	int i, n = o->ninputs ? o->ninputs : 1, rc = 0;
+
+	for (i = 0; i < n && !rc; i++)
+		rc = read_input(c, o->inputs[i], err);
+	if (c->skipped)
+		ps_msg("%" PRIu64 " malformed line%s left out of the graph%s", c->skipped,
+		       c->skipped == 1 ? "" : "s",
+		       c->skipped > MAX_SKIPPED_SHOWN ? " (the first ones named above)" : "");
+	if (ps_flame__merged(c->tree))
+		ps_msg("more than %zu distinct frames: the narrowest %" PRIu64
+		       " merged into their callers (their samples drawn as the callers' own)",
+		       (size_t)PS_FLAME_MAX_FRAMES, ps_flame__merged(c->tree));
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -500,6 +593,7 @@ int main(int argc, char **argv)
 	c.tree = ps_flame__new(0, &err);
 	if (!c.tree)
 		ps_die(&err);
+	ps_flame__set_mode(c.tree, o.mode);
 	/* one graph: its file is checked and opened first (-i: one per interval, as written) */
 	if (!o.interval_ns && o.output && strcmp(o.output, "-") != 0 && open_output(&c, 0, &err))
 		ps_die(&err);
@@ -508,10 +602,17 @@ int main(int argc, char **argv)
 		if (!rc) {
 			before = c.tree;
 			c.tree = ps_flame__new(0, &err);
+			if (c.tree)
+				ps_flame__set_mode(c.tree, o.mode);
 			rc = c.tree ? read_input(&c, o.inputs[1], &err) : -1;
 		}
 	} else {
-		rc = read_input(&c, o.inputs[0], &err);
+		rc = read_inputs(&c, &err);
+		/* one differential input: drawn as --diff draws two */
+		if (!rc && c.differential) {
+			before = c.fold_before;
+			c.fold_before = NULL;
+		}
 	}
 	/* what was read before an error is still drawn, but the exit status says it */
 	if (c.tree && err.code != PS_EPIPE && err.code != PS_EWRITE &&
@@ -535,6 +636,7 @@ int main(int argc, char **argv)
 	status = ps_finish(&err); /* before what it names is freed */
 	ps_flame__delete(c.tree);
 	ps_flame__delete(before);
+	ps_flame__delete(c.fold_before);
 	free(c.names);
 	free(c.lens);
 	free(c.kinds);

@@ -65,7 +65,7 @@ chromium_run() {
 # "depth<TAB>name<TAB>count" of every frame of an --icicle graph drawn with the default
 # frame height (16 px; the first frame drawn is "all", at depth 0), sorted
 svg_frames() {
-	sed -n 's|^<g><title>\(.*\) (\([0-9]*\) samples, [^<]*</title><rect x="[^"]*" y="\([0-9.]*\)".*|\3\t\1\t\2|p' "$1" |
+	sed -n 's|^<g><title>\(.*\) (\([0-9.]*\) samples\{0,1\}, [^<]*</title><rect x="[^"]*" y="\([0-9.]*\)".*|\3\t\1\t\2|p' "$1" |
 		awk -F'\t' -v OFS='\t' 'NR == 1 { top = $1 } { print ($1 - top) / 16, $2, $3 }' | LC_ALL=C sort
 }
 
@@ -133,24 +133,162 @@ folded_frames() {
 	grep -q "^0	all	$total\$" "$BATS_TEST_TMPDIR/svg"
 }
 
-@test "pflame --folded: bad lines name the input and the line" {
-	printf 'a;b 1\na;b;c\n' >"$BATS_TEST_TMPDIR/bad"
-	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/bad"
-	[ "$stderr" = "pflame: $BATS_TEST_TMPDIR/bad: line 2: no sample count after the stack ('a;b;c COUNT' expected)" ]
-	printf 'a;b 1\n\na;b 12x\n' >"$BATS_TEST_TMPDIR/bad"
-	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" - <"$BATS_TEST_TMPDIR/bad"
-	[[ "$stderr" == "pflame: <stdin>: line 3: sample count '12x' is not a whole number" ]]
-	printf 'a;b 99999999999999999999999\n' >"$BATS_TEST_TMPDIR/bad"
-	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/bad"
-	[[ "$stderr" == *"line 1: sample count too large" ]]
-	# a perf stream given as folded lines, and a line without end
+@test "pflame --folded: malformed lines are named, skipped and counted; the rest is drawn" {
+	printf 'a;b 1\na;b;c\na;b 12x\n# a comment 5\na;d 2\n' >"$BATS_TEST_TMPDIR/bad"
+	run -0 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/bad"
+	[ "${stderr_lines[0]}" = "pflame: $BATS_TEST_TMPDIR/bad: line 2: no sample count after the stack ('a;b;c COUNT' expected)" ]
+	[ "${stderr_lines[1]}" = "pflame: $BATS_TEST_TMPDIR/bad: line 3: sample count '12x' is not a number" ]
+	[ "${stderr_lines[2]}" = "pflame: 2 malformed lines left out of the graph" ]
+	[ "${#stderr_lines[@]}" -eq 3 ]
+	grep -q '<title>a (3 samples, 100.00%)' "$BATS_TEST_TMPDIR/g.svg"
+	# many: the first ten named, all counted
+	{ echo 'a;b 1'; seq 1 30 | sed 's/^/x;y /; s/$/z/'; } >"$BATS_TEST_TMPDIR/bad"
+	run -0 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" - <"$BATS_TEST_TMPDIR/bad"
+	[ "${#stderr_lines[@]}" -eq 11 ]
+	[[ "${stderr_lines[0]}" == "pflame: <stdin>: line 2: sample count '1z' is not a number" ]]
+	[ "${stderr_lines[10]}" = "pflame: 30 malformed lines left out of the graph (the first ones named above)" ]
+	# a line too long is one malformed line
+	{ echo 'a;b 1'; head -c 3000000 /dev/zero | tr '\0' a; echo; echo 'a;c 1'; } >"$BATS_TEST_TMPDIR/long"
+	run -0 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/long"
+	[[ "${stderr_lines[0]}" == *"long: line 2: longer than 1048576 bytes" ]]
+	grep -q '<title>a (2 samples, 100.00%)' "$BATS_TEST_TMPDIR/g.svg"
+	# nothing to draw is an error: empty, only comments, only malformed lines
+	: >"$BATS_TEST_TMPDIR/empty"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/e.svg" "$BATS_TEST_TMPDIR/empty"
+	[ "$stderr" = "pflame: $BATS_TEST_TMPDIR/empty: no folded stack lines ('a;b;c COUNT'): an empty input" ]
+	[ ! -e "$BATS_TEST_TMPDIR/e.svg" ]
+	run -1 --separate-stderr "$BIN/pflame" --folded - <<<'# only'
+	[[ "$stderr" == *"an empty input" ]]
+	run -1 --separate-stderr "$BIN/pflame" --folded - <<<'no count'
+	[[ "$stderr" == *"no folded stack lines ('a;b;c COUNT'), only malformed ones" ]]
+	# a total past 2^64 is an error, not a wrapped number
+	printf 'a;b 18446744073709551615\na;c 1\n' >"$BATS_TEST_TMPDIR/big"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/big"
+	[ "$stderr" = "pflame: $BATS_TEST_TMPDIR/big: line 2: the sample counts add up to more than 2^64" ]
+	printf 'a;b 99999999999999999999\n' >"$BATS_TEST_TMPDIR/big"
+	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/big"
+	[[ "$stderr" == *"line 1: sample count '99999999999999999999' is past 2^64" ]]
+	# a perf stream given as folded lines
 	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$DATA/cpuclock-g-sh.data"
-	[[ "$stderr" == *"cpuclock-g-sh.data: line 1: "* ]]
-	head -c 3000000 /dev/zero | tr '\0' a >"$BATS_TEST_TMPDIR/long"
-	run -1 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/long"
-	[[ "$stderr" == *"line 1: longer than 1048576 bytes" ]]
+	[[ "$stderr" == *"cpuclock-g-sh.data: line 1: "*"NUL"* ]]
 	run -1 --separate-stderr "$BIN/pflame" --folded "$BATS_TEST_TMPDIR/no-such-file"
 	[[ "$stderr" == "pflame: $BATS_TEST_TMPDIR/no-such-file: "*"No such file"* ]]
+}
+
+@test "pflame --folded: fractional counts, several inputs, whitespace names, tabs, ClickHouse TSV" {
+	printf 'p;main;a 0.5\np;main;b 1.25\n' >"$BATS_TEST_TMPDIR/1"
+	printf 'p;main;a 1\np; ;x\ty 2\n' >"$BATS_TEST_TMPDIR/2"
+	# a ClickHouse TSV row: a tab before the count, \t and \\ escaped in the stack
+	printf 'q;f\\\\x09g;h\\ti\t3\n' >"$BATS_TEST_TMPDIR/3"
+	run -0 --separate-stderr "$BIN/pflame" --folded --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" \
+		"$BATS_TEST_TMPDIR/1" "$BATS_TEST_TMPDIR/2" - <"$BATS_TEST_TMPDIR/3"
+	[ -z "$stderr" ]
+	grep -q '<title>all (7.75 samples, 100.00%)' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>a (1.5 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>b (1.25 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	# a whitespace-only name, a tab kept (in the title too, as flamegraph.pl keeps it),
+	# the TSV row unescaped
+	grep -q '<title>  (2 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q $'<title>x\ty (2 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>f\\x09g (3 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q $'<title>h\ti (3 samples, ' "$BATS_TEST_TMPDIR/g.svg"
+	# "1 sample"
+	run -0 "$BIN/pflame" --folded - <<<'p;one 1'
+	[[ "$output" == *'<title>one (1 sample, 100.00%)'* ]]
+	# several streams add up too
+	"$BIN/pflame" -o "$BATS_TEST_TMPDIR/1.svg" "$DATA/cpuclock-g-sh.data"
+	"$BIN/pflame" -o "$BATS_TEST_TMPDIR/2.svg" "$DATA/cpuclock-g-sh.data" - <"$DATA/cpuclock-g-sh.data"
+	n=$(sed -n 's|^<g><title>all (\([0-9]*\) samples.*|\1|p' "$BATS_TEST_TMPDIR/1.svg")
+	[ "$n" -gt 10 ]
+	grep -q "<title>all ($((2 * n)) samples, 100.00%)" "$BATS_TEST_TMPDIR/2.svg"
+	run -2 "$BIN/pflame" - -
+}
+
+@test "pflame --folded: a differential input (STACK BEFORE AFTER) is drawn as --diff draws two" {
+	printf 'p;main;a 50\np;main;b 50\n' >"$BATS_TEST_TMPDIR/before"
+	printf 'p;main;a 75\np;main;b 25\n' >"$BATS_TEST_TMPDIR/after"
+	printf 'p;main;a 50 75\np;main;b 50 25\n' >"$BATS_TEST_TMPDIR/two"
+	"$BIN/pflame" --diff --folded -o "$BATS_TEST_TMPDIR/d.svg" "$BATS_TEST_TMPDIR/before" "$BATS_TEST_TMPDIR/after"
+	run -0 --separate-stderr "$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/two"
+	[ -z "$stderr" ]
+	cmp "$BATS_TEST_TMPDIR/d.svg" "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '<title>a (75 samples, 75.00%; before 50.00%, change +25.00%)' "$BATS_TEST_TMPDIR/g.svg"
+	run ! grep -q 'main 50' "$BATS_TEST_TMPDIR/g.svg"
+	# a differential file beside a plain one: refused, not half drawn
+	run -1 --separate-stderr "$BIN/pflame" --folded "$BATS_TEST_TMPDIR/two" "$BATS_TEST_TMPDIR/after"
+	[[ "$stderr" == *"/two: differential lines ('STACK BEFORE AFTER'), but $BATS_TEST_TMPDIR/after has lines of one count: give them apart" ]]
+}
+
+@test "pflame --folded: 300,000 lines with little prefix sharing draw, in bounded memory" {
+	# some 5 million distinct frames: past the cap of 1048576, the narrowest are merged
+	awk 'BEGIN { srand(7); for (i = 0; i < 300000; i++) { s = "app"; d = 8 + int(rand() * 16)
+		for (j = 0; j < d; j++) s = s ";f" j "_" int(rand() * 1000000); n = 1 + int(rand() * 5)
+		total += n; print s, n }
+		print "app;hot;spot", 1000000; total += 1000000
+		print total > "/dev/stderr" }' >"$BATS_TEST_TMPDIR/big" 2>"$BATS_TEST_TMPDIR/total"
+	run -0 --separate-stderr bash -c "ulimit -v 1000000; '$BIN/pflame' --folded -o '$BATS_TEST_TMPDIR/g.svg' '$BATS_TEST_TMPDIR/big'"
+	[[ "$stderr" =~ ^"pflame: more than 1048576 distinct frames: the narrowest "[0-9]+" merged into their callers" ]]
+	grep -q "<title>all ($(cat "$BATS_TEST_TMPDIR/total") samples, 100.00%)" "$BATS_TEST_TMPDIR/g.svg"
+	grep -q "<title>spot (1000000 samples, " "$BATS_TEST_TMPDIR/g.svg"
+	grep -Eq '<text id="note"[^>]*>.*[0-9]+ frames merged into their callers \(more than 1048576\)' "$BATS_TEST_TMPDIR/g.svg"
+}
+
+@test "pflame --reverse: each stack turned around, callees merged at the root" {
+	printf 'sh;main;a;leaf 2\nsh;main;b;leaf 3\nsh;main;a 1\ndd;main;leaf 4\n' >"$BATS_TEST_TMPDIR/in"
+	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); s = f[k]
+		for (i = k - 1; i >= 1; i--) s = s ";" f[i]; print s, n }' "$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/rev"
+	"$BIN/pflame" --folded --reverse --icicle -o "$BATS_TEST_TMPDIR/r.svg" "$BATS_TEST_TMPDIR/in"
+	"$BIN/pflame" --folded --icicle -o "$BATS_TEST_TMPDIR/w.svg" "$BATS_TEST_TMPDIR/rev"
+	svg_frames "$BATS_TEST_TMPDIR/r.svg" >"$BATS_TEST_TMPDIR/r"
+	svg_frames "$BATS_TEST_TMPDIR/w.svg" >"$BATS_TEST_TMPDIR/w"
+	diff "$BATS_TEST_TMPDIR/r" "$BATS_TEST_TMPDIR/w"
+	grep -q "^1	leaf	9\$" "$BATS_TEST_TMPDIR/r"
+	# a stream too: the roots are the innermost frames
+	"$BIN/pflame" --reverse --icicle -o "$BATS_TEST_TMPDIR/s.svg" "$DATA/cpuclock-g-sh.data"
+	"$BIN/pflame" --icicle -o "$BATS_TEST_TMPDIR/n.svg" "$DATA/cpuclock-g-sh.data"
+	run ! grep -q '^1	sh	' <(svg_frames "$BATS_TEST_TMPDIR/s.svg")
+	grep -q '^1	sh	' <(svg_frames "$BATS_TEST_TMPDIR/n.svg")
+	[ "$(svg_frames "$BATS_TEST_TMPDIR/s.svg" | head -n 1)" = "$(svg_frames "$BATS_TEST_TMPDIR/n.svg" | head -n 1)" ]
+}
+
+@test "pflame --flamechart: the samples in time order along the x axis, as perf script lists them" {
+	need_perf
+	# the comm of each sample, run-length encoded, in perf script's (time) order
+	perf script -i "$DATA/compressed-z.pipe" -F comm 2>/dev/null | sed 's/^ *//; s/ *$//; s/ /_/g' |
+		awk 'NR > 1 && $0 != prev { print prev "\t" n; n = 0 } { prev = $0; n++ } END { print prev "\t" n }' >"$BATS_TEST_TMPDIR/want"
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/want")" -gt 1 ]
+	"$BIN/pflame" --flamechart --minwidth 0 -o "$BATS_TEST_TMPDIR/c.svg" "$DATA/compressed-z.pipe"
+	grep -q '>Flame Chart</text>' "$BATS_TEST_TMPDIR/c.svg"
+	# the frames just above "all", left to right
+	allx=$(sed -n 's|^<g><title>all (.*</title><rect x="[^"]*" y="\([0-9.]*\)".*|\1|p' "$BATS_TEST_TMPDIR/c.svg")
+	sed -n 's|^<g><title>\(.*\) (\([0-9.]*\) samples\{0,1\}, [^<]*</title><rect x="\([0-9.]*\)" y="\([0-9.]*\)".*|\4\t\3\t\1\t\2|p' "$BATS_TEST_TMPDIR/c.svg" |
+		awk -F'\t' -v y="$allx" -v OFS='\t' '$1 == y - 16 { print $2, $3, $4 }' | sort -n | cut -f2,3 >"$BATS_TEST_TMPDIR/got"
+	diff "$BATS_TEST_TMPDIR/want" "$BATS_TEST_TMPDIR/got"
+	# folded lines: in the order of the lines, neighbours merged only
+	printf 'p;a 1\np;a 2\np;b 1\np;a 4\n' | "$BIN/pflame" --folded --flamechart >"$BATS_TEST_TMPDIR/f.svg"
+	[ "$(grep -c '<title>a (' "$BATS_TEST_TMPDIR/f.svg")" -eq 2 ]
+	grep -q '<title>a (3 samples, 37.50%)</title><rect x="10.00"' "$BATS_TEST_TMPDIR/f.svg"
+	# a frame's own samples keep their place in time: b comes after a's first 2 of 6
+	printf 'p;a 2\np;a;b 1\np;a 3\n' | "$BIN/pflame" --folded --flamechart >"$BATS_TEST_TMPDIR/f.svg"
+	[ "$(grep -c '<title>a (' "$BATS_TEST_TMPDIR/f.svg")" -eq 1 ]
+	grep -q '<title>b (1 sample, 16.67%)</title><rect x="403.33"' "$BATS_TEST_TMPDIR/f.svg"
+	run -2 "$BIN/pflame" --flamechart --diff a b
+}
+
+@test "pflame: make demo's picture is a program of ours, its frames named" {
+	command -v cc >/dev/null || skip "no C compiler"
+	"$BIN/precord" -e cpu-clock -- true >/dev/null 2>&1 || skip "precord cannot record here"
+	run -0 make -s -C "$TOP" --no-print-directory demo-flame DEMO_OUT="$BATS_TEST_TMPDIR"
+	echo "$output"
+	[[ "$output" != *"cannot record here"* ]]
+	g="$BATS_TEST_TMPDIR/pflame-demo.svg"
+	for f in main recurse leaf_work spin; do grep -q "<title>$f (" "$g"; done
+	# named, mostly: the frames of [unknown] hold a small share of the samples
+	total=$(sed -n 's|^<g><title>all (\([0-9]*\) samples.*|\1|p' "$g")
+	unknown=$(sed -n 's|^<g><title>\[unknown\] (\([0-9]*\) samples\{0,1\},.*|\1|p' "$g" | awk '{ n += $1 } END { print n + 0 }')
+	echo "total $total unknown $unknown"
+	[ "$total" -gt 200 ]
+	[ $((unknown * 3)) -lt "$total" ]
 }
 
 @test "pflame: names are escaped for XML, invalid UTF-8 replaced" {
@@ -171,7 +309,7 @@ folded_frames() {
 	} >"$BATS_TEST_TMPDIR/in"
 	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
 	run ! grep -q 'tiny' "$BATS_TEST_TMPDIR/g.svg"
-	grep -q '>3 frames narrower than 0.1 px left out' "$BATS_TEST_TMPDIR/g.svg"
+	grep -q '>3 frames narrower than 0.1 px left out (pflame -m 0 draws them)<' "$BATS_TEST_TMPDIR/g.svg"
 	"$BIN/pflame" --folded --minwidth 0 -o "$BATS_TEST_TMPDIR/g.svg" "$BATS_TEST_TMPDIR/in"
 	[ "$(grep -c '<title>tiny' "$BATS_TEST_TMPDIR/g.svg")" -eq 3 ]
 	run ! grep -q 'narrower' "$BATS_TEST_TMPDIR/g.svg"
@@ -189,7 +327,10 @@ folded_frames() {
 	[ "$(fill "$BATS_TEST_TMPDIR/a.svg" f2)" = "$(fill "$BATS_TEST_TMPDIR/b.svg" f2)" ]
 	[ "$(fill "$BATS_TEST_TMPDIR/a.svg" main)" = "$(fill "$BATS_TEST_TMPDIR/b.svg" main)" ]
 	# kernel: orange-yellow, user code: red to orange; unknown: gray
-	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'sys_read_\[k\]')" =~ ^rgb\(2[2-5][0-9],(1[6-9][0-9]|2[01][0-9]),[0-9]{1,2}\)$ ]]
+	# flamegraph.pl's "_[k]" colours the frame, and is no part of its title or label
+	grep -q '<title>sys_read (5 samples, [^<]*</title><rect [^>]*/><text [^>]*>sys_read</text>' "$BATS_TEST_TMPDIR/a.svg"
+	run ! grep -q '_\[k\]' "$BATS_TEST_TMPDIR/a.svg"
+	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'sys_read')" =~ ^rgb\(2[2-5][0-9],(1[6-9][0-9]|2[01][0-9]),[0-9]{1,2}\)$ ]]
 	[[ "$(fill "$BATS_TEST_TMPDIR/a.svg" 'f1')" =~ ^rgb\(2[0-5][0-9],([5-9][0-9]|1[0-3][0-9]),[4-8][0-9]\)$ ]]
 	gray "$(fill "$BATS_TEST_TMPDIR/a.svg" '\[unknown\]')"
 	# --colors changes the palette, --icicle turns the graph over
@@ -283,6 +424,62 @@ folded_frames() {
 	[ "$(val details)" = "$(val first-title)" ]
 	[ -n "$(val clicked)" ]
 	[[ "$(val last-title)" == "$(val clicked) ("* ]]
+}
+
+@test "pflame: in Chromium, ignore case, the search share of the zoomed frame, the view in the address" {
+	need_chromium
+	cp "$BATS_TEST_DIRNAME/pflame/view.html" "$BATS_TEST_TMPDIR/view.html"
+	printf 'p;main;Alpha;leaf 30\np;main;beta;leaf 10\np;main;beta;other 60\n' >"$BATS_TEST_TMPDIR/in"
+	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/graph.svg" "$BATS_TEST_TMPDIR/in"
+	chromium_run --allow-file-access-from-files --virtual-time-budget=10000 --dump-dom \
+		"file://$BATS_TEST_TMPDIR/view.html" >"$BATS_TEST_TMPDIR/dom"
+	sed -n '/<pre id="out">/,/<\/pre>/p' "$BATS_TEST_TMPDIR/dom" | sed 's/<[^>]*>//g; s/&amp;/\&/g' >"$BATS_TEST_TMPDIR/out"
+	cat "$BATS_TEST_TMPDIR/out"
+	val() { sed -n "s/^$1 //p" "$BATS_TEST_TMPDIR/out"; }
+	[ "$(val case-matches)" = 0 ]
+	[ "$(val ic)" = true ]
+	[ "$(val icase-matches)" = 2 ]
+	[ "$(val icase-percent)" = 40.00 ]
+	# zoomed into beta (70 samples): leaf's 10 are 14.29% of it
+	[ "$(val zoomed-percent)" = 14.29 ]
+	[ "$(val matched-text)" = "Matched: 14.29%" ]
+	# "Reset Search" ends inside the 1200 px picture
+	[ "$(val search-text)" = "Reset Search" ]
+	[ "$(val search-right)" -le 1200 ]
+	# the address opens the same view
+	z=$(grep -n '^<g><title>beta ' "$BATS_TEST_TMPDIR/graph.svg" | cut -d: -f1)
+	first=$(grep -n '^<g><title>' "$BATS_TEST_TMPDIR/graph.svg" | head -n 1 | cut -d: -f1)
+	[ "$(val view)" = "#z=$((z - first))&s=leaf&i=1" ]
+	[ "$(val opened-zoomed)" = beta ]
+	[ "$(val opened-matched)" = "Matched: 14.29%" ]
+	[ "$(val opened-ic)" = true ]
+	[ "$(val cleared-view)" = "[#i=1]" ]
+}
+
+@test "pflame: in Chromium, a graph taller than the window opens at its roots" {
+	need_chromium
+	awk 'BEGIN { for (i = 0; i < 5; i++) { s = "prog;main"; for (j = 0; j < 50 + i * 5; j++) s = s ";level" j; print s, 10 + i }
+		print "prog;main;other 30" }' >"$BATS_TEST_TMPDIR/in"
+	"$BIN/pflame" --folded -o "$BATS_TEST_TMPDIR/tall.svg" "$BATS_TEST_TMPDIR/in"
+	h=$(sed -n 's/^<svg [^>]* height="\([0-9]*\)".*/\1/p' "$BATS_TEST_TMPDIR/tall.svg")
+	[ "$h" -gt 1000 ]
+	# the root's fill, on screen when the window shows the bottom of the graph
+	all=$(sed -n 's|^<g><title>all (.*fill="rgb(\([0-9,]*\))".*|\1|p' "$BATS_TEST_TMPDIR/tall.svg")
+	printf '<!DOCTYPE html><html><body style="margin:0"><iframe src="tall.svg" width="1200" height="500" style="border:0"></iframe></body></html>' >"$BATS_TEST_TMPDIR/page.html"
+	chromium_run --allow-file-access-from-files --virtual-time-budget=5000 --window-size=1200,500 \
+		--screenshot="$BATS_TEST_TMPDIR/shot.png" "file://$BATS_TEST_TMPDIR/page.html" ||
+		{ cat "$BATS_TEST_TMPDIR/chromium.log"; false; }
+	run -0 python3 "$BATS_TEST_DIRNAME/pflame/pngcheck.py" "$BATS_TEST_TMPDIR/shot.png" "$all"
+	echo "width height colours edge-colours root-pixels: $output"
+	read -r width height colours edge root <<<"$output"
+	[ "$root" -gt 5000 ]
+	# an icicle graph has its roots at the top already
+	"$BIN/pflame" --folded --icicle -o "$BATS_TEST_TMPDIR/tall.svg" "$BATS_TEST_TMPDIR/in"
+	chromium_run --allow-file-access-from-files --virtual-time-budget=5000 --window-size=1200,500 \
+		--screenshot="$BATS_TEST_TMPDIR/shot.png" "file://$BATS_TEST_TMPDIR/page.html"
+	run -0 python3 "$BATS_TEST_DIRNAME/pflame/pngcheck.py" "$BATS_TEST_TMPDIR/shot.png" "$all"
+	read -r width height colours edge root <<<"$output"
+	[ "$root" -gt 5000 ]
 }
 
 # "name<TAB>count" of the frames at depth 1 (the roots under "all") of an --icicle graph

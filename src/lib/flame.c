@@ -84,6 +84,9 @@ static int rehash_children(struct ps_flame *f, size_t size)
 	for (i = 1; i < f->nnodes; i++) {
 		size_t j = child_hash(f->nodes[i].parent, f->nodes[i].name) & (size - 1);
 
+		if (f->nodes[i].self)
+			continue;
+
 		while (t[j])
 			j = (j + 1) & (size - 1);
 		t[j] = (uint32_t)i + 1;
@@ -139,12 +142,17 @@ static int add_root(struct ps_flame *f)
 	f->nchars = sizeof(all) - 1;
 	memcpy(f->chars, all, f->nchars);
 	f->names[0] = (struct flame_name){ 0, 3, hash_bytes(all, 3) };
-	f->nodes[0] =
-	        (struct flame_node){ 0, FLAME_NONE, FLAME_NONE, FLAME_NONE, 0, PS_FRAME_ROOT, 0 };
+	f->nodes[0] = (struct flame_node){ .parent = FLAME_NONE,
+		                           .first_child = FLAME_NONE,
+		                           .next_sibling = FLAME_NONE,
+		                           .kind = PS_FRAME_ROOT };
 	memset(f->name_tab, 0, f->name_tab_size * sizeof(*f->name_tab));
 	memset(f->child_tab, 0, f->child_tab_size * sizeof(*f->child_tab));
 	f->name_tab[f->names[0].hash & (f->name_tab_size - 1)] = 1;
 	f->cut_stacks = 0;
+	f->scale = 1;
+	f->decimals = 0;
+	f->merged = 0;
 	return 0;
 }
 
@@ -163,7 +171,10 @@ struct ps_flame *ps_flame__new(size_t max_frames, struct ps_error *err)
 		goto nomem;
 	f->scratch_names = calloc(PS_FLAME_MAX_DEPTH, sizeof(*f->scratch_names));
 	f->scratch_lens = calloc(PS_FLAME_MAX_DEPTH, sizeof(*f->scratch_lens));
-	if (!f->scratch_names || !f->scratch_lens)
+	f->rev_names = calloc(PS_FLAME_MAX_DEPTH, sizeof(*f->rev_names));
+	f->rev_lens = calloc(PS_FLAME_MAX_DEPTH, sizeof(*f->rev_lens));
+	f->rev_kinds = calloc(PS_FLAME_MAX_DEPTH, sizeof(*f->rev_kinds));
+	if (!f->scratch_names || !f->scratch_lens || !f->rev_names || !f->rev_lens || !f->rev_kinds)
 		goto nomem;
 	f->name_tab_size = f->child_tab_size = 4096;
 	f->name_tab = calloc(f->name_tab_size, sizeof(*f->name_tab));
@@ -189,6 +200,10 @@ void ps_flame__delete(struct ps_flame *f)
 	free(f->child_tab);
 	free(f->scratch_names);
 	free(f->scratch_lens);
+	free(f->rev_names);
+	free(f->rev_lens);
+	free(f->rev_kinds);
+	free(f->unescaped);
 	free(f);
 }
 
@@ -205,6 +220,29 @@ uint64_t ps_flame__total(const struct ps_flame *f)
 size_t ps_flame__frames(const struct ps_flame *f)
 {
 	return f->nnodes;
+}
+
+uint64_t ps_flame__scale(const struct ps_flame *f)
+{
+	return f->scale;
+}
+
+uint64_t ps_flame__merged(const struct ps_flame *f)
+{
+	return f->merged;
+}
+
+void ps_flame__set_mode(struct ps_flame *f, unsigned int mode)
+{
+	f->mode = mode;
+}
+
+size_t ps_flame__label_len(const char *name, size_t len)
+{
+	if (len > 4 && name[len - 4] == '_' && name[len - 3] == '[' && name[len - 1] == ']' &&
+	    strchr("kjiw", name[len - 2]) && name[len - 2])
+		return len - 4;
+	return len;
 }
 
 enum ps_frame_kind ps_flame__guess_kind(const char *name, size_t len)
@@ -228,16 +266,14 @@ enum ps_frame_kind ps_flame__guess_kind(const char *name, size_t len)
 	return PS_FRAME_USER;
 }
 
-/* make room for @n more nodes and @bytes more name bytes, so adding cannot fail midway */
+/*
+ * Make room for @n more nodes and @bytes more name bytes, so adding cannot fail midway.
+ * Return: 0, 1 when the cap is reached (nothing set in @err), -1 out of memory.
+ */
 static int reserve(struct ps_flame *f, size_t n, size_t bytes, struct ps_error *err)
 {
-	if (f->nnodes + n > f->max_nodes)
-		return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
-		                     "more than %zu distinct frames (stacks)", f->max_nodes);
-	if (f->nchars + bytes > PS_FLAME_MAX_NAMES)
-		return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
-		                     "more than %u bytes of distinct frame names",
-		                     PS_FLAME_MAX_NAMES);
+	if (f->nnodes + n > f->max_nodes || f->nchars + bytes > PS_FLAME_MAX_NAMES)
+		return 1;
 	if (grow((void **)&f->nodes, &f->nodes_cap, f->nnodes + n, sizeof(*f->nodes)) ||
 	    grow((void **)&f->names, &f->names_cap, f->nnames + n, sizeof(*f->names)) ||
 	    grow((void **)&f->chars, &f->chars_cap, f->nchars + bytes, 1))
@@ -264,6 +300,126 @@ nomem:
 	                     f->nnodes);
 }
 
+struct victim {
+	uint64_t count;
+	uint32_t depth, idx;
+};
+
+/* narrowest first; among equals the deepest, so a frame goes only after its callees */
+static int cmp_victims(const void *a, const void *b)
+{
+	const struct victim *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth > y->depth ? -1 : 1;
+	return (x->idx < y->idx) - (x->idx > y->idx);
+}
+
+/*
+ * The cap is reached: merge the narrowest half of the frames (at least enough for @need
+ * new ones) into their callers.  A caller's count already holds its callees' samples, so
+ * the graph keeps every sample: they show as the caller's own.  Nodes and names are
+ * renumbered in place, keeping their order (a parent before its children, and the order
+ * children came in, which a flame chart draws).
+ * Return: 0, 1 when there is nothing to merge, -1 out of memory.
+ */
+static int compact(struct ps_flame *f, size_t need)
+{
+	size_t n = f->nnodes - 1, k = n / 2, i, nn = 0, nm = 0;
+	uint64_t off = 0;
+	struct victim *v;
+	uint32_t *map, *nmap;
+
+	if (f->nnodes + need > f->max_nodes && f->nnodes + need - f->max_nodes > k)
+		k = f->nnodes + need - f->max_nodes;
+	if (k > n)
+		k = n;
+	if (!k)
+		return 1;
+	v = ps_realloc_array(NULL, n, sizeof(*v));
+	map = ps_realloc_array(NULL, f->nnodes, sizeof(*map));
+	nmap = ps_realloc_array(NULL, f->nnames, sizeof(*nmap));
+	if (!v || !map || !nmap) {
+		free(v);
+		free(map);
+		free(nmap);
+		return -1;
+	}
+	for (i = 1; i < f->nnodes; i++)
+		v[i - 1] = (struct victim){ f->nodes[i].count, f->nodes[i].depth, (uint32_t)i };
+	qsort(v, n, sizeof(*v), cmp_victims);
+	memset(map, 0, f->nnodes * sizeof(*map));
+	for (i = 0; i < k; i++)
+		map[v[i].idx] = FLAME_NONE;
+	free(v);
+	for (i = 0; i < f->nnames; i++)
+		nmap[i] = FLAME_NONE;
+	/* the frames kept, renumbered: a parent comes before its children, so its new
+	 * number is known when they come */
+	for (i = 0; i < f->nnodes; i++) {
+		struct flame_node node = f->nodes[i];
+
+		if (map[i] == FLAME_NONE)
+			continue;
+		node.parent = i ? map[node.parent] : FLAME_NONE;
+		node.first_child = node.next_sibling = FLAME_NONE;
+		nmap[node.name] = 0;
+		map[i] = (uint32_t)nn;
+		f->nodes[nn++] = node;
+	}
+	/* the names still used, their bytes moved down (they are in name order) */
+	for (i = 0; i < f->nnames; i++) {
+		struct flame_name name = f->names[i];
+
+		if (nmap[i] == FLAME_NONE)
+			continue;
+		memmove(f->chars + off, f->chars + name.off, name.len);
+		name.off = off;
+		off += name.len;
+		f->names[nm] = name;
+		nmap[i] = (uint32_t)nm++;
+	}
+	/* children lists rebuilt newest first, as they were */
+	for (i = 0; i < nn; i++) {
+		struct flame_node *c = &f->nodes[i];
+
+		c->name = nmap[c->name];
+		if (!i)
+			continue;
+		c->next_sibling = f->nodes[c->parent].first_child;
+		f->nodes[c->parent].first_child = (uint32_t)i;
+	}
+	free(map);
+	free(nmap);
+	f->merged += f->nnodes - nn;
+	f->nnodes = nn;
+	f->nnames = nm;
+	f->nchars = off;
+	memset(f->name_tab, 0, f->name_tab_size * sizeof(*f->name_tab));
+	for (i = 0; i < nm; i++) {
+		size_t j = f->names[i].hash & (f->name_tab_size - 1);
+
+		while (f->name_tab[j])
+			j = (j + 1) & (f->name_tab_size - 1);
+		f->name_tab[j] = (uint32_t)i + 1;
+	}
+	memset(f->child_tab, 0, f->child_tab_size * sizeof(*f->child_tab));
+	for (i = 1; i < nn; i++) {
+		size_t j =
+		        child_hash(f->nodes[i].parent, f->nodes[i].name) & (f->child_tab_size - 1);
+
+		if (f->nodes[i].self)
+			continue;
+
+		while (f->child_tab[j])
+			j = (j + 1) & (f->child_tab_size - 1);
+		f->child_tab[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
 static uint32_t intern(struct ps_flame *f, const char *s, size_t len)
 {
 	uint32_t h = hash_bytes(s, len), i = find_name(f, s, len, h);
@@ -282,11 +438,50 @@ static uint32_t intern(struct ps_flame *f, const char *s, size_t len)
 	return i;
 }
 
+/* a flame chart merges a frame only with its parent's newest child */
+static uint32_t newest_child(const struct ps_flame *f, uint32_t parent, const char *name,
+                             size_t len)
+{
+	uint32_t c = f->nodes[parent].first_child;
+	size_t clen;
+	const char *cname;
+
+	if (c == FLAME_NONE || f->nodes[c].self)
+		return FLAME_NONE;
+	cname = flame__name(f, c, &clen);
+	return clen == len && memcmp(cname, name, len) == 0 ? c : FLAME_NONE;
+}
+
+/* a flame chart's mark of @parent's own samples: a child of the root's name, in no
+ * lookup table, never drawn (room for it was reserved) */
+static uint32_t add_self_mark(struct ps_flame *f, uint32_t parent)
+{
+	uint32_t i = (uint32_t)f->nnodes++;
+	struct flame_node *c = &f->nodes[i];
+
+	c->name = 0;
+	c->parent = parent;
+	c->first_child = FLAME_NONE;
+	c->next_sibling = f->nodes[parent].first_child;
+	c->depth = f->nodes[parent].depth + 1;
+	c->kind = f->nodes[parent].kind;
+	c->self = 1;
+	c->count = 0;
+	f->nodes[parent].first_child = i;
+	return i;
+}
+
+static size_t name_len(size_t len)
+{
+	return len < PS_FLAME_MAX_NAME ? len : PS_FLAME_MAX_NAME;
+}
+
 int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *lens,
                   const enum ps_frame_kind *kinds, size_t n, uint64_t count, struct ps_error *err)
 {
-	uint32_t cur = 0, child;
-	size_t i, k, bytes = 0;
+	uint32_t cur, child;
+	size_t i, k, bytes, tries = 0, self;
+	int r;
 
 	/* the root holds the sum of every count: past 2^64 it would wrap, and the graph with it */
 	if (count > UINT64_MAX - f->nodes[0].count)
@@ -296,21 +491,59 @@ int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *le
 		n = PS_FLAME_MAX_DEPTH;
 		f->cut_stacks++;
 	}
-	/* the part of the path that exists already */
-	for (i = 0; i < n; i++) {
-		size_t len = lens[i] < PS_FLAME_MAX_NAME ? lens[i] : PS_FLAME_MAX_NAME;
+	if (f->mode & PS_FLAME_REVERSE) {
+		for (i = 0; i < n; i++) {
+			size_t j = n - 1 - i;
 
-		child = ps_flame__find_child(f, cur, names[i], len);
+			f->rev_names[i] = names[j];
+			f->rev_lens[i] = lens[j];
+			f->rev_kinds[i] = kinds ? kinds[j] :
+			                  j == 0 ?
+			                          PS_FRAME_ROOT :
+			                          ps_flame__guess_kind(names[j], name_len(lens[j]));
+		}
+		names = f->rev_names;
+		lens = f->rev_lens;
+		kinds = f->rev_kinds;
+	}
+again:
+	/* the part of the path that exists already */
+	cur = 0;
+	for (i = 0; i < n; i++) {
+		size_t len = name_len(lens[i]);
+
+		child = (f->mode & PS_FLAME_CHART) ? newest_child(f, cur, names[i], len) :
+		                                     ps_flame__find_child(f, cur, names[i], len);
 		if (child == FLAME_NONE)
 			break;
 		cur = child;
 	}
-	for (k = i; k < n; k++)
-		bytes += lens[k] < PS_FLAME_MAX_NAME ? lens[k] : PS_FLAME_MAX_NAME;
-	if (i < n && reserve(f, n - i, bytes, err))
-		return -1;
+	for (bytes = 0, k = i; k < n; k++)
+		bytes += name_len(lens[k]);
+	/* a flame chart marks where in time a frame's own samples are: after the children
+	 * that came before them, before those that come after */
+	self = (f->mode & PS_FLAME_CHART) && n &&
+	       !(i == n && f->nodes[cur].first_child != FLAME_NONE &&
+	         f->nodes[f->nodes[cur].first_child].self);
+	if (i < n || self) {
+		r = reserve(f, n - i + self, bytes, err);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			/* full: the narrowest frames make room (each time half of them) */
+			r = tries++ < 64 ? compact(f, n - i + self) : 1;
+			if (r < 0)
+				return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET,
+				                     "frame tree of %zu frames", f->nnodes);
+			if (r == 0)
+				goto again;
+			return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
+			                     "a stack of %zu frames does not fit in %zu", n,
+			                     f->max_nodes);
+		}
+	}
 	for (; i < n; i++) {
-		size_t len = lens[i] < PS_FLAME_MAX_NAME ? lens[i] : PS_FLAME_MAX_NAME;
+		size_t len = name_len(lens[i]);
 		uint32_t name = intern(f, names[i], len);
 		struct flame_node *c;
 		size_t j;
@@ -326,6 +559,7 @@ int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *le
 		if (i == 0 && !kinds)
 			c->kind = PS_FRAME_ROOT;
 		c->count = 0;
+		c->self = 0;
 		f->nodes[cur].first_child = child;
 		j = child_hash(cur, name) & (f->child_tab_size - 1);
 		while (f->child_tab[j])
@@ -333,54 +567,195 @@ int ps_flame__add(struct ps_flame *f, const char *const *names, const size_t *le
 		f->child_tab[j] = child + 1;
 		cur = child;
 	}
+	if (f->mode & PS_FLAME_CHART) {
+		uint32_t c = f->nodes[cur].first_child;
+
+		if (c == FLAME_NONE || !f->nodes[c].self)
+			c = add_self_mark(f, cur);
+		cur = c;
+	}
 	/* the counts, from the innermost frame up to the root */
 	for (; cur != FLAME_NONE; cur = f->nodes[cur].parent)
 		f->nodes[cur].count += count;
 	return 0;
 }
 
-int ps_flame__add_folded(struct ps_flame *f, const char *line, size_t len, struct ps_error *err)
+/* ---- folded lines ---- */
+
+struct count {
+	uint64_t v;       /* the digits, without the point */
+	unsigned int dec; /* how many of them follow the point */
+};
+
+/* "12", "12.", "0.25": 0, -1 not a number, -2 past 2^64 */
+static int parse_count(const char *p, const char *end, struct count *c)
+{
+	bool dot = false;
+
+	c->v = 0;
+	c->dec = 0;
+	if (p == end || *p < '0' || *p > '9')
+		return -1;
+	for (; p < end; p++) {
+		if (*p == '.' && !dot) {
+			dot = true;
+			continue;
+		}
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (dot && c->dec == PS_FLAME_MAX_DECIMALS)
+			continue;
+		if (c->v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -2;
+		c->v = c->v * 10 + (uint64_t)(*p - '0');
+		c->dec += dot;
+	}
+	return 0;
+}
+
+static uint64_t pow10u(unsigned int n)
+{
+	uint64_t m = 1;
+
+	while (n--)
+		m *= 10;
+	return m;
+}
+
+/*
+ * @c in @f's units once @f has at least @c's decimals: *@up is what @f's counts are
+ * multiplied by first (1: none).  Nothing changes yet; -1 past 2^64.
+ */
+static int plan_units(const struct ps_flame *f, const struct count *c, uint64_t *up,
+                      uint64_t *units, struct ps_error *err)
+{
+	unsigned int dec = c->dec > f->decimals ? c->dec : f->decimals;
+	uint64_t m = pow10u(dec - c->dec);
+
+	*up = pow10u(dec - f->decimals);
+	if (f->nodes[0].count > UINT64_MAX / *up || c->v > UINT64_MAX / m ||
+	    c->v * m > UINT64_MAX - f->nodes[0].count * *up)
+		return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
+		                     "the sample counts add up to more than 2^64");
+	*units = c->v * m;
+	return 0;
+}
+
+static void rescale(struct ps_flame *f, uint64_t up)
+{
+	size_t i;
+
+	if (up == 1)
+		return;
+	for (i = 0; i < f->nnodes; i++)
+		f->nodes[i].count *= up;
+	while (up > 1) {
+		up /= 10;
+		f->decimals++;
+	}
+	f->scale = pow10u(f->decimals);
+}
+
+/* a TSV field's escapes (ClickHouse's TabSeparated): \t \n \r \b \f \0 \' \\ */
+static size_t tsv_unescape(char *out, const char *s, size_t len)
+{
+	static const char from[] = "tnrbf0'\\", to[] = "\t\n\r\b\f\0'\\";
+	size_t i, n = 0;
+
+	for (i = 0; i < len; i++) {
+		const char *e = i + 1 < len && s[i] == '\\' ? memchr(from, s[i + 1], 8) : NULL;
+
+		if (e) {
+			out[n++] = to[e - from];
+			i++;
+		} else {
+			out[n++] = s[i];
+		}
+	}
+	return n;
+}
+
+/* @want: 0 any line, 1 only one count, 2 only two */
+static int add_folded(struct ps_flame *f, struct ps_flame *before, const char *line, size_t len,
+                      int want, struct ps_error *err)
 {
 	const char **names = f->scratch_names;
 	size_t *lens = f->scratch_lens;
-	const char *p, *end, *sp;
-	uint64_t count = 0;
+	const char *p, *end, *sp, *sp2, *stack_end;
+	struct count after, prev;
+	uint64_t up_a = 1, up_b = 1, ua = 0, ub = 0;
+	bool tsv, diff = false;
 	size_t n = 0;
+	int r;
 
 	if (len && line[len - 1] == '\r')
 		len--;
 	while (len && (line[len - 1] == ' ' || line[len - 1] == '\t'))
 		len--;
-	if (!len)
+	if (!len || line[0] == '#')
 		return 0;
 	end = line + len;
-	/* the count follows a space: a tab or a newline is part of no folded line's
-	 * structure (pcount --folded writes them inside names as \x09 and \x0a), so a name
-	 * that holds them cannot pass for a count */
-	for (sp = end; sp > line && sp[-1] != ' '; sp--)
+	/* the count: after the last space or tab */
+	for (sp = end; sp > line && sp[-1] != ' ' && sp[-1] != '\t'; sp--)
 		;
-	if (sp == end || sp == line)
+	if (sp == line)
 		return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
 		                     "no sample count after the stack ('a;b;c COUNT' expected)");
-	for (p = sp; p < end; p++) {
-		if (*p < '0' || *p > '9')
-			return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
-			                     "sample count '%.*s' is not a whole number",
-			                     (int)(end - sp > 40 ? 40 : end - sp), sp);
-		if (count > (UINT64_MAX - 9) / 10)
-			return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
-			                     "sample count too large");
-		count = count * 10 + (uint64_t)(*p - '0');
+	r = parse_count(sp, end, &after);
+	if (r == -2)
+		return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
+		                     "sample count '%.*s' is past 2^64",
+		                     (int)(end - sp > 40 ? 40 : end - sp), sp);
+	if (r < 0)
+		return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
+		                     "sample count '%.*s' is not a number",
+		                     (int)(end - sp > 40 ? 40 : end - sp), sp);
+	/* one separator: what is before it is the stack, spaces and tabs included */
+	stack_end = sp - 1;
+	tsv = *stack_end == '\t';
+	/* a number before the count too: "STACK BEFORE AFTER" */
+	for (sp2 = stack_end; sp2 > line && sp2[-1] != ' ' && sp2[-1] != '\t'; sp2--)
+		;
+	if (sp2 > line + 1) {
+		r = parse_count(sp2, stack_end, &prev);
+		if (r == -2)
+			return ps_error__set(err, PS_ECAP, NULL, PS_NO_OFFSET,
+			                     "sample count '%.*s' is past 2^64",
+			                     (int)(stack_end - sp2 > 40 ? 40 : stack_end - sp2),
+			                     sp2);
+		if (r == 0) {
+			diff = true;
+			stack_end = sp2 - 1;
+			tsv = tsv || *stack_end == '\t';
+		}
 	}
-	while (sp > line && sp[-1] == ' ')
-		sp--;
-	if (sp == line)
+	if (diff && (want == 1 || !before))
+		return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
+		                     "two counts (a differential line, 'STACK BEFORE AFTER') "
+		                     "among lines of one");
+	if (!diff && want == 2)
+		return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET,
+		                     "one count in a differential input ('STACK BEFORE AFTER' "
+		                     "expected)");
+	if (stack_end == line)
 		return ps_error__set(err, PS_ECORRUPT, NULL, PS_NO_OFFSET, "empty stack");
-	if (!count)
-		return 0;
-	for (p = line; p < sp;) {
-		const char *semi = memchr(p, ';', (size_t)(sp - p));
-		const char *e = semi ? semi : sp;
+	if (plan_units(f, &after, &up_a, &ua, err) ||
+	    (diff && plan_units(before, &prev, &up_b, &ub, err)))
+		return -1;
+	if (tsv) {
+		size_t slen = (size_t)(stack_end - line);
+
+		if (!f->unescaped && !(f->unescaped = malloc(MAX_LINE)))
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "line buffer");
+		if (slen > MAX_LINE)
+			slen = MAX_LINE;
+		slen = tsv_unescape(f->unescaped, line, slen);
+		line = f->unescaped;
+		stack_end = line + slen;
+	}
+	for (p = line; p < stack_end;) {
+		const char *semi = memchr(p, ';', (size_t)(stack_end - p));
+		const char *e = semi ? semi : stack_end;
 
 		if (n == PS_FLAME_MAX_DEPTH) {
 			f->cut_stacks++;
@@ -392,41 +767,91 @@ int ps_flame__add_folded(struct ps_flame *f, const char *line, size_t len, struc
 			break;
 		p = semi + 1;
 	}
-	return ps_flame__add(f, names, lens, NULL, n, count, err);
+	rescale(f, up_a);
+	if (diff) {
+		rescale(before, up_b);
+		if (ub && ps_flame__add(before, names, lens, NULL, n, ub, err))
+			return -1;
+	}
+	if (ua && ps_flame__add(f, names, lens, NULL, n, ua, err))
+		return -1;
+	return diff ? 2 : 1;
 }
 
-int ps_flame__read_folded(struct ps_flame *f, FILE *fp, const char *name, struct ps_error *err)
+int ps_flame__add_folded(struct ps_flame *f, struct ps_flame *before, const char *line, size_t len,
+                         struct ps_error *err)
 {
+	return add_folded(f, before, line, len, 0, err);
+}
+
+static void skip_line(const struct ps_folded_opts *o, struct ps_folded_stats *st, const char *name,
+                      uint64_t lineno, const struct ps_error *lerr)
+{
+	struct ps_error e = { 0 };
+
+	st->skipped++;
+	if (!o || !o->skipped)
+		return;
+	ps_error__set(&e, PS_ECORRUPT, name, PS_NO_OFFSET, "line %llu: %.200s",
+	              (unsigned long long)lineno, lerr->detail);
+	o->skipped(o->arg, &e);
+}
+
+int ps_flame__read_folded(struct ps_flame *f, FILE *fp, const char *name,
+                          const struct ps_folded_opts *o, struct ps_folded_stats *stats,
+                          struct ps_error *err)
+{
+	struct ps_folded_stats st = { 0 };
+	struct ps_flame *before = o ? o->before : NULL;
 	size_t cap = 4096, len = 0;
 	char *line = malloc(cap);
 	uint64_t lineno = 1;
-	int c, rc = 0;
+	bool toolong = false;
+	int c, rc = 0, want = before ? 0 : 1;
 
 	if (!line)
 		return ps_error__set(err, PS_ENOMEM, name, PS_NO_OFFSET, "line buffer");
 	for (;;) {
 		c = getc_unlocked(fp);
 		if (c == EOF || c == '\n') {
+			struct ps_error lerr = { 0 };
+			int r;
+
 			if (c == EOF && ferror(fp)) {
 				rc = ps_error__sys(err, PS_ESYS, name, "read");
 				break;
 			}
-			if (ps_flame__add_folded(f, line, len, err)) {
-				char detail[sizeof(err->detail)];
-
+			if (toolong) {
+				ps_error__set(&lerr, PS_ECORRUPT, NULL, PS_NO_OFFSET,
+				              "longer than %u bytes", MAX_LINE);
+				skip_line(o, &st, name, lineno, &lerr);
+				r = 0;
+			} else {
+				r = add_folded(f, before, line, len, want, &lerr);
+			}
+			if (r < 0 && lerr.code == PS_ECORRUPT) {
+				skip_line(o, &st, name, lineno, &lerr);
+			} else if (r < 0) {
 				if (err) {
-					snprintf(detail, sizeof(detail), "line %llu: %.200s",
-					         (unsigned long long)lineno, err->detail);
-					memcpy(err->detail, detail, sizeof(detail));
+					*err = lerr;
+					snprintf(err->detail, sizeof(err->detail),
+					         "line %llu: %.200s", (unsigned long long)lineno,
+					         lerr.detail);
 					err->input = name;
 				}
 				rc = -1;
 				break;
+			} else if (r > 0) {
+				st.lines++;
+				/* the first line says which kind of input this is */
+				if (!want)
+					want = r;
 			}
 			if (c == EOF)
 				break;
 			lineno++;
 			len = 0;
+			toolong = false;
 			continue;
 		}
 		if (c == 0) {
@@ -436,14 +861,14 @@ int ps_flame__read_folded(struct ps_flame *f, FILE *fp, const char *name, struct
 			                   lineno == 1 ? " (a perf stream? drop --folded)" : "");
 			break;
 		}
+		if (toolong)
+			continue;
 		if (len + 1 >= cap) {
 			char *q;
 
 			if (cap >= MAX_LINE) {
-				rc = ps_error__set(err, PS_ECAP, name, PS_NO_OFFSET,
-				                   "line %llu: longer than %u bytes",
-				                   (unsigned long long)lineno, MAX_LINE);
-				break;
+				toolong = true;
+				continue;
 			}
 			q = realloc(line, cap * 2);
 			if (!q) {
@@ -457,5 +882,8 @@ int ps_flame__read_folded(struct ps_flame *f, FILE *fp, const char *name, struct
 		line[len++] = (char)c;
 	}
 	free(line);
+	st.differential = want == 2;
+	if (stats)
+		*stats = st;
 	return rc;
 }

@@ -23,6 +23,8 @@ struct flame_node {
 	uint32_t first_child, next_sibling;
 	uint32_t depth;
 	uint8_t kind; /* enum ps_frame_kind */
+	uint8_t self; /* a flame chart's mark: its parent's own samples, at this place in
+	               * time (not drawn, never a caller) */
 	uint64_t count;
 };
 
@@ -39,7 +41,15 @@ struct ps_flame {
 	size_t child_tab_size;
 	const char **scratch_names; /* a folded line split into frames */
 	size_t *scratch_lens;
+	const char **rev_names; /* PS_FLAME_REVERSE: a stack turned around */
+	size_t *rev_lens;
+	enum ps_frame_kind *rev_kinds;
+	char *unescaped;     /* a TSV line's stack, unescaped */
 	uint64_t cut_stacks; /* stacks deeper than PS_FLAME_MAX_DEPTH */
+	uint64_t scale;      /* counts are in 1/scale samples: 10^decimals */
+	unsigned int decimals;
+	unsigned int mode; /* PS_FLAME_REVERSE, PS_FLAME_CHART */
+	uint64_t merged;   /* frames merged into their callers (the cap) */
 };
 
 /**

@@ -127,7 +127,8 @@ static size_t subtree_size(const struct ps_flame *f, uint32_t i)
 	uint32_t c;
 
 	for (c = f->nodes[i].first_child; c != FLAME_NONE; c = f->nodes[c].next_sibling)
-		n += subtree_size(f, c);
+		if (!f->nodes[c].self)
+			n += subtree_size(f, c);
 	return n;
 }
 
@@ -140,6 +141,9 @@ static void place(struct layout *l, uint32_t i, uint64_t start, uint32_t bnode, 
 	size_t nkids = 0, k;
 	uint32_t c;
 
+	/* a flame chart's mark of its parent's own samples takes their place, undrawn */
+	if (n->self)
+		return;
 	if (i && (double)n->count * l->scale < l->st->minwidth) {
 		l->omitted += subtree_size(f, i);
 		return;
@@ -155,8 +159,18 @@ static void place(struct layout *l, uint32_t i, uint64_t start, uint32_t bnode, 
 		l->maxdepth = n->depth;
 	for (c = n->first_child; c != FLAME_NONE; c = f->nodes[c].next_sibling)
 		l->stack[top + nkids++] = c;
-	sort_f = f;
-	qsort(l->stack + top, nkids, sizeof(*l->stack), cmp_names);
+	if (f->mode & PS_FLAME_CHART) {
+		/* a flame chart keeps the order they came in: the list is newest first */
+		for (k = 0; k < nkids / 2; k++) {
+			uint32_t t = l->stack[top + k];
+
+			l->stack[top + k] = l->stack[top + nkids - 1 - k];
+			l->stack[top + nkids - 1 - k] = t;
+		}
+	} else {
+		sort_f = f;
+		qsort(l->stack + top, nkids, sizeof(*l->stack), cmp_names);
+	}
 	for (k = 0; k < nkids; k++) {
 		uint32_t kid = l->stack[top + k], bkid = FLAME_NONE;
 
@@ -171,7 +185,7 @@ static void place(struct layout *l, uint32_t i, uint64_t start, uint32_t bnode, 
 	}
 }
 
-/* XML text: escaped, invalid UTF-8 and control characters as '?' */
+/* XML text: escaped, invalid UTF-8 and control characters but the tab as '?' */
 static void put_xml(FILE *fp, const char *s, size_t len)
 {
 	size_t i = 0;
@@ -198,7 +212,8 @@ static void put_xml(FILE *fp, const char *s, size_t len)
 				fputs("&apos;", fp);
 				break;
 			default:
-				putc(c < 0x20 || c == 0x7f ? '?' : c, fp);
+				/* a tab is text (folded names keep theirs), other controls are not */
+				putc((c < 0x20 && c != '\t') || c == 0x7f ? '?' : c, fp);
 			}
 			i++;
 			continue;
@@ -261,6 +276,26 @@ static void put_pct(FILE *fp, double frac)
 	fprintf(fp, "%.2f%%", 100.0 * frac);
 }
 
+/* "1 sample", "12 samples", "2.5 samples": @count in units of 1/@scale */
+static void put_samples(FILE *fp, uint64_t count, uint64_t scale)
+{
+	uint64_t frac = count % scale, digits = scale;
+
+	fprintf(fp, "%llu", (unsigned long long)(count / scale));
+	if (frac) {
+		while (frac % 10 == 0) {
+			frac /= 10;
+			digits /= 10;
+		}
+		/* as many digits as the scale has zeros, less the ones dropped */
+		fputc('.', fp);
+		for (digits /= 10; digits > frac && digits > 1; digits /= 10)
+			fputc('0', fp);
+		fprintf(fp, "%llu", (unsigned long long)frac);
+	}
+	fputs(count == scale ? " sample" : " samples", fp);
+}
+
 static const char svg_style[] =
         "<style type=\"text/css\">\n"
         "text { font-family: Verdana, 'DejaVu Sans', sans-serif; font-size: 12px; "
@@ -273,13 +308,16 @@ static const char svg_style[] =
         "#frames text { pointer-events: none; }\n"
         ".button { cursor: pointer; }\n"
         ".button:hover { fill: rgb(0,0,200); }\n"
+        ".right { text-anchor: end; }\n"
+        "#ignorecase.on { fill: rgb(0,0,200); font-weight: bold; }\n"
         "#unzoom.hidden { display: none; }\n"
         "</style>\n";
 
 /*
  * The embedded script.  It keeps each frame's drawn geometry, and redraws on zoom;
- * window.pflame is its interface (also for tests): zoom(frame or name), reset(),
- * search(regexp) -> {matches, percent}, clear(), details().
+ * window.pflame is its interface (also for tests): zoom(frame, name or index), reset(),
+ * search(regexp) -> {matches, samples, percent}, clear(), ignorecase([on]), details(),
+ * view() (the address's #z=FRAME&s=REGEXP&i=1 that opens the same view).
  */
 static const char svg_script[] =
         "(function () {\n"
@@ -288,10 +326,10 @@ static const char svg_script[] =
         "var svg = (cs && cs.ownerSVGElement) || document.documentElement;\n"
         "var $ = function (s) { return svg.querySelector(s); };\n"
         "var P = JSON.parse($('#pflame-conf').textContent);\n"
-        "var F = [], zoomed = null, gs = svg.querySelectorAll('#frames > g');\n"
+        "var F = [], zoomed = null, icase = false, searched = '', gs = svg.querySelectorAll('#frames > g');\n"
         "function ns(t) {\n"
-        "  var m = /\\((\\d+)(\\.\\d+)? (samples|ms)/.exec(t) || [0, 0, '', ''];\n"
-        "  return m[3] === 'ms' ? Math.round(+(m[1] + m[2]) * 1e6) : +m[1];\n"
+        "  var m = /\\(([0-9.]+) (samples?|ms)/.exec(t) || [0, 0, ''];\n"
+        "  return m[2] === 'ms' ? Math.round(+m[1] * 1e6) : +m[1];\n"
         "}\n"
         "for (var i = 0; i < gs.length; i++) {\n"
         "  var g = gs[i], r = g.querySelector('rect'), ti = g.querySelector('title').textContent;\n"
@@ -312,7 +350,20 @@ static const char svg_script[] =
         "  label(f, x, w);\n"
         "}\n"
         "function deeper(a, b) { return P.icicle ? a.y > b.y : a.y < b.y; }\n"
+        "function under(f, z) {\n"
+        "  var e = 0.02;\n"
+        "  return f === z || (f.x >= z.x - e && f.x + f.w <= z.x + z.w + e && deeper(f, z));\n"
+        "}\n"
+        "/* the view in the address, so that a link opens it: #z=FRAME&s=REGEXP&i=1 */\n"
+        "function keep() {\n"
+        "  var q = [];\n"
+        "  if (zoomed) q.push('z=' + F.indexOf(zoomed));\n"
+        "  if (searched) q.push('s=' + encodeURIComponent(searched));\n"
+        "  if (icase) q.push('i=1');\n"
+        "  try { history.replaceState(null, '', q.length ? '#' + q.join('&') : location.pathname + location.search); } catch (x) {}\n"
+        "}\n"
         "function find(what) {\n"
+        "  if (typeof what === 'number') return F[what];\n"
         "  if (typeof what !== 'string') return F[+what.getAttribute('data-i')];\n"
         "  var best = null;\n"
         "  F.forEach(function (f) { if (f.name === what && (!best || f.n > best.n)) best = f; });\n"
@@ -323,11 +374,10 @@ static const char svg_script[] =
         "  if (!z) return 0;\n"
         "  var s = avail / z.w;\n"
         "  F.forEach(function (f) {\n"
-        "    var inside = f.x >= z.x - e && f.x + f.w <= z.x + z.w + e;\n"
         "    var over = f.x <= z.x + e && f.x + f.w >= z.x + z.w - e;\n"
         "    if (f !== z && over && deeper(z, f)) {\n"
         "      f.g.style.display = ''; f.g.classList.add('parent'); put(f, P.pad, avail); shown++;\n"
-        "    } else if (f === z || (inside && deeper(f, z))) {\n"
+        "    } else if (under(f, z)) {\n"
         "      f.g.style.display = ''; f.g.classList.remove('parent');\n"
         "      put(f, P.pad + (f.x - z.x) * s, f.w * s); shown++;\n"
         "    } else {\n"
@@ -335,6 +385,7 @@ static const char svg_script[] =
         "    }\n"
         "  });\n"
         "  zoomed = z; $('#unzoom').classList.remove('hidden');\n"
+        "  if (searched) search(searched); else keep();\n"
         "  return shown;\n"
         "}\n"
         "function reset() {\n"
@@ -342,29 +393,42 @@ static const char svg_script[] =
         "    f.g.style.display = ''; f.g.classList.remove('parent'); put(f, f.x, f.w);\n"
         "  });\n"
         "  zoomed = null; $('#unzoom').classList.add('hidden');\n"
+        "  if (searched) search(searched); else keep();\n"
         "  return F.length;\n"
         "}\n"
         "function clear() {\n"
         "  F.forEach(function (f) { f.r.setAttribute('fill', f.fill); });\n"
         "  $('#matched').textContent = ' '; $('#search').textContent = 'Search';\n"
+        "  searched = ''; keep();\n"
         "}\n"
+        "/* the samples under the matched frames (a match inside a match counted once), as a share\n"
+        " * of the whole graph, or of the zoomed frame when zoomed */\n"
         "function search(re) {\n"
         "  clear();\n"
-        "  if (!re) return { matches: 0, percent: 0 };\n"
-        "  var rx = new RegExp(re), hit = [];\n"
+        "  if (!re) return { matches: 0, samples: 0, percent: 0 };\n"
+        "  var rx = new RegExp(re, icase ? 'i' : ''), hit = [];\n"
         "  F.forEach(function (f) {\n"
         "    if (rx.test(f.name)) { f.r.setAttribute('fill', 'rgb(230,0,230)'); hit.push(f); }\n"
         "  });\n"
-        "  hit.sort(function (a, b) { return a.x - b.x || b.w - a.w; });\n"
+        "  var whole = zoomed ? zoomed.n : P.total;\n"
+        "  var counted = zoomed ? hit.filter(function (f) { return under(f, zoomed); }) : hit.slice();\n"
+        "  counted.sort(function (a, b) { return a.x - b.x || b.w - a.w; });\n"
         "  var end = -1, n = 0;\n"
-        "  hit.forEach(function (f) {\n"
+        "  counted.forEach(function (f) {\n"
         "    if (f.x >= end - 0.02) { n += f.n; end = f.x + f.w; }\n"
         "    else if (f.x + f.w > end) end = f.x + f.w;\n"
         "  });\n"
-        "  var pct = P.total ? Math.round(10000 * n / P.total) / 100 : 0;\n"
+        "  var pct = whole ? Math.round(10000 * n / whole) / 100 : 0;\n"
         "  $('#matched').textContent = 'Matched: ' + pct.toFixed(2) + '%';\n"
         "  $('#search').textContent = 'Reset Search';\n"
+        "  searched = re; keep();\n"
         "  return { matches: hit.length, samples: n, percent: pct };\n"
+        "}\n"
+        "function ignorecase(on) {\n"
+        "  icase = on === undefined ? !icase : !!on;\n"
+        "  $('#ignorecase').classList.toggle('on', icase);\n"
+        "  if (searched) search(searched); else keep();\n"
+        "  return icase;\n"
         "}\n"
         "function details(t) { $('#details').textContent = t || ' '; }\n"
         "svg.addEventListener('click', function (ev) {\n"
@@ -382,16 +446,37 @@ static const char svg_script[] =
         "  if (re) { try { search(re); } catch (x) { details('bad expression: ' + x.message); } }\n"
         "}\n"
         "$('#search').addEventListener('click', ask);\n"
+        "$('#ignorecase').addEventListener('click', function () { ignorecase(); });\n"
         "window.addEventListener('keydown', function (ev) {\n"
         "  if ((ev.ctrlKey || ev.metaKey) && ev.key === 'f') { ev.preventDefault(); ask(); }\n"
+        "  else if ((ev.ctrlKey || ev.metaKey) && ev.key === 'i') { ev.preventDefault(); ignorecase(); }\n"
         "  else if (ev.key === 'Escape') { reset(); clear(); }\n"
         "});\n"
+        "/* the view a link names */\n"
+        "var h = {};\n"
+        "(location.hash || '').replace(/^#/, '').split('&').forEach(function (kv) {\n"
+        "  var j = kv.indexOf('=');\n"
+        "  if (j > 0) h[kv.substring(0, j)] = decodeURIComponent(kv.substring(j + 1));\n"
+        "});\n"
+        "if (h.i === '1') ignorecase(true);\n"
+        "if (h.z !== undefined && F[+h.z]) zoom(+h.z);\n"
+        "if (h.s) { try { search(h.s); } catch (x) { details('bad expression: ' + x.message); } }\n"
+        "/* a graph taller than the window opens at its roots (the bottom), not at empty sky */\n"
+        "if (!P.icicle && !zoomed) {\n"
+        "  var sc = function () {\n"
+        "    var d = document.scrollingElement || document.documentElement;\n"
+        "    if (d && d.scrollHeight > window.innerHeight) window.scrollTo(0, d.scrollHeight);\n"
+        "  };\n"
+        "  sc(); window.addEventListener('load', sc);\n"
+        "}\n"
         "window.pflame = { zoom: zoom, reset: reset, search: search, clear: clear,\n"
+        "  ignorecase: ignorecase,\n"
         "  frames: function () { return F.length; },\n"
         "  visible: function () { return F.filter(function (f) {\n"
         "    return f.g.style.display !== 'none'; }).length; },\n"
         "  zoomed: function () { return zoomed ? zoomed.name : null; },\n"
-        "  details: function () { return $('#details').textContent; } };\n"
+        "  details: function () { return $('#details').textContent; },\n"
+        "  view: function () { return location.hash; } };\n"
         "})();\n";
 
 static int write_svg(const struct layout *l, FILE *fp)
@@ -403,15 +488,16 @@ static int write_svg(const struct layout *l, FILE *fp)
 	double ypad1 = FONT_SIZE * 3 + (st->subtitle ? FONT_SIZE + 4 : 0);
 	double ypad2 = FONT_SIZE * 2 + 10;
 	double maxabs = 0, height, ynote;
-	bool note = l->omitted || f->cut_stacks;
+	bool note = l->omitted || f->cut_stacks || f->merged;
 	const char *title = st->title;
 	size_t i;
 
 	if (!title)
-		title = st->before  ? "Differential Flame Graph" :
-		        st->time_ns ? "Off-CPU Time Flame Graph" :
-		        st->icicle  ? "Icicle Graph" :
-		                      "Flame Graph";
+		title = st->before                 ? "Differential Flame Graph" :
+		        st->time_ns                ? "Off-CPU Time Flame Graph" :
+		        (f->mode & PS_FLAME_CHART) ? "Flame Chart" :
+		        st->icicle                 ? "Icicle Graph" :
+		                                     "Flame Graph";
 	if (note)
 		ypad2 += FONT_SIZE + 6;
 	height = ypad1 + ypad2 + (double)(l->maxdepth + 1) * fh;
@@ -447,13 +533,16 @@ static int write_svg(const struct layout *l, FILE *fp)
 		put_xml(fp, st->subtitle, strlen(st->subtitle));
 		fputs("</text>\n", fp);
 	}
+	/* the buttons on the right end there, so "Reset Search" is as whole as "Search" */
 	fprintf(fp,
 	        "<text id=\"unzoom\" class=\"button hidden\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
-	        "<text id=\"search\" class=\"button\" x=\"%d\" y=\"24\">Search</text>\n"
+	        "<text id=\"search\" class=\"button right\" x=\"%d\" y=\"24\">Search</text>\n"
+	        "<text id=\"ignorecase\" class=\"button right\" x=\"%d\" y=\"24\">"
+	        "<title>search ignoring case</title>ic</text>\n"
 	        "<text id=\"details\" x=\"%d\" y=\"%.0f\"> </text>\n"
-	        "<text id=\"matched\" x=\"%d\" y=\"%.0f\"> </text>\n",
-	        XPAD, (int)w - XPAD - 60, XPAD, height - ypad2 + FONT_SIZE + 10,
-	        (int)w - XPAD - 130, height - ypad2 + FONT_SIZE + 10);
+	        "<text id=\"matched\" class=\"right\" x=\"%d\" y=\"%.0f\"> </text>\n",
+	        XPAD, (int)w - XPAD, (int)w - XPAD - 100, XPAD, height - ypad2 + FONT_SIZE + 10,
+	        (int)w - XPAD, height - ypad2 + FONT_SIZE + 10);
 	fputs("<g id=\"frames\">\n", fp);
 	for (i = 0; i < l->nd; i++) {
 		const struct drawn *d = &l->d[i];
@@ -473,13 +562,19 @@ static int write_svg(const struct layout *l, FILE *fp)
 			diff_colour(share - d->before, maxabs, rgb);
 		else
 			frame_colour(f, d->node, st->palette, rgb);
+		/* flamegraph.pl's "_[k]" and the like pick the colour, and are no part of
+		 * the name shown */
+		len = ps_flame__label_len(name, len);
 		fputs("<g><title>", fp);
 		put_xml(fp, name, len);
-		if (st->time_ns)
+		if (st->time_ns) {
 			fprintf(fp, " (%llu.%06llu ms, ", (unsigned long long)(n->count / 1000000),
 			        (unsigned long long)(n->count % 1000000));
-		else
-			fprintf(fp, " (%llu samples, ", (unsigned long long)n->count);
+		} else {
+			fputs(" (", fp);
+			put_samples(fp, n->count, f->scale);
+			fputs(", ", fp);
+		}
 		put_pct(fp, share);
 		if (st->before) {
 			fputs("; before ", fp);
@@ -498,22 +593,30 @@ static int write_svg(const struct layout *l, FILE *fp)
 	fputs("</g>\n", fp);
 	if (note) {
 		fprintf(fp, "<text id=\"note\" x=\"%d\" y=\"%.0f\">", XPAD, ynote);
-		if (l->omitted)
+		const char *sep = "";
+
+		if (l->omitted) {
 			fprintf(fp,
-			        "%llu frames narrower than %g px left out (zoom in to see them)",
-			        (unsigned long long)l->omitted, st->minwidth);
-		if (l->omitted && f->cut_stacks)
-			fputs("; ", fp);
+			        "%llu frame%s narrower than %g px left out (pflame -m 0 draws %s)",
+			        (unsigned long long)l->omitted, l->omitted == 1 ? "" : "s",
+			        st->minwidth, l->omitted == 1 ? "it" : "them");
+			sep = "; ";
+		}
+		if (f->merged) {
+			fprintf(fp, "%s%llu frames merged into their callers (more than %zu)", sep,
+			        (unsigned long long)f->merged, f->max_nodes);
+			sep = "; ";
+		}
 		if (f->cut_stacks)
-			fprintf(fp, "%llu stacks cut at %u frames",
+			fprintf(fp, "%s%llu stacks cut at %u frames", sep,
 			        (unsigned long long)f->cut_stacks, PS_FLAME_MAX_DEPTH);
 		fputs("</text>\n", fp);
 	}
 	fprintf(fp,
 	        "<script type=\"application/json\" id=\"pflame-conf\">{\"width\": %u, \"pad\": %d, "
-	        "\"fs\": %d, \"fw\": %g, \"icicle\": %s, \"total\": %llu}</script>\n",
+	        "\"fs\": %d, \"fw\": %g, \"icicle\": %s, \"total\": %.17g}</script>\n",
 	        w, XPAD, FONT_SIZE, FONT_WIDTH, st->icicle ? "true" : "false",
-	        (unsigned long long)total);
+	        (double)total / (double)f->scale); /* in samples, as the titles */
 	fprintf(fp, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 	        svg_script);
 	return 0;

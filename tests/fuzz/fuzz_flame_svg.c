@@ -3,7 +3,8 @@
  * fuzz_flame_svg.c - libFuzzer target for the flame graph's SVG: a tree is built from the
  * input's folded lines ("comm;outer;...;inner COUNT"; the lines before the first empty one
  * make the BEFORE tree of a differential graph when the style asks for one), drawn with a
- * style taken from the input's first four bytes and a title made of its first line, and
+ * style taken from the input's first four bytes (a flame chart, or --reverse, too) and a
+ * title made of its first line, and
  * the document must be well-formed XML: every name from the input stays text (no '<' or
  * '&' of its own, no control byte, valid UTF-8), elements nest and close, attribute values
  * are quoted, CDATA and comments end.  A small checker of our own does this, so that the
@@ -282,7 +283,7 @@ static void add_lines(struct ps_flame *f, const char *s, size_t n)
 
 		if (i < n && s[i] != '\n')
 			continue;
-		ps_flame__add_folded(f, s + start, i - start, &err);
+		ps_flame__add_folded(f, NULL, s + start, i - start, &err);
 		start = i + 1;
 	}
 }
@@ -317,6 +318,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = ps_flame__new(4096, &err);
 	if (!f)
 		abort();
+	/* a flame chart, or callees first, when the style's last bits ask */
+	if (!(data[3] & 32))
+		ps_flame__set_mode(f, (data[3] & 64 ? PS_FLAME_CHART : 0) |
+		                              (data[3] & 128 ? PS_FLAME_REVERSE : 0));
 	blank = (data[3] & 32) ? memmem(s, n, "\n\n", 2) : NULL;
 	if (blank) {
 		before = ps_flame__new(4096, &err);

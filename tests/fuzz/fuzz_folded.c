@@ -4,7 +4,8 @@
  * as pflame --folded reads them: the input's lines are added one by one with
  * ps_flame__add_folded() to a tree with a small frame cap, and the whole input is read
  * again with ps_flame__read_folded(); both trees must agree, a tree reset and filled again
- * must come out the same, and an error must say what it is.  The first line is also
+ * must come out the same, and an error must say what it is; read once more with a BEFORE
+ * tree, as a differential input ("STACK BEFORE AFTER") is read.  The first line is also
  * added through ps_flame__add() split at its ';', with kinds taken from the input.
  */
 #include <stdint.h>
@@ -39,7 +40,7 @@ static size_t add_lines(struct ps_flame *f, const char *s, size_t size)
 		if (i < size && s[i] != '\n')
 			continue;
 		before = ps_flame__total(f);
-		if (ps_flame__add_folded(f, s + start, i - start, &err) < 0) {
+		if (ps_flame__add_folded(f, NULL, s + start, i - start, &err) < 0) {
 			check_error(&err);
 			if (ps_flame__total(f) != before)
 				abort(); /* a refused line changes nothing */
@@ -51,6 +52,17 @@ static size_t add_lines(struct ps_flame *f, const char *s, size_t size)
 		start = i + 1;
 	}
 	return bad;
+}
+
+static uint64_t skipped;
+
+/* a skipped line's report: an error that says what and where */
+static void on_skipped(void *arg, const struct ps_error *err)
+{
+	(void)arg;
+	if (err->code != PS_ECORRUPT || strncmp(err->detail, "line ", 5) != 0)
+		abort();
+	skipped++;
 }
 
 static void add_split(struct ps_flame *f, const char *s, size_t size)
@@ -86,7 +98,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *s = (const char *)data;
 	struct ps_error err = { 0 };
-	struct ps_flame *a, *b;
+	struct ps_flame *a, *b, *before;
+	struct ps_folded_stats st;
+	struct ps_folded_opts fo = { .skipped = on_skipped };
 	uint64_t total;
 	size_t frames, bad;
 	FILE *fp;
@@ -96,8 +110,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	a = ps_flame__new(MAX_FRAMES, &err);
 	b = ps_flame__new(MAX_FRAMES, &err);
-	if (!a || !b)
+	before = ps_flame__new(MAX_FRAMES, &err);
+	if (!a || !b || !before)
 		abort();
+	fo.before = before;
+	skipped = 0;
 	bad = add_lines(a, s, size);
 	total = ps_flame__total(a);
 	frames = ps_flame__frames(a);
@@ -118,13 +135,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (!size)
 		getc(fp); /* fmemopen needs a size: an empty input is one byte read already */
-	r = ps_flame__read_folded(b, fp, "fuzz", &err);
+	r = ps_flame__read_folded(b, fp, "fuzz", NULL, &st, &err);
 	fclose(fp);
 	if (r < 0)
 		check_error(&err);
 	if (!bad && !memchr(data, 0, size) &&
-	    (r < 0 || ps_flame__total(b) != total || ps_flame__frames(b) != frames))
+	    (r < 0 || st.skipped || ps_flame__total(b) != total || ps_flame__frames(b) != frames))
 		abort();
+
+	/* again with a BEFORE tree: a differential input goes to both, never wraps */
+	ps_flame__reset(b);
+	fp = fmemopen((void *)data, size ? size : 1, "r");
+	if (!fp)
+		abort();
+	if (!size)
+		getc(fp);
+	r = ps_flame__read_folded(b, fp, "fuzz", &fo, &st, &err);
+	fclose(fp);
+	if (r < 0)
+		check_error(&err);
+	else if (st.skipped != skipped || st.lines > size)
+		abort();
+	/* a plain input read so is the tree of its lines, a differential one adds to both */
+	if (r == 0 && !st.differential && !bad && ps_flame__total(b) != total)
+		abort();
+	ps_flame__delete(before);
 
 	add_split(a, s, size);
 	ps_flame__delete(a);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-only
-"""pngcheck.py FILE: print "WIDTH HEIGHT COLOURS" of an 8-bit RGB(A) PNG, and the number
-of distinct colours in the column WIDTH-15 (a full-width frame must reach there)."""
+"""pngcheck.py FILE [R,G,B]: print "WIDTH HEIGHT COLOURS" of an 8-bit RGB(A) PNG, and the
+number of distinct colours in the column WIDTH-15 (a full-width frame must reach there);
+with R,G,B, then the number of pixels of that colour (a frame's fill: is it on screen?)."""
 import struct
 import sys
 import zlib
@@ -49,7 +50,12 @@ def main(path):
             colours.add(r[x:x + 3])
     col = w - 15
     edge = set(r[col * bpp:col * bpp + 3] for r in rows)
-    print(w, h, len(colours), len(edge))
+    if len(sys.argv) > 2:
+        want = bytes(int(v) for v in sys.argv[2].split(','))
+        n = sum(1 for r in rows for x in range(0, stride, bpp) if r[x:x + 3] == want)
+        print(w, h, len(colours), len(edge), n)
+    else:
+        print(w, h, len(colours), len(edge))
 
 
 main(sys.argv[1])
