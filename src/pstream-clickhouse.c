@@ -33,6 +33,7 @@
 #include "lib/diag.h"
 #include "lib/input.h"
 #include "lib/reader.h"
+#include "lib/rowbinary.h"
 #include "lib/opts.h"
 #include "lib/sample.h"
 #include "lib/sample_json.h"
@@ -46,6 +47,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_CLIENT = PS_OPT_LONG,
+	OPT_FORMAT,
 	OPT_HOSTNAME,
 	OPT_NO_CREATE,
 	OPT_SPOOL,
@@ -70,6 +72,8 @@ static const struct ps_opt options[] = {
 	       "the client program (default clickhouse-client)"),
 	PS_OPT("hostname", OPT_HOSTNAME, PS_ARG_REQUIRED, "NAME",
 	       "the host column (default: the stream's hostname)"),
+	PS_OPT("format", OPT_FORMAT, PS_ARG_REQUIRED, "FMT",
+	       "rows travel as rowbinary (default) or json"),
 	PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
 	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
 	  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
@@ -106,6 +110,7 @@ struct opts {
 	uint64_t interval_ms;
 	uint64_t spool_max;
 	bool create, verbose, no_symbols;
+	bool json; /* --format json: rows as JSONEachRow */
 	struct ps_symbols_opts sym;
 };
 
@@ -179,6 +184,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_HOSTNAME:
 			o->hostname = a.arg;
 			break;
+		case OPT_FORMAT:
+			if (strcmp(a.arg, "json") == 0)
+				o->json = true;
+			else if (strcmp(a.arg, "rowbinary") == 0)
+				o->json = false;
+			else
+				ps_usage_error("--format: '%s' is not rowbinary or json", a.arg);
+			break;
 		case OPT_NO_CREATE:
 			o->create = false;
 			break;
@@ -205,16 +218,19 @@ static void parse_args(int argc, char **argv, struct opts *o)
 #define WBUF_SIZE (1u << 20)
 #define RUN_ID_LEN 16
 #define CREATE_MAX (64u << 20)
+#define MAX_COLUMN_LIST 100000 /* RowBinary's INSERT (...) within an argument's 128 KiB */
 #define CLIENT_TIMEOUT_S 60 /* send, receive (connect: 10): a frozen server is a failed call */
 #define SLOW_MS 10000       /* a call this long is said once */
 #define STOP_CALL_MS 10000  /* after a stop request, a call gets this long */
 #define STOP_ALL_MS 60000   /* and the inserts of what was read this long in all */
 
 struct batch {
-	char *path;  /* SPOOL/b-SEQ-ID.json */
+	char *path;  /* SPOOL/b-SEQ-ID.json, or .rb */
 	char id[64]; /* the batch column's value */
 	uint64_t rows;
 	uint64_t bytes;
+	bool bin;          /* RowBinary: the header's two lines, then the rows */
+	uint64_t data_off; /* bin: where the rows start */
 	bool tried; /* an insert was attempted: check before inserting again */
 };
 
@@ -256,6 +272,10 @@ struct loader {
 	uint64_t cur_rows, cur_start_ms;
 	uint64_t cur_len, cur_rows_disk, buf_rows;
 	struct ps_json_buf out; /* its rows not yet written (up to WBUF_SIZE) */
+	bool bin;               /* the rows are RowBinary (not --format json) */
+	const char *header;     /* bin: the batch files' header (rowbinary.h) */
+	size_t header_len;
+	struct ps_rowbinary_types types; /* bin: the header's column types */
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -402,11 +422,12 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /*
- * A batch file's name is the loader's own pattern and nothing else: b-SEQ-RUN-N.json, or
- * .part while it is written; SEQ is N in twelve digits, RUN sixteen hex digits.  Its id,
+ * A batch file's name is the loader's own pattern and nothing else: b-SEQ-RUN-N.json (JSON
+ * rows) or .rb (RowBinary), .part or .rb.part while it is written; SEQ is N in twelve digits, RUN sixteen hex digits.  Its id,
  * RUN-N, goes into the batch check: a name that is not exactly that is no batch of ours.
  */
-static bool batch_name(const char *name, char *id, size_t idlen, uint64_t *seq, bool *part)
+static bool batch_name(const char *name, char *id, size_t idlen, uint64_t *seq, bool *part,
+                       bool *bin)
 {
 	const char *p = name + 2, *run, *n;
 	uint64_t s = 0, s2 = 0;
@@ -434,9 +455,10 @@ static bool batch_name(const char *name, char *id, size_t idlen, uint64_t *seq, 
 	}
 	if (p == n || *n == '0' || s2 != s)
 		return false;
-	if (strcmp(p, ".json") == 0)
+	*bin = strncmp(p, ".rb", 3) == 0;
+	if (strcmp(p, ".json") == 0 || strcmp(p, ".rb") == 0)
 		*part = false;
-	else if (strcmp(p, ".part") == 0)
+	else if (strcmp(p, ".part") == 0 || strcmp(p, ".rb.part") == 0)
 		*part = true;
 	else
 		return false;
@@ -465,26 +487,93 @@ static uint64_t count_lines(const char *path, uint64_t *bytes)
 }
 
 /*
- * The open batch of a run that was killed: its complete rows are a batch (renamed to .json),
- * a row cut short at its end is dropped.  Return false when no complete row is left.
+ * The RowBinary rows of the batch file @fd (@size bytes): how many are whole, where the
+ * last whole one ends (@keep) and where the first starts (@data_off).  Return -1 when the
+ * file does not start with a header of ours.
+ */
+static int count_rows(int fd, uint64_t size, uint64_t *rows, uint64_t *keep, uint64_t *data_off)
+{
+	struct ps_rowbinary_types types;
+	const unsigned char *m;
+	long h, r;
+	uint64_t at;
+
+	*rows = *keep = *data_off = 0;
+	if (!size)
+		return -1;
+	m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (m == MAP_FAILED)
+		return -1;
+	h = ps_rowbinary__parse_header((const char *)m, size, &types);
+	if (h <= 0) {
+		munmap((void *)m, size);
+		return -1;
+	}
+	at = *keep = *data_off = (uint64_t)h;
+	while (at < size && (r = ps_rowbinary__row(&types, m + at, size - at, NULL)) > 0) {
+		at += (uint64_t)r;
+		*keep = at;
+		++*rows;
+	}
+	free(types.t);
+	munmap((void *)m, size);
+	return 0;
+}
+
+static uint64_t file_size(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
+}
+
+/* A sealed batch's rows and bytes (and for RowBinary, where they start). */
+static void batch_count(struct batch *b)
+{
+	uint64_t keep;
+	int fd;
+
+	if (!b->bin) {
+		b->rows = count_lines(b->path, &b->bytes);
+		return;
+	}
+	fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	b->rows = b->bytes = 0;
+	if (fd < 0)
+		return;
+	b->bytes = file_size(fd);
+	if (count_rows(fd, b->bytes, &b->rows, &keep, &b->data_off) < 0)
+		b->rows = 0;
+	close(fd);
+}
+
+/*
+ * The open batch of a run that was killed: its complete rows are a batch (renamed to .json
+ * or .rb), a row cut short at its end is dropped.  Return false when no complete row is left.
  */
 static bool resume_part(struct loader *l, const char *name, struct batch *b)
 {
 	char *part = xasprintf("%s/%s", l->dir, name), buf[65536];
 	int fd = open(part, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	uint64_t off = 0, keep = 0, rows = 0;
-	ssize_t r;
+	ssize_t r = 0;
 
 	if (fd < 0)
 		fatal_sys("cannot open", part);
-	while ((r = read(fd, buf, sizeof(buf))) > 0) {
-		for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++) {
-			rows++;
-			keep = off + (uint64_t)(p - buf) + 1;
+	if (b->bin) {
+		off = file_size(fd);
+		if (count_rows(fd, off, &rows, &keep, &b->data_off) < 0)
+			rows = 0;
+	} else {
+		while ((r = read(fd, buf, sizeof(buf))) > 0) {
+			for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++) {
+				rows++;
+				keep = off + (uint64_t)(p - buf) + 1;
+			}
+			off += (uint64_t)r;
 		}
-		off += (uint64_t)r;
 	}
-	if (r < 0 || (keep < off && ftruncate(fd, (off_t)keep) < 0))
+	if (rows && (r < 0 || (keep < off && ftruncate(fd, (off_t)keep) < 0)))
 		fatal_sys("cannot read or cut", part);
 	close(fd);
 	if (!rows) {
@@ -494,7 +583,7 @@ static bool resume_part(struct loader *l, const char *name, struct batch *b)
 		free(part);
 		return false;
 	}
-	b->path = xasprintf("%.*s.json", (int)(strlen(part) - 5), part);
+	b->path = xasprintf("%.*s%s", (int)(strlen(part) - 5), part, b->bin ? "" : ".json");
 	if (rename(part, b->path) < 0)
 		fatal_sys("cannot rename", part);
 	ps_msg("%s: %s: the open batch of an interrupted run: its %" PRIu64
@@ -612,12 +701,12 @@ static void spool_resume(struct loader *l)
 	while ((e = readdir(d))) {
 		char id[64], *t;
 		uint64_t seq;
-		bool part;
+		bool part, bin;
 		struct stat st;
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (!batch_name(e->d_name, id, sizeof(id), &seq, &part) ||
+		if (!batch_name(e->d_name, id, sizeof(id), &seq, &part, &bin) ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode)) {
 			t = printable(e->d_name);
@@ -640,7 +729,7 @@ static void spool_resume(struct loader *l)
 		uint64_t seq;
 		bool part;
 
-		batch_name(names[i], b.id, sizeof(b.id), &seq, &part);
+		batch_name(names[i], b.id, sizeof(b.id), &seq, &part, &b.bin);
 		if (part) {
 			if (!resume_part(l, names[i], &b)) {
 				free(names[i]);
@@ -648,7 +737,7 @@ static void spool_resume(struct loader *l)
 			}
 		} else {
 			b.path = xasprintf("%s/%s", l->dir, names[i]);
-			b.rows = count_lines(b.path, &b.bytes);
+			batch_count(&b);
 		}
 		b.tried = true; /* an earlier run may have sent it: check first */
 		l->spooled += b.bytes;
@@ -670,6 +759,7 @@ static void loader_init(struct loader *l, const struct opts *o)
 
 	memset(l, 0, sizeof(*l));
 	l->o = o;
+	l->bin = !o->json;
 	l->cur_fd = l->lock_fd = -1;
 	l->child_out = l->child_err = -1;
 	if (o->database)
@@ -730,7 +820,7 @@ static int memory_file(const char *name)
  * 128 KiB) or on the insert of the batch open on @in.  Its output and errors go to memory
  * files, not to the spool, which may be full.  It inherits the spool's lock (spool_lock()).
  */
-static void spawn_client(struct loader *l, const char *stmt, int in)
+static void spawn_client(struct loader *l, const char *stmt, int in, const char *insert)
 {
 	static const char *const timeouts[] = { "connect_timeout", "send_timeout",
 		                                "receive_timeout" };
@@ -749,12 +839,12 @@ static void spawn_client(struct loader *l, const char *stmt, int in)
 		if (!user_setting(o, timeouts[i]))
 			argv[argc++] = own[nown++] =
 			        xasprintf("--%s=%d", timeouts[i], i ? CLIENT_TIMEOUT_S : 10);
-	if (!stmt) {
+	if (!stmt && !insert) {
 		if (!user_setting(o, "input_format_import_nested_json"))
 			argv[argc++] = "--input_format_import_nested_json=1";
 		if (!user_setting(o, "input_format_skip_unknown_fields"))
 			argv[argc++] = "--input_format_skip_unknown_fields=1";
-	} else {
+	} else if (stmt) {
 		size_t len = strlen(stmt);
 
 		if (len > 200000 && !user_setting(o, "max_query_size"))
@@ -763,7 +853,9 @@ static void spawn_client(struct loader *l, const char *stmt, int in)
 	}
 	for (i = 0; i < o->nr_settings; i++)
 		argv[argc++] = own[nown++] = xasprintf("--%s", o->settings[i]);
-	if (!stmt)
+	if (insert)
+		argv[argc++] = own[nown++] = xasprintf("--query=%s", insert);
+	else if (!stmt)
 		argv[argc++] = own[nown++] =
 		        xasprintf("--query=INSERT INTO %s FORMAT JSONEachRow", l->qtable);
 	argv[argc] = NULL;
@@ -867,30 +959,66 @@ static const char *job_name(enum job job)
 	return job == JOB_CREATE ? "create table" : job == JOB_CHECK ? "batch check" : "insert";
 }
 
+/*
+ * The INSERT of a RowBinary batch: its header's column list (which names the columns,
+ * quoted as the CREATE statement quotes them); @in is left where the rows start.
+ */
+static char *insert_query(struct loader *l, const struct batch *b, int in)
+{
+	size_t len = b->data_off;
+	char *h, *nl, *q;
+	ssize_t n;
+
+	if (!len || len > (1u << 20))
+		fatal_sys("not a batch", b->path);
+	h = malloc(len + 1);
+	if (!h)
+		ps_die_nomem();
+	n = pread(in, h, len, 0);
+	if (n != (ssize_t)len)
+		fatal_sys("cannot read", b->path);
+	h[len] = 0;
+	nl = strchr(h, '\n');
+	if (!nl || nl - h > MAX_COLUMN_LIST) {
+		ps_msg("%s: its column list is missing or too long for an argument", b->path);
+		exit(1);
+	}
+	*nl = 0;
+	q = xasprintf("INSERT INTO %s %s FORMAT RowBinary", l->qtable, h);
+	free(h);
+	if (lseek(in, (off_t)b->data_off, SEEK_SET) < 0)
+		fatal_sys("cannot seek", b->path);
+	return q;
+}
+
 static void start_job(struct loader *l)
 {
 	struct batch *b = l->n ? &l->q[l->head] : NULL;
 
 	if (l->nstmts) {
 		l->job = JOB_CREATE;
-		spawn_client(l, l->stmts[0], -1);
+		spawn_client(l, l->stmts[0], -1, NULL);
 	} else if (b && b->tried) {
 		/* the id is the loader's own pattern (batch_name()), quoted all the same */
 		char *id = sql_string(b->id),
 		     *q = xasprintf("SELECT count() FROM %s WHERE batch = %s", l->qtable, id);
 
 		l->job = JOB_CHECK;
-		spawn_client(l, q, -1);
+		spawn_client(l, q, -1, NULL);
 		free(q);
 		free(id);
 	} else if (b) {
 		int in = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		char *insert = NULL;
 
 		if (in < 0)
 			fatal_sys("cannot open", b->path);
+		if (b->bin)
+			insert = insert_query(l, b, in);
 		l->job = JOB_INSERT;
 		b->tried = true;
-		spawn_client(l, NULL, in);
+		spawn_client(l, NULL, in, insert);
+		free(insert);
 	}
 }
 
@@ -1038,7 +1166,8 @@ static void current(struct loader *l)
 		return;
 	l->seq++;
 	snprintf(l->cur_id, sizeof(l->cur_id), "%s-%" PRIu64, l->run_id, l->seq);
-	l->cur_path = xasprintf("%s/b-%012" PRIu64 "-%s.part", l->dir, l->seq, l->cur_id);
+	l->cur_path = xasprintf("%s/b-%012" PRIu64 "-%s%s.part", l->dir, l->seq, l->cur_id,
+	                        l->bin ? ".rb" : "");
 	l->cur_fd = -1;
 	l->cur_rows = l->cur_rows_disk = l->buf_rows = l->cur_len = 0;
 	l->cur_start_ms = now_ms();
@@ -1067,6 +1196,21 @@ static int spill_some(struct loader *l, struct ps_error *err)
 			               1 :
 			               ps_error__sys(err, PS_EWRITE, l->cur_path, "cannot create");
 	}
+	while (l->bin && l->cur_len < l->header_len) {
+		/* a RowBinary batch starts with its header */
+		ssize_t n = pwrite(l->cur_fd, l->header + l->cur_len, l->header_len - l->cur_len,
+		                   (off_t)l->cur_len);
+
+		if (n > 0) {
+			l->cur_len += (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && !no_space(errno))
+			return ps_error__sys(err, PS_EWRITE, l->cur_path, "write error");
+		return 1;
+	}
 	while (done < l->out.len) {
 		ssize_t n = pwrite(l->cur_fd, l->out.p + done, l->out.len - done,
 		                   (off_t)(l->cur_len + done));
@@ -1083,6 +1227,19 @@ static int spill_some(struct loader *l, struct ps_error *err)
 	}
 	if (done == l->out.len) {
 		rows = l->buf_rows;
+	} else if (l->bin) {
+		/* whole rows only: a cut one is taken back */
+		size_t at = 0;
+		long r;
+
+		while ((r = ps_rowbinary__row(&l->types, (const unsigned char *)l->out.p + at,
+		                              done - at, NULL)) > 0) {
+			at += (size_t)r;
+			rows++;
+		}
+		done = at;
+		if (ftruncate(l->cur_fd, (off_t)(l->cur_len + done)) < 0)
+			return ps_error__sys(err, PS_EWRITE, l->cur_path, "write error");
 	} else {
 		/* whole rows only: a cut one is taken back */
 		const char *nl = done ? memrchr(l->out.p, '\n', done) : NULL;
@@ -1113,9 +1270,12 @@ static void seal_file(struct loader *l)
 	if (!l->cur_rows_disk) {
 		unlink(l->cur_path);
 	} else {
-		b.path = xasprintf("%.*s.json", (int)(strlen(l->cur_path) - 5), l->cur_path);
+		b.path = xasprintf("%.*s%s", (int)(strlen(l->cur_path) - 5), l->cur_path,
+		                   l->bin ? "" : ".json");
 		if (rename(l->cur_path, b.path) < 0)
 			fatal_sys("cannot rename", l->cur_path);
+		b.bin = l->bin;
+		b.data_off = l->bin ? l->header_len : 0;
 		snprintf(b.id, sizeof(b.id), "%s", l->cur_id);
 		b.rows = l->cur_rows_disk;
 		b.bytes = l->cur_len;
@@ -1142,7 +1302,20 @@ static void seal_written(struct loader *l)
 	l->out = (struct ps_json_buf){ 0 };
 	seal_file(l);
 	current(l);
-	while (i < rest.len) {
+	while (l->bin && i < rest.len) {
+		/* the batch id is the row's last column: a length byte and the id */
+		size_t last = 0, idlen = strlen(l->cur_id);
+		long r = ps_rowbinary__row(&l->types, (const unsigned char *)rest.p + i,
+		                           rest.len - i, &last);
+
+		if (r <= 0)
+			break; /* cannot be: the rows are ours */
+		ps_json__raw(&nb, rest.p + i, last);
+		ps_json__char(&nb, (char)idlen);
+		ps_json__raw(&nb, l->cur_id, idlen);
+		i += (size_t)r;
+	}
+	while (!l->bin && i < rest.len) {
 		const char *nl = memchr(rest.p + i, '\n', rest.len - i);
 		size_t end = (size_t)(nl - rest.p) + 1;
 
@@ -1228,7 +1401,9 @@ struct ctx {
 	struct ps_session *s;
 	struct loader *l;
 	struct ps_symbols *syms; /* the reader's; NULL with --no-symbols */
-	struct ps_sample_writer *w;
+	struct ps_sample_writer *w; /* --format json */
+	struct ps_rowbinary *rb;    /* else */
+	struct ps_fold_buf fold;    /* the stack column */
 	uint64_t lost_chunks, lost_samples; /* what LOST and LOST_SAMPLES records said */
 	bool header_done;
 };
@@ -1248,11 +1423,31 @@ static int header_done(struct ctx *c, struct ps_error *err)
 		name[sizeof(name) - 1] = 0;
 		host = name;
 	}
-	c->w = ps_sample_writer__new(c->s, PS_TIME_NS, NULL);
-	if (!c->w || ps_sample_writer__set_host(c->w, host) < 0)
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	ps_sample_writer__keep(c->w, ((1ull << PS_NR_SAMPLE_KEYS) - 1) & ~NO_COLUMN);
-	ps_sample_writer__set_symbols(c->w, c->syms);
+	if (c->l->bin) {
+		c->rb = ps_rowbinary__new(c->s, c->syms, host, err);
+		if (!c->rb)
+			return -1;
+		c->l->header = ps_rowbinary__header(c->rb);
+		c->l->header_len = strlen(c->l->header);
+		if (strchr(c->l->header, '\n') - c->l->header > MAX_COLUMN_LIST) {
+			/* the INSERT's column list is an argument of the client, at most
+			 * 128 KiB: thousands of columns travel as JSON, as they always did */
+			ps_rowbinary__delete(c->rb);
+			c->rb = NULL;
+			c->l->bin = false;
+			c->l->header = NULL;
+		} else if (ps_rowbinary__parse_header(c->l->header, c->l->header_len,
+		                                      &c->l->types) <= 0) {
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		}
+	}
+	if (!c->l->bin) {
+		c->w = ps_sample_writer__new(c->s, PS_TIME_NS, NULL);
+		if (!c->w || ps_sample_writer__set_host(c->w, host) < 0)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		ps_sample_writer__keep(c->w, ((1ull << PS_NR_SAMPLE_KEYS) - 1) & ~NO_COLUMN);
+		ps_sample_writer__set_symbols(c->w, c->syms);
+	}
 	if (c->o->create) {
 		const char *t = c->o->table;
 		char full[300];
@@ -1335,17 +1530,32 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 		return 0;
 	if (smp->type & PERF_SAMPLE_TID)
 		comm = ps_session__comm(c->s, smp->tid);
+	/* the folded stack, pcount --folded's line: with a call chain and its names */
+	c->fold.len = 0;
+	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && c->syms &&
+	    ps_symbols__fold(c->syms, smp, rec->misc, comm, &c->fold, err) < 0)
+		return -1;
 	current(l);
 	start = b->len;
-	if (ps_sample_writer__write(c->w, b, smp, comm, rec->misc) < 0)
-		goto nomem;
-	/* the object without its closing brace, then the callchain and the batch */
-	b->len--;
-	if (smp->type & PERF_SAMPLE_CALLCHAIN)
-		frames(c, b, smp);
-	ps_json__raw(b, ",\"batch\":\"", 10);
-	ps_json__raw(b, l->cur_id, strlen(l->cur_id));
-	ps_json__raw(b, "\"}\n", 3);
+	if (c->rb) {
+		if (ps_rowbinary__write(c->rb, b, smp, comm, rec->misc, c->fold.buf, c->fold.len,
+		                        l->cur_id) < 0)
+			goto nomem;
+	} else {
+		if (ps_sample_writer__write(c->w, b, smp, comm, rec->misc) < 0)
+			goto nomem;
+		/* the object without its closing brace, then the callchain, stack and batch */
+		b->len--;
+		if (smp->type & PERF_SAMPLE_CALLCHAIN)
+			frames(c, b, smp);
+		if (c->fold.len) {
+			ps_json__raw(b, ",\"stack\":", 9);
+			ps_json__string(b, c->fold.buf, c->fold.len);
+		}
+		ps_json__raw(b, ",\"batch\":\"", 10);
+		ps_json__raw(b, l->cur_id, strlen(l->cur_id));
+		ps_json__raw(b, "\"}\n", 3);
+	}
 	if (b->failed)
 		goto nomem;
 	l->spooled += b->len - start;
@@ -1422,6 +1632,7 @@ static void loader_cleanup(struct loader *l)
 	free(l->dir);
 	free(l->q);
 	ps_json_buf__release(&l->out);
+	free(l->types.t);
 	for (int i = 0; i < l->nstmts; i++)
 		free(l->stmts[i]);
 }
@@ -1507,6 +1718,8 @@ int main(int argc, char **argv)
 		ps_msg("%" PRIu64 " rows in %" PRIu64 " batches inserted into %s", l.inserted_rows,
 		       l.inserted_batches, l.qtable);
 	ps_sample_writer__delete(c.w);
+	ps_rowbinary__delete(c.rb);
+	free(c.fold.buf);
 	if (err.code && err.detail[0])
 		ps_warn(&err);
 	loader_cleanup(&l);
