@@ -239,6 +239,7 @@ enum job {
 	JOB_CREATE, /* CREATE TABLE IF NOT EXISTS */
 	JOB_CHECK,  /* how many rows of the head batch are in already */
 	JOB_INSERT, /* the head batch */
+	JOB_COLUMNS, /* the table's column names (a RowBinary insert names its columns) */
 };
 
 struct loader {
@@ -276,6 +277,9 @@ struct loader {
 	const char *header;     /* bin: the batch files' header (rowbinary.h) */
 	size_t header_len;
 	struct ps_rowbinary_types types; /* bin: the header's column types */
+	char **table_cols;               /* the table's columns, once asked */
+	size_t nr_table_cols;
+	bool cols_known, said_cols;
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -956,7 +960,10 @@ static bool permanent(const char *msg)
 
 static const char *job_name(enum job job)
 {
-	return job == JOB_CREATE ? "create table" : job == JOB_CHECK ? "batch check" : "insert";
+	return job == JOB_CREATE  ? "create table" :
+	       job == JOB_CHECK   ? "batch check" :
+	       job == JOB_COLUMNS ? "column list" :
+	                            "insert";
 }
 
 /*
@@ -991,6 +998,135 @@ static char *insert_query(struct loader *l, const struct batch *b, int in)
 	return q;
 }
 
+static bool table_has(const struct loader *l, const char *name)
+{
+	for (size_t i = 0; i < l->nr_table_cols; i++)
+		if (strcmp(l->table_cols[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A RowBinary insert names its columns, and the server refuses a name the table lacks,
+ * where JSON rows had their unknown keys skipped: a batch with columns the table lacks
+ * (a table made for another stream) is rewritten without them before it goes in.
+ */
+static void fit_batch(struct loader *l, struct batch *b)
+{
+	struct ps_json_buf out = { 0 };
+	char **names = NULL, *tmp;
+	size_t n = 0, i, missing = 0, first = 0;
+	bool *keep;
+	const char *m, *nl;
+	uint64_t size;
+	long rows;
+	int fd;
+
+	if (!l->nr_table_cols)
+		return; /* no such table: the insert says so */
+	fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		fatal_sys("cannot open", b->path);
+	size = file_size(fd);
+	m = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	close(fd);
+	if (m == MAP_FAILED)
+		fatal_sys("cannot read", b->path);
+	nl = memchr(m, '\n', size);
+	if (!nl || ps_rowbinary__names(m, (size_t)(nl - m), &names, &n) < 0) {
+		munmap((void *)m, size);
+		return; /* the insert says what is wrong */
+	}
+	keep = calloc(n ? n : 1, sizeof(*keep));
+	if (!keep)
+		ps_die_nomem();
+	for (i = 0; i < n; i++)
+		if (!(keep[i] = table_has(l, names[i])) && !missing++)
+			first = i;
+	if (!missing || missing == n) {
+		munmap((void *)m, size);
+		ps_rowbinary__names_free(names, n);
+		free(keep);
+		return;
+	}
+	if (!l->said_cols) {
+		char *t = printable(names[first]);
+
+		ps_msg("%s has no column %s%s: those values are left out", l->qtable, t,
+		       missing > 1 ? " (and others)" : "");
+		free(t);
+		l->said_cols = true;
+	}
+	rows = ps_rowbinary__project(m, size, keep, &out);
+	munmap((void *)m, size);
+	ps_rowbinary__names_free(names, n);
+	free(keep);
+	if (out.failed)
+		ps_die_nomem();
+	if (rows < 0) {
+		ps_json_buf__release(&out);
+		return;
+	}
+	tmp = xasprintf("%s/.fit", l->dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		fatal_sys("cannot create", tmp);
+	for (size_t done = 0; done < out.len;) {
+		ssize_t w = write(fd, out.p + done, out.len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			fatal_sys("write error", tmp);
+		done += (size_t)w;
+	}
+	if (close(fd) < 0 || rename(tmp, b->path) < 0)
+		fatal_sys("cannot rewrite", b->path);
+	free(tmp);
+	l->spooled -= b->bytes < l->spooled ? b->bytes : l->spooled;
+	l->spooled += out.len;
+	b->bytes = out.len;
+	b->data_off = (uint64_t)(memchr(memchr(out.p, '\n', out.len) + 1, '\n', out.len) + 1 -
+	                         (void *)out.p);
+	ps_json_buf__release(&out);
+}
+
+/* What the column list query gave: one name a line, in hex. */
+static void read_columns(struct loader *l)
+{
+	uint64_t size = file_size(l->child_out);
+	char *text, *line, *save = NULL;
+
+	if (size > (64u << 20))
+		size = 64u << 20;
+	text = malloc(size + 1);
+	if (!text)
+		ps_die_nomem();
+	read_memory_file(l->child_out, text, size + 1);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strlen(line) / 2, i;
+		char *name = malloc(len + 1), **nc;
+
+		if (!name)
+			ps_die_nomem();
+		for (i = 0; i < len; i++) {
+			unsigned int v;
+
+			if (sscanf(line + 2 * i, "%2x", &v) != 1)
+				v = '?';
+			name[i] = (char)v;
+		}
+		name[len] = 0;
+		nc = realloc(l->table_cols, (l->nr_table_cols + 1) * sizeof(*nc));
+		if (!nc)
+			ps_die_nomem();
+		l->table_cols = nc;
+		l->table_cols[l->nr_table_cols++] = name;
+	}
+	free(text);
+	l->cols_known = true;
+}
+
 static void start_job(struct loader *l)
 {
 	struct batch *b = l->n ? &l->q[l->head] : NULL;
@@ -1007,10 +1143,28 @@ static void start_job(struct loader *l)
 		spawn_client(l, q, -1, NULL);
 		free(q);
 		free(id);
+	} else if (b && b->bin && !l->cols_known) {
+		const char *dot = strchr(l->o->table, '.');
+		char *db = l->o->database ? sql_string(l->o->database) :
+		           dot            ? xasprintf("'%.*s'", (int)(dot - l->o->table), l->o->table) :
+		                            xasprintf("currentDatabase()"),
+		     *t = sql_string(dot ? dot + 1 : l->o->table),
+		     *q = xasprintf("SELECT hex(name) FROM system.columns WHERE database = %s AND "
+		                    "table = %s FORMAT TSV",
+		                    db, t);
+
+		l->job = JOB_COLUMNS;
+		spawn_client(l, q, -1, NULL);
+		free(q);
+		free(t);
+		free(db);
 	} else if (b) {
-		int in = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		int in;
 		char *insert = NULL;
 
+		if (b->bin)
+			fit_batch(l, b);
+		in = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (in < 0)
 			fatal_sys("cannot open", b->path);
 		if (b->bin)
@@ -1064,6 +1218,8 @@ static void job_finished(struct loader *l, int status)
 		}
 	} else if (ok && job == JOB_INSERT) {
 		batch_done(l, "inserted");
+	} else if (ok && job == JOB_COLUMNS) {
+		read_columns(l);
 	} else if (ok && job == JOB_CREATE) {
 		free(l->stmts[0]);
 		l->stmts[0] = l->stmts[1];
@@ -1633,6 +1789,7 @@ static void loader_cleanup(struct loader *l)
 	free(l->q);
 	ps_json_buf__release(&l->out);
 	free(l->types.t);
+	ps_rowbinary__names_free(l->table_cols, l->nr_table_cols);
 	for (int i = 0; i < l->nstmts; i++)
 		free(l->stmts[i]);
 }

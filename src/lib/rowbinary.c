@@ -897,45 +897,215 @@ static int get_varint(const unsigned char *p, size_t len, uint64_t *v)
 	}
 }
 
-long ps_rowbinary__row(const struct ps_rowbinary_types *types, const unsigned char *p, size_t len,
-                       size_t *last)
+long ps_rowbinary__value(unsigned char k, const unsigned char *p, size_t len)
 {
-	size_t at = 0, i;
+	uint64_t n = 1, v;
+	size_t at = 0;
+	int r;
 
-	for (i = 0; i < types->n; i++) {
-		unsigned char k = types->t[i];
-		uint64_t n = 1, v;
-		int r;
-
-		if (last)
-			*last = at;
-		if (k & T_ARRAY) {
-			r = get_varint(p + at, len - at, &n);
+	if (k & T_ARRAY) {
+		r = get_varint(p, len, &n);
+		if (r <= 0)
+			return r;
+		at += (size_t)r;
+		if (n > MAX_LEN)
+			return -1;
+	}
+	for (uint64_t j = 0; j < n; j++) {
+		if ((k & 15) == T_STR) {
+			r = get_varint(p + at, len - at, &v);
 			if (r <= 0)
 				return r;
-			at += (size_t)r;
-			if (n > MAX_LEN)
+			if (v > MAX_LEN)
 				return -1;
-		}
-		for (uint64_t j = 0; j < n; j++) {
-			if ((k & 15) == T_STR) {
-				r = get_varint(p + at, len - at, &v);
-				if (r <= 0)
-					return r;
-				if (v > MAX_LEN)
-					return -1;
-				at += (size_t)r;
-				if (len - at < v)
-					return 0;
-				at += v;
-			} else {
-				unsigned int w = code_width(k);
+			at += (size_t)r;
+			if (len - at < v)
+				return 0;
+			at += v;
+		} else {
+			unsigned int w = code_width(k);
 
-				if (len - at < w)
-					return 0;
-				at += w;
-			}
+			if (len - at < w)
+				return 0;
+			at += w;
 		}
 	}
 	return (long)at;
+}
+
+long ps_rowbinary__row(const struct ps_rowbinary_types *types, const unsigned char *p, size_t len,
+                       size_t *last)
+{
+	size_t at = 0;
+
+	for (size_t i = 0; i < types->n; i++) {
+		long r;
+
+		if (last)
+			*last = at;
+		r = ps_rowbinary__value(types->t[i], p + at, len - at);
+		if (r <= 0)
+			return r;
+		at += (size_t)r;
+	}
+	return (long)at;
+}
+
+void ps_rowbinary__names_free(char **names, size_t n)
+{
+	if (!names)
+		return;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* the quoted names of a header's first line, "(`a`, `b`)": each with the span it takes */
+static int split_names(const char *line, size_t len, char ***names, size_t *n,
+                       size_t **spans)
+{
+	size_t i = 1, cap = 0;
+
+	*names = NULL;
+	*n = 0;
+	if (spans)
+		*spans = NULL;
+	if (len < 2 || line[0] != '(' || line[len - 1] != ')')
+		return -1;
+	while (i < len - 1) {
+		size_t start = i, o = 0;
+		char *name;
+
+		if (line[i] != '`')
+			goto bad;
+		name = malloc(len);
+		if (!name)
+			goto bad;
+		for (i++; i < len - 1 && line[i] != '`'; i++) {
+			if (line[i] != '\\') {
+				name[o++] = line[i];
+			} else if (i + 1 < len - 1 && line[i + 1] == 'x' && i + 3 < len - 1 &&
+			           hexval(line[i + 2]) >= 0 && hexval(line[i + 3]) >= 0) {
+				name[o++] = (char)(hexval(line[i + 2]) << 4 | hexval(line[i + 3]));
+				i += 3;
+			} else if (i + 1 < len - 1) {
+				name[o++] = line[++i];
+			}
+		}
+		name[o] = 0;
+		if (i >= len - 1) {
+			free(name);
+			goto bad;
+		}
+		i++;
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			char **nn = realloc(*names, nc * sizeof(*nn));
+			size_t *ns = spans ? realloc(*spans, nc * 2 * sizeof(*ns)) : NULL;
+
+			if (!nn || (spans && !ns)) {
+				free(name);
+				if (nn)
+					*names = nn;
+				if (ns)
+					*spans = ns;
+				goto bad;
+			}
+			*names = nn;
+			if (spans)
+				*spans = ns;
+			cap = nc;
+		}
+		if (spans) {
+			(*spans)[2 * *n] = start;
+			(*spans)[2 * *n + 1] = i - start;
+		}
+		(*names)[(*n)++] = name;
+		if (i < len - 1) {
+			if (len - 1 - i < 2 || line[i] != ',' || line[i + 1] != ' ')
+				goto bad;
+			i += 2;
+		}
+	}
+	return 0;
+bad:
+	ps_rowbinary__names_free(*names, *n);
+	*names = NULL;
+	*n = 0;
+	if (spans) {
+		free(*spans);
+		*spans = NULL;
+	}
+	return -1;
+}
+
+int ps_rowbinary__names(const char *line, size_t len, char ***names, size_t *n)
+{
+	return split_names(line, len, names, n, NULL);
+}
+
+long ps_rowbinary__project(const char *p, size_t len, const bool *keep, struct ps_json_buf *out)
+{
+	struct ps_rowbinary_types types;
+	const char *nl = memchr(p, '\n', len), *tl;
+	char **names = NULL;
+	size_t *spans = NULL, n = 0, i, at, first = 1;
+	long h, rows = 0;
+
+	h = ps_rowbinary__parse_header(p, len, &types);
+	if (h <= 0 || !nl)
+		return -1;
+	if (split_names(p, (size_t)(nl - p), &names, &n, &spans) < 0 || n != types.n)
+		goto bad;
+	/* the header: the kept names, the kept types */
+	ps_json__char(out, '(');
+	for (i = 0; i < n; i++)
+		if (keep[i]) {
+			if (!first)
+				ps_json__raw(out, ", ", 2);
+			first = 0;
+			ps_json__raw(out, p + spans[2 * i], spans[2 * i + 1]);
+		}
+	ps_json__raw(out, ")\n", 2);
+	first = 1;
+	tl = nl + 1;
+	for (i = 0; i < n; i++) {
+		const char *end = memchr(tl, i + 1 < n ? ' ' : '\n', (size_t)(p + h - tl));
+
+		if (!end)
+			goto bad;
+		if (keep[i]) {
+			if (!first)
+				ps_json__char(out, ' ');
+			first = 0;
+			ps_json__raw(out, tl, (size_t)(end - tl));
+		}
+		tl = end + 1;
+	}
+	ps_json__char(out, '\n');
+	for (at = (size_t)h; at < len; rows++)
+		for (i = 0; i < n; i++) {
+			long r = ps_rowbinary__value(types.t[i], (const unsigned char *)p + at,
+			                             len - at);
+
+			if (r <= 0)
+				goto bad;
+			if (keep[i])
+				ps_json__raw(out, p + at, (size_t)r);
+			at += (size_t)r;
+		}
+	ps_rowbinary__names_free(names, n);
+	free(spans);
+	free(types.t);
+	return out->failed ? -1 : rows;
+bad:
+	ps_rowbinary__names_free(names, n);
+	free(spans);
+	free(types.t);
+	return -1;
 }

@@ -16,6 +16,7 @@
 #ifndef PS_ROWBINARY_H
 #define PS_ROWBINARY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,5 +83,31 @@ long ps_rowbinary__parse_header(const char *p, size_t len, struct ps_rowbinary_t
  */
 long ps_rowbinary__row(const struct ps_rowbinary_types *types, const unsigned char *p, size_t len,
                        size_t *last);
+
+/**
+ * ps_rowbinary__value() - the length of one value of type @code (a byte of @types->t) at @p.
+ * Return: as ps_rowbinary__row().
+ */
+long ps_rowbinary__value(unsigned char code, const unsigned char *p, size_t len);
+
+/**
+ * ps_rowbinary__names() - the column names of a header's first line, unquoted (the names
+ * of the table, as system.columns has them).
+ * @names: receives a malloc'ed array of @n malloc'ed strings (ps_rowbinary__names_free())
+ * Return: 0, or -1 when the line is not one ps_rowbinary__header() writes (or out of memory).
+ */
+int ps_rowbinary__names(const char *line, size_t len, char ***names, size_t *n);
+
+/** ps_rowbinary__names_free() - free what ps_rowbinary__names() gave. */
+void ps_rowbinary__names_free(char **names, size_t n);
+
+/**
+ * ps_rowbinary__project() - a batch (header and rows, @len bytes at @p) with only the
+ * columns @keep says (one flag per column), for a table that lacks the others.
+ * @out: receives the new batch (header and rows)
+ * Return: the number of rows, or -1 when the batch is malformed (or out of memory:
+ * @out->failed).
+ */
+long ps_rowbinary__project(const char *p, size_t len, const bool *keep, struct ps_json_buf *out);
 
 #endif
