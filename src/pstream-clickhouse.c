@@ -40,6 +40,7 @@
 #include "lib/schema.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/spool.h"
 #include "lib/symbols.h"
 
 static const char usage_text[] =
@@ -214,31 +215,20 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- the spool: batches as files, sent in order ---- */
 
-#define MAX_QUEUE 100000
 #define WBUF_SIZE (1u << 20)
-#define RUN_ID_LEN 16
+#define RUN_ID_LEN PS_SPOOL_RUN_ID_LEN
 #define CREATE_MAX (64u << 20)
 #define MAX_COLUMN_LIST 100000 /* RowBinary's INSERT (...) within an argument's 128 KiB */
-#define CLIENT_TIMEOUT_S 60 /* send, receive (connect: 10): a frozen server is a failed call */
-#define SLOW_MS 10000       /* a call this long is said once */
-#define STOP_CALL_MS 10000  /* after a stop request, a call gets this long */
-#define STOP_ALL_MS 60000   /* and the inserts of what was read this long in all */
-
-struct batch {
-	char *path;  /* SPOOL/b-SEQ-ID.json, or .rb */
-	char id[64]; /* the batch column's value */
-	uint64_t rows;
-	uint64_t bytes;
-	bool bin;          /* RowBinary: the header's two lines, then the rows */
-	uint64_t data_off; /* bin: where the rows start */
-	bool tried; /* an insert was attempted: check before inserting again */
-};
+#define CLIENT_TIMEOUT_S 60    /* send, receive (connect: 10): a frozen server is a failed call */
+#define SLOW_MS 10000          /* a call this long is said once */
+#define STOP_CALL_MS 10000     /* after a stop request, a call gets this long */
+#define STOP_ALL_MS 60000      /* and the inserts of what was read this long in all */
 
 enum job {
 	JOB_NONE,
-	JOB_CREATE, /* CREATE TABLE IF NOT EXISTS */
-	JOB_CHECK,  /* how many rows of the head batch are in already */
-	JOB_INSERT, /* the head batch */
+	JOB_CREATE,  /* CREATE TABLE IF NOT EXISTS */
+	JOB_CHECK,   /* how many rows of the head batch are in already */
+	JOB_INSERT,  /* the head batch */
 	JOB_COLUMNS, /* the table's column names (a RowBinary insert names its columns) */
 };
 
@@ -250,10 +240,9 @@ struct loader {
 	char qtable[300];
 	char run_id[RUN_ID_LEN + 1];
 	uint64_t seq;
-	struct batch *q; /* FIFO of sealed batches */
-	size_t head, n, cap;
-	uint64_t spooled; /* bytes in sealed batches + the open one */
-	char *stmts[2];   /* CREATE statements still to run, first first */
+	struct ps_spool_queue bq; /* the sealed batches, first first */
+	uint64_t spooled;         /* bytes in sealed batches + the open one */
+	char *stmts[2];           /* CREATE statements still to run, first first */
 	int nstmts;
 	bool ready; /* the table's statement is known (or none comes): batches may go */
 	pid_t child;
@@ -318,34 +307,6 @@ static PS_NORETURN void fatal_sys(const char *what, const char *path)
 	ps_die(&err);
 }
 
-/*
- * A spool that someone else can write is one where they can put a symbolic link at the
- * name of a batch or of the lock, and have this run (often root's) write or truncate any
- * file through it, or remove batches unloaded.  Refused: the spool must be a directory of
- * ours, not a link, that nobody else can write.
- */
-static void spool_check_owner(const char *dir)
-{
-	struct ps_error err = { 0 };
-	struct stat st;
-
-	if (lstat(dir, &st) < 0)
-		fatal_sys("cannot use the spool directory", dir);
-	if (!S_ISDIR(st.st_mode))
-		ps_error__set(&err, PS_EUSAGE, dir, PS_NO_OFFSET,
-		              "the spool is not a directory (a symbolic link is not followed)");
-	else if (st.st_uid != geteuid())
-		ps_error__set(
-		        &err, PS_EUSAGE, dir, PS_NO_OFFSET,
-		        "the spool directory belongs to another user: give a directory of yours");
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		ps_error__set(
-		        &err, PS_EUSAGE, dir, PS_NO_OFFSET,
-		        "others can write the spool directory: chmod go-w it, or give another");
-	if (err.code)
-		ps_die(&err);
-}
-
 static char *xasprintf(const char *fmt, ...) PS_PRINTF(1, 2);
 
 static char *xasprintf(const char *fmt, ...)
@@ -398,26 +359,10 @@ static char *sql_string(const char *s)
 	return t;
 }
 
-static void queue_push(struct loader *l, const struct batch *b)
+static PS_NORETURN void queue_full(struct loader *l)
 {
-	if (l->head + l->n == l->cap) {
-		if (l->head) {
-			memmove(l->q, l->q + l->head, l->n * sizeof(*l->q));
-			l->head = 0;
-		} else {
-			size_t cap = l->cap ? l->cap * 2 : 64;
-			struct batch *nq =
-			        cap <= MAX_QUEUE ? realloc(l->q, cap * sizeof(*nq)) : NULL;
-
-			if (!nq) {
-				ps_msg("%s: too many batches waiting", l->dir);
-				exit(1);
-			}
-			l->q = nq;
-			l->cap = cap;
-		}
-	}
-	l->q[l->head + l->n++] = *b;
+	ps_msg("%s: too many batches waiting", l->dir);
+	exit(1);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -426,161 +371,18 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /*
- * A batch file's name is the loader's own pattern and nothing else: b-SEQ-RUN-N.json (JSON
- * rows) or .rb (RowBinary), .part or .rb.part while it is written; SEQ is N in twelve digits, RUN sixteen hex digits.  Its id,
- * RUN-N, goes into the batch check: a name that is not exactly that is no batch of ours.
- */
-static bool batch_name(const char *name, char *id, size_t idlen, uint64_t *seq, bool *part,
-                       bool *bin)
-{
-	const char *p = name + 2, *run, *n;
-	uint64_t s = 0, s2 = 0;
-	size_t i;
-
-	if (strncmp(name, "b-", 2) != 0)
-		return false;
-	for (i = 0; i < 12; i++, p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		s = s * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p++ != '-')
-		return false;
-	run = p;
-	for (i = 0; i < RUN_ID_LEN; i++, p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return false;
-	if (*p++ != '-')
-		return false;
-	for (n = p; *p >= '0' && *p <= '9'; p++) {
-		if (p - n == 12)
-			return false;
-		s2 = s2 * 10 + (uint64_t)(*p - '0');
-	}
-	if (p == n || *n == '0' || s2 != s)
-		return false;
-	*bin = strncmp(p, ".rb", 3) == 0;
-	if (strcmp(p, ".json") == 0 || strcmp(p, ".rb") == 0)
-		*part = false;
-	else if (strcmp(p, ".part") == 0 || strcmp(p, ".rb.part") == 0)
-		*part = true;
-	else
-		return false;
-	snprintf(id, idlen, "%.*s", (int)(p - run), run);
-	*seq = s;
-	return true;
-}
-
-static uint64_t count_lines(const char *path, uint64_t *bytes)
-{
-	char buf[65536];
-	uint64_t n = 0;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	*bytes = 0;
-	if (fd < 0)
-		return 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0) {
-		*bytes += (uint64_t)r;
-		for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++)
-			n++;
-	}
-	close(fd);
-	return n;
-}
-
-/*
- * The RowBinary rows of the batch file @fd (@size bytes): how many are whole, where the
- * last whole one ends (@keep) and where the first starts (@data_off).  Return -1 when the
- * file does not start with a header of ours.
- */
-static int count_rows(int fd, uint64_t size, uint64_t *rows, uint64_t *keep, uint64_t *data_off)
-{
-	struct ps_rowbinary_types types;
-	const unsigned char *m;
-	long h, r;
-	uint64_t at;
-
-	*rows = *keep = *data_off = 0;
-	if (!size)
-		return -1;
-	m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (m == MAP_FAILED)
-		return -1;
-	h = ps_rowbinary__parse_header((const char *)m, size, &types);
-	if (h <= 0) {
-		munmap((void *)m, size);
-		return -1;
-	}
-	at = *keep = *data_off = (uint64_t)h;
-	while (at < size && (r = ps_rowbinary__row(&types, m + at, size - at, NULL)) > 0) {
-		at += (uint64_t)r;
-		*keep = at;
-		++*rows;
-	}
-	free(types.t);
-	munmap((void *)m, size);
-	return 0;
-}
-
-static uint64_t file_size(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && st.st_size > 0 ? (uint64_t)st.st_size : 0;
-}
-
-/* A sealed batch's rows and bytes (and for RowBinary, where they start). */
-static void batch_count(struct batch *b)
-{
-	uint64_t keep;
-	int fd;
-
-	if (!b->bin) {
-		b->rows = count_lines(b->path, &b->bytes);
-		return;
-	}
-	fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	b->rows = b->bytes = 0;
-	if (fd < 0)
-		return;
-	b->bytes = file_size(fd);
-	if (count_rows(fd, b->bytes, &b->rows, &keep, &b->data_off) < 0)
-		b->rows = 0;
-	close(fd);
-}
-
-/*
  * The open batch of a run that was killed: its complete rows are a batch (renamed to .json
  * or .rb), a row cut short at its end is dropped.  Return false when no complete row is left.
  */
-static bool resume_part(struct loader *l, const char *name, struct batch *b)
+static bool resume_part(struct loader *l, const char *name, struct ps_batch *b)
 {
-	char *part = xasprintf("%s/%s", l->dir, name), buf[65536];
-	int fd = open(part, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	uint64_t off = 0, keep = 0, rows = 0;
-	ssize_t r = 0;
+	struct ps_error err = { 0 };
+	char *part = xasprintf("%s/%s", l->dir, name);
+	uint64_t size = 0;
 
-	if (fd < 0)
-		fatal_sys("cannot open", part);
-	if (b->bin) {
-		off = file_size(fd);
-		if (count_rows(fd, off, &rows, &keep, &b->data_off) < 0)
-			rows = 0;
-	} else {
-		while ((r = read(fd, buf, sizeof(buf))) > 0) {
-			for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++) {
-				rows++;
-				keep = off + (uint64_t)(p - buf) + 1;
-			}
-			off += (uint64_t)r;
-		}
-	}
-	if (rows && (r < 0 || (keep < off && ftruncate(fd, (off_t)keep) < 0)))
-		fatal_sys("cannot read or cut", part);
-	close(fd);
-	if (!rows) {
+	if (ps_spool__cut(part, b, &size, &err) < 0)
+		ps_die(&err);
+	if (!b->rows) {
 		ps_msg("%s: %s: the open batch of an interrupted run holds no complete row: removed",
 		       l->dir, name);
 		unlink(part);
@@ -592,9 +394,8 @@ static bool resume_part(struct loader *l, const char *name, struct batch *b)
 		fatal_sys("cannot rename", part);
 	ps_msg("%s: %s: the open batch of an interrupted run: its %" PRIu64
 	       " complete rows go in%s",
-	       l->dir, name, rows, keep < off ? " (a row cut short at its end is dropped)" : "");
-	b->rows = rows;
-	b->bytes = keep;
+	       l->dir, name, b->rows,
+	       b->bytes < size ? " (a row cut short at its end is dropped)" : "");
 	free(part);
 	return true;
 }
@@ -710,7 +511,7 @@ static void spool_resume(struct loader *l)
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (!batch_name(e->d_name, id, sizeof(id), &seq, &part, &bin) ||
+		if (!ps_spool__batch_name(e->d_name, id, sizeof(id), &seq, &part, &bin) ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode)) {
 			t = printable(e->d_name);
@@ -729,11 +530,11 @@ static void spool_resume(struct loader *l)
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++) {
-		struct batch b = { 0 };
+		struct ps_batch b = { 0 };
 		uint64_t seq;
 		bool part;
 
-		batch_name(names[i], b.id, sizeof(b.id), &seq, &part, &b.bin);
+		ps_spool__batch_name(names[i], b.id, sizeof(b.id), &seq, &part, &b.bin);
 		if (part) {
 			if (!resume_part(l, names[i], &b)) {
 				free(names[i]);
@@ -741,24 +542,26 @@ static void spool_resume(struct loader *l)
 			}
 		} else {
 			b.path = xasprintf("%s/%s", l->dir, names[i]);
-			batch_count(&b);
+			ps_spool__count(&b);
 		}
 		b.tried = true; /* an earlier run may have sent it: check first */
 		l->spooled += b.bytes;
 		if (seq > l->seq)
 			l->seq = seq; /* ours come after, in the same order */
-		queue_push(l, &b);
+		if (ps_spool_queue__push(&l->bq, &b) < 0)
+			queue_full(l);
 		free(names[i]);
 	}
 	free(names);
-	if (l->n) {
-		ps_msg("%s: %zu batches from an earlier run go first", l->dir, l->n);
+	if (l->bq.n) {
+		ps_msg("%s: %zu batches from an earlier run go first", l->dir, l->bq.n);
 		spool_load_create(l);
 	}
 }
 
 static void loader_init(struct loader *l, const struct opts *o)
 {
+	struct ps_error err = { 0 };
 	uint64_t rnd = 0;
 
 	memset(l, 0, sizeof(*l));
@@ -780,7 +583,8 @@ static void loader_init(struct loader *l, const struct opts *o)
 	if (o->spool) {
 		if (mkdir(o->spool, 0700) < 0 && errno != EEXIST)
 			fatal_sys("cannot create the spool directory", o->spool);
-		spool_check_owner(o->spool);
+		if (ps_spool__check_dir(o->spool, &err) < 0)
+			ps_die(&err);
 		l->dir = xasprintf("%s", o->spool);
 		spool_lock(l);
 		spool_resume(l);
@@ -970,7 +774,7 @@ static const char *job_name(enum job job)
  * The INSERT of a RowBinary batch: its header's column list (which names the columns,
  * quoted as the CREATE statement quotes them); @in is left where the rows start.
  */
-static char *insert_query(struct loader *l, const struct batch *b, int in)
+static char *insert_query(struct loader *l, const struct ps_batch *b, int in)
 {
 	size_t len = b->data_off;
 	char *h, *nl, *q;
@@ -1011,7 +815,7 @@ static bool table_has(const struct loader *l, const char *name)
  * where JSON rows had their unknown keys skipped: a batch with columns the table lacks
  * (a table made for another stream) is rewritten without them before it goes in.
  */
-static void fit_batch(struct loader *l, struct batch *b)
+static void fit_batch(struct loader *l, struct ps_batch *b)
 {
 	struct ps_json_buf out = { 0 };
 	char **names = NULL, *tmp;
@@ -1027,7 +831,7 @@ static void fit_batch(struct loader *l, struct batch *b)
 	fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		fatal_sys("cannot open", b->path);
-	size = file_size(fd);
+	size = ps_spool__file_size(fd);
 	m = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
 	close(fd);
 	if (m == MAP_FAILED)
@@ -1094,7 +898,7 @@ static void fit_batch(struct loader *l, struct batch *b)
 /* What the column list query gave: one name a line, in hex. */
 static void read_columns(struct loader *l)
 {
-	uint64_t size = file_size(l->child_out);
+	uint64_t size = ps_spool__file_size(l->child_out);
 	char *text, *line, *save = NULL;
 
 	if (size > (64u << 20))
@@ -1129,13 +933,13 @@ static void read_columns(struct loader *l)
 
 static void start_job(struct loader *l)
 {
-	struct batch *b = l->n ? &l->q[l->head] : NULL;
+	struct ps_batch *b = l->bq.n ? &l->bq.q[l->bq.head] : NULL;
 
 	if (l->nstmts) {
 		l->job = JOB_CREATE;
 		spawn_client(l, l->stmts[0], -1, NULL);
 	} else if (b && b->tried) {
-		/* the id is the loader's own pattern (batch_name()), quoted all the same */
+		/* the id is the loader's own pattern (ps_spool__batch_name()), quoted all the same */
 		char *id = sql_string(b->id),
 		     *q = xasprintf("SELECT count() FROM %s WHERE batch = %s", l->qtable, id);
 
@@ -1146,8 +950,8 @@ static void start_job(struct loader *l)
 	} else if (b && b->bin && !l->cols_known) {
 		const char *dot = strchr(l->o->table, '.');
 		char *db = l->o->database ? sql_string(l->o->database) :
-		           dot            ? xasprintf("'%.*s'", (int)(dot - l->o->table), l->o->table) :
-		                            xasprintf("currentDatabase()"),
+		           dot ? xasprintf("'%.*s'", (int)(dot - l->o->table), l->o->table) :
+		                 xasprintf("currentDatabase()"),
 		     *t = sql_string(dot ? dot + 1 : l->o->table),
 		     *q = xasprintf("SELECT hex(name) FROM system.columns WHERE database = %s AND "
 		                    "table = %s FORMAT TSV",
@@ -1178,7 +982,7 @@ static void start_job(struct loader *l)
 
 static void batch_done(struct loader *l, const char *how)
 {
-	struct batch *b = &l->q[l->head];
+	struct ps_batch *b = &l->bq.q[l->bq.head];
 
 	if (l->o->verbose)
 		ps_msg("batch %s: %" PRIu64 " rows %s", b->id, b->rows, how);
@@ -1187,8 +991,8 @@ static void batch_done(struct loader *l, const char *how)
 	unlink(b->path);
 	free(b->path);
 	l->spooled -= b->bytes < l->spooled ? b->bytes : l->spooled;
-	l->head++;
-	l->n--;
+	l->bq.head++;
+	l->bq.n--;
 }
 
 static void job_finished(struct loader *l, int status)
@@ -1202,7 +1006,7 @@ static void job_finished(struct loader *l, int status)
 	if (ok && job == JOB_CHECK) {
 		char text[64];
 		unsigned long long have = 0;
-		struct batch *b = &l->q[l->head];
+		struct ps_batch *b = &l->bq.q[l->bq.head];
 
 		read_memory_file(l->child_out, text, sizeof(text));
 		ok = sscanf(text, "%llu", &have) == 1;
@@ -1229,7 +1033,7 @@ static void job_finished(struct loader *l, int status)
 		close_child_files(l);
 		if (l->failures)
 			ps_msg("%s:%s: connected again; %zu batches waiting", l->o->host,
-			       l->o->port ? l->o->port : "9000", l->n);
+			       l->o->port ? l->o->port : "9000", l->bq.n);
 		l->failures = 0;
 		l->backoff_ms = BACKOFF_MIN_MS;
 		l->next_try_ms = 0;
@@ -1286,7 +1090,7 @@ static void pump(struct loader *l)
 			status = 1 << 8;
 		job_finished(l, status);
 	}
-	if (!l->child && !l->fatal && (l->nstmts || (l->ready && l->n)) &&
+	if (!l->child && !l->fatal && (l->nstmts || (l->ready && l->bq.n)) &&
 	    now_ms() >= l->next_try_ms)
 		start_job(l);
 }
@@ -1418,7 +1222,7 @@ static int spill_some(struct loader *l, struct ps_error *err)
 /* The open batch's file (all its rows written) becomes a batch waiting its turn. */
 static void seal_file(struct loader *l)
 {
-	struct batch b = { 0 };
+	struct ps_batch b = { 0 };
 
 	if (l->cur_fd >= 0 && close(l->cur_fd) < 0)
 		fatal_sys("write error", l->cur_path);
@@ -1435,7 +1239,8 @@ static void seal_file(struct loader *l)
 		snprintf(b.id, sizeof(b.id), "%s", l->cur_id);
 		b.rows = l->cur_rows_disk;
 		b.bytes = l->cur_len;
-		queue_push(l, &b);
+		if (ps_spool_queue__push(&l->bq, &b) < 0)
+			queue_full(l);
 	}
 	free(l->cur_path);
 	l->cur_path = NULL;
@@ -1506,7 +1311,7 @@ static int spill(struct loader *l, struct ps_error *err)
 			       l->dir);
 			said = true;
 		}
-		if (!l->n && !l->child && l->cur_rows_disk)
+		if (!l->bq.n && !l->child && l->cur_rows_disk)
 			seal_written(l);
 		pump(l);
 		if (give_up(l)) {
@@ -1556,10 +1361,10 @@ struct ctx {
 	struct ps_reader *rd;
 	struct ps_session *s;
 	struct loader *l;
-	struct ps_symbols *syms; /* the reader's; NULL with --no-symbols */
-	struct ps_sample_writer *w; /* --format json */
-	struct ps_rowbinary *rb;    /* else */
-	struct ps_fold_buf fold;    /* the stack column */
+	struct ps_symbols *syms;            /* the reader's; NULL with --no-symbols */
+	struct ps_sample_writer *w;         /* --format json */
+	struct ps_rowbinary *rb;            /* else */
+	struct ps_fold_buf fold;            /* the stack column */
 	uint64_t lost_chunks, lost_samples; /* what LOST and LOST_SAMPLES records said */
 	bool header_done;
 };
@@ -1735,7 +1540,8 @@ static void tick(struct ctx *c)
 		seal(l);
 	pump(l);
 	/* a full spool stops the reading: the stream waits upstream */
-	while (!ps_stop && !l->fatal && l->spooled >= c->o->spool_max << 20 && (l->n || l->child)) {
+	while (!ps_stop && !l->fatal && l->spooled >= c->o->spool_max << 20 &&
+	       (l->bq.n || l->child)) {
 		sleep_ms(50);
 		pump(l);
 	}
@@ -1749,19 +1555,19 @@ static int finish(struct loader *l)
 {
 	seal(l);
 	l->ready = true;
-	while (l->nstmts || l->n || l->child) {
+	while (l->nstmts || l->bq.n || l->child) {
 		if (give_up(l)) {
 			kill_child(l);
 			break;
 		}
 		pump(l);
-		if (l->child || l->nstmts || l->n)
+		if (l->child || l->nstmts || l->bq.n)
 			sleep_ms(20);
 	}
-	if (l->n || l->nstmts) {
+	if (l->bq.n || l->nstmts) {
 		ps_msg("%zu batches not inserted are kept in %s (with the same options, --spool %s "
 		       "and no input inserts them)",
-		       l->n, l->dir, l->dir);
+		       l->bq.n, l->dir, l->dir);
 		return -1;
 	}
 	return l->dropped_rows ? -1 : 0;
@@ -1771,7 +1577,7 @@ static void loader_cleanup(struct loader *l)
 {
 	char *p;
 
-	if (l->n == 0 && !l->cur_path) {
+	if (l->bq.n == 0 && !l->cur_path) {
 		/* nothing waits: no statement to keep */
 		p = xasprintf("%s/.create", l->dir);
 		unlink(p);
@@ -1786,7 +1592,7 @@ static void loader_cleanup(struct loader *l)
 	if (l->lock_fd >= 0)
 		close(l->lock_fd);
 	free(l->dir);
-	free(l->q);
+	ps_spool_queue__release(&l->bq);
 	ps_json_buf__release(&l->out);
 	free(l->types.t);
 	ps_rowbinary__names_free(l->table_cols, l->nr_table_cols);
@@ -1827,7 +1633,7 @@ int main(int argc, char **argv)
 		/* no stream: the spool's batches go in, and that is all */
 		loader_init(&l, &o);
 		l.ready = true;
-		if (!l.n)
+		if (!l.bq.n)
 			ps_msg("%s: no batch waits there", l.dir);
 		left = finish(&l);
 		if (o.verbose)
@@ -1846,7 +1652,7 @@ int main(int argc, char **argv)
 		switch (ev.kind) {
 		case PS_READER_HEADER:
 			/* at the end without a sample: only for the batches of the spool */
-			if ((!ev.at_end || l.n) && header_done(&c, &err) < 0)
+			if ((!ev.at_end || l.bq.n) && header_done(&c, &err) < 0)
 				r = -1;
 			break;
 		case PS_READER_SAMPLE:

@@ -110,7 +110,7 @@ enum code {
 	T_ARRAY = 16, /* | the element's code */
 };
 
-static const char *const code_names[] = { "UInt8", "UInt16", "UInt32", "UInt64",       "Int8",
+static const char *const code_names[] = { "UInt8", "UInt16", "UInt32", "UInt64",        "Int8",
 	                                  "Int16", "Int32",  "Int64",  "Decimal128(0)", "String" };
 
 static unsigned int code_width(unsigned int c)
@@ -127,7 +127,11 @@ struct column {
 	bool sign;
 };
 
-enum field_kind { F_NUMBER, F_STRING, F_ARRAY };
+enum field_kind {
+	F_NUMBER,
+	F_STRING,
+	F_ARRAY
+};
 
 /* one event's field that fills a column */
 struct field {
@@ -482,8 +486,7 @@ static unsigned char code_of(const struct ps_schema_column *c, unsigned int *wid
 			k += T_I8;
 		*width = code_width(k);
 	}
-	return c->kind == PS_COL_AINT || c->kind == PS_COL_ATEXT ? (unsigned char)(k | T_ARRAY) :
-	                                                           k;
+	return c->kind == PS_COL_AINT || c->kind == PS_COL_ATEXT ? (unsigned char)(k | T_ARRAY) : k;
 }
 
 struct ps_rowbinary *ps_rowbinary__new(const struct ps_session *s, struct ps_symbols *syms,
@@ -606,7 +609,8 @@ static void put_field(struct ps_json_buf *b, const struct column *c, const struc
 		if (t->pointer)
 			put_hex(b, v);
 		else
-			put_int(b, t->sign ? (uint64_t)ps_sign_extend(v, len) : v, c->width, t->sign);
+			put_int(b, t->sign ? (uint64_t)ps_sign_extend(v, len) : v, c->width,
+			        t->sign);
 		return;
 	}
 	case F_ARRAY:
@@ -617,8 +621,8 @@ static void put_field(struct ps_json_buf *b, const struct column *c, const struc
 			if (t->pointer)
 				put_hex(b, v);
 			else
-				put_int(b, t->sign ? (uint64_t)ps_sign_extend(v, t->elem) : v, c->width,
-				        t->sign);
+				put_int(b, t->sign ? (uint64_t)ps_sign_extend(v, t->elem) : v,
+				        c->width, t->sign);
 		}
 		return;
 	}
@@ -705,7 +709,8 @@ int ps_rowbinary__write(struct ps_rowbinary *rb, struct ps_json_buf *b, const st
 			        c->width, false);
 			continue;
 		case S_STREAM_ID:
-			put_int(b, st & PERF_SAMPLE_STREAM_ID ? smp->stream_id : 0, c->width, false);
+			put_int(b, st & PERF_SAMPLE_STREAM_ID ? smp->stream_id : 0, c->width,
+			        false);
 			continue;
 		case S_CC_IP:
 		case S_CC_SYM:
@@ -764,11 +769,13 @@ int ps_rowbinary__write(struct ps_rowbinary *rb, struct ps_json_buf *b, const st
 			        c->width, false);
 			continue;
 		case S_INS_LAT:
-			put_int(b, st & PERF_SAMPLE_WEIGHT_STRUCT ? (uint16_t)(smp->weight >> 32) : 0,
+			put_int(b,
+			        st & PERF_SAMPLE_WEIGHT_STRUCT ? (uint16_t)(smp->weight >> 32) : 0,
 			        c->width, false);
 			continue;
 		case S_P_STAGE_CYC:
-			put_int(b, st & PERF_SAMPLE_WEIGHT_STRUCT ? (uint16_t)(smp->weight >> 48) : 0,
+			put_int(b,
+			        st & PERF_SAMPLE_WEIGHT_STRUCT ? (uint16_t)(smp->weight >> 48) : 0,
 			        c->width, false);
 			continue;
 		case S_DATA_SRC:
@@ -966,8 +973,7 @@ static int hexval(char c)
 }
 
 /* the quoted names of a header's first line, "(`a`, `b`)": each with the span it takes */
-static int split_names(const char *line, size_t len, char ***names, size_t *n,
-                       size_t **spans)
+static int split_names(const char *line, size_t len, char ***names, size_t *n, size_t **spans)
 {
 	size_t i = 1, cap = 0;
 

@@ -550,15 +550,14 @@ struct ps_schema_column *ps_schema__columns(const struct ps_session *s, size_t *
 		o->quoted = (char *)q.p;
 		o->name = c->name;
 		c->name = NULL;
-		o->kind = c->kind == K_INT    ? PS_COL_INT :
-		          c->kind == K_TEXT   ? PS_COL_TEXT :
-		          c->kind == K_AINT   ? PS_COL_AINT :
-		                                PS_COL_ATEXT;
+		o->kind = c->kind == K_INT  ? PS_COL_INT :
+		          c->kind == K_TEXT ? PS_COL_TEXT :
+		          c->kind == K_AINT ? PS_COL_AINT :
+		                              PS_COL_ATEXT;
 		o->sign = c->sign;
-		o->bytes = c->kind == K_INT || c->kind == K_AINT ? (c->sign || c->bytes < 16 ?
-		                                                            c->bytes :
-		                                                            8) :
-		                                                   0;
+		o->bytes = c->kind == K_INT || c->kind == K_AINT ?
+		                   (c->sign || c->bytes < 16 ? c->bytes : 8) :
+		                   0;
 		n++;
 	}
 	cols_release(&base);
