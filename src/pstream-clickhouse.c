@@ -33,12 +33,14 @@
 #include "lib/diag.h"
 #include "lib/input.h"
 #include "lib/reader.h"
+#include "lib/rowbinary.h"
 #include "lib/opts.h"
 #include "lib/sample.h"
 #include "lib/sample_json.h"
 #include "lib/schema.h"
 #include "lib/session.h"
 #include "lib/signals.h"
+#include "lib/spool.h"
 #include "lib/symbols.h"
 
 static const char usage_text[] =
@@ -46,6 +48,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_CLIENT = PS_OPT_LONG,
+	OPT_FORMAT,
 	OPT_HOSTNAME,
 	OPT_NO_CREATE,
 	OPT_SPOOL,
@@ -70,6 +73,8 @@ static const struct ps_opt options[] = {
 	       "the client program (default clickhouse-client)"),
 	PS_OPT("hostname", OPT_HOSTNAME, PS_ARG_REQUIRED, "NAME",
 	       "the host column (default: the stream's hostname)"),
+	PS_OPT("format", OPT_FORMAT, PS_ARG_REQUIRED, "FMT",
+	       "rows travel as rowbinary (default) or json"),
 	PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
 	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
 	  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
@@ -106,6 +111,7 @@ struct opts {
 	uint64_t interval_ms;
 	uint64_t spool_max;
 	bool create, verbose, no_symbols;
+	bool json; /* --format json: rows as JSONEachRow */
 	struct ps_symbols_opts sym;
 };
 
@@ -179,6 +185,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_HOSTNAME:
 			o->hostname = a.arg;
 			break;
+		case OPT_FORMAT:
+			if (strcmp(a.arg, "json") == 0)
+				o->json = true;
+			else if (strcmp(a.arg, "rowbinary") == 0)
+				o->json = false;
+			else
+				ps_usage_error("--format: '%s' is not rowbinary or json", a.arg);
+			break;
 		case OPT_NO_CREATE:
 			o->create = false;
 			break;
@@ -201,28 +215,21 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- the spool: batches as files, sent in order ---- */
 
-#define MAX_QUEUE 100000
 #define WBUF_SIZE (1u << 20)
-#define RUN_ID_LEN 16
+#define RUN_ID_LEN PS_SPOOL_RUN_ID_LEN
 #define CREATE_MAX (64u << 20)
-#define CLIENT_TIMEOUT_S 60 /* send, receive (connect: 10): a frozen server is a failed call */
-#define SLOW_MS 10000       /* a call this long is said once */
-#define STOP_CALL_MS 10000  /* after a stop request, a call gets this long */
-#define STOP_ALL_MS 60000   /* and the inserts of what was read this long in all */
-
-struct batch {
-	char *path;  /* SPOOL/b-SEQ-ID.json */
-	char id[64]; /* the batch column's value */
-	uint64_t rows;
-	uint64_t bytes;
-	bool tried; /* an insert was attempted: check before inserting again */
-};
+#define MAX_COLUMN_LIST 100000 /* RowBinary's INSERT (...) within an argument's 128 KiB */
+#define CLIENT_TIMEOUT_S 60    /* send, receive (connect: 10): a frozen server is a failed call */
+#define SLOW_MS 10000          /* a call this long is said once */
+#define STOP_CALL_MS 10000     /* after a stop request, a call gets this long */
+#define STOP_ALL_MS 60000      /* and the inserts of what was read this long in all */
 
 enum job {
 	JOB_NONE,
-	JOB_CREATE, /* CREATE TABLE IF NOT EXISTS */
-	JOB_CHECK,  /* how many rows of the head batch are in already */
-	JOB_INSERT, /* the head batch */
+	JOB_CREATE,  /* CREATE TABLE IF NOT EXISTS */
+	JOB_CHECK,   /* how many rows of the head batch are in already */
+	JOB_INSERT,  /* the head batch */
+	JOB_COLUMNS, /* the table's column names (a RowBinary insert names its columns) */
 };
 
 struct loader {
@@ -233,10 +240,9 @@ struct loader {
 	char qtable[300];
 	char run_id[RUN_ID_LEN + 1];
 	uint64_t seq;
-	struct batch *q; /* FIFO of sealed batches */
-	size_t head, n, cap;
-	uint64_t spooled; /* bytes in sealed batches + the open one */
-	char *stmts[2];   /* CREATE statements still to run, first first */
+	struct ps_spool_queue bq; /* the sealed batches, first first */
+	uint64_t spooled;         /* bytes in sealed batches + the open one */
+	char *stmts[2];           /* CREATE statements still to run, first first */
 	int nstmts;
 	bool ready; /* the table's statement is known (or none comes): batches may go */
 	pid_t child;
@@ -256,6 +262,13 @@ struct loader {
 	uint64_t cur_rows, cur_start_ms;
 	uint64_t cur_len, cur_rows_disk, buf_rows;
 	struct ps_json_buf out; /* its rows not yet written (up to WBUF_SIZE) */
+	bool bin;               /* the rows are RowBinary (not --format json) */
+	const char *header;     /* bin: the batch files' header (rowbinary.h) */
+	size_t header_len;
+	struct ps_rowbinary_types types; /* bin: the header's column types */
+	char **table_cols;               /* the table's columns, once asked */
+	size_t nr_table_cols;
+	bool cols_known, said_cols;
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -292,34 +305,6 @@ static PS_NORETURN void fatal_sys(const char *what, const char *path)
 
 	ps_error__sys(&err, PS_ESYS, path, "%s", what);
 	ps_die(&err);
-}
-
-/*
- * A spool that someone else can write is one where they can put a symbolic link at the
- * name of a batch or of the lock, and have this run (often root's) write or truncate any
- * file through it, or remove batches unloaded.  Refused: the spool must be a directory of
- * ours, not a link, that nobody else can write.
- */
-static void spool_check_owner(const char *dir)
-{
-	struct ps_error err = { 0 };
-	struct stat st;
-
-	if (lstat(dir, &st) < 0)
-		fatal_sys("cannot use the spool directory", dir);
-	if (!S_ISDIR(st.st_mode))
-		ps_error__set(&err, PS_EUSAGE, dir, PS_NO_OFFSET,
-		              "the spool is not a directory (a symbolic link is not followed)");
-	else if (st.st_uid != geteuid())
-		ps_error__set(
-		        &err, PS_EUSAGE, dir, PS_NO_OFFSET,
-		        "the spool directory belongs to another user: give a directory of yours");
-	else if (st.st_mode & (S_IWGRP | S_IWOTH))
-		ps_error__set(
-		        &err, PS_EUSAGE, dir, PS_NO_OFFSET,
-		        "others can write the spool directory: chmod go-w it, or give another");
-	if (err.code)
-		ps_die(&err);
 }
 
 static char *xasprintf(const char *fmt, ...) PS_PRINTF(1, 2);
@@ -374,26 +359,10 @@ static char *sql_string(const char *s)
 	return t;
 }
 
-static void queue_push(struct loader *l, const struct batch *b)
+static PS_NORETURN void queue_full(struct loader *l)
 {
-	if (l->head + l->n == l->cap) {
-		if (l->head) {
-			memmove(l->q, l->q + l->head, l->n * sizeof(*l->q));
-			l->head = 0;
-		} else {
-			size_t cap = l->cap ? l->cap * 2 : 64;
-			struct batch *nq =
-			        cap <= MAX_QUEUE ? realloc(l->q, cap * sizeof(*nq)) : NULL;
-
-			if (!nq) {
-				ps_msg("%s: too many batches waiting", l->dir);
-				exit(1);
-			}
-			l->q = nq;
-			l->cap = cap;
-		}
-	}
-	l->q[l->head + l->n++] = *b;
+	ps_msg("%s: too many batches waiting", l->dir);
+	exit(1);
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -402,106 +371,31 @@ static int cmp_names(const void *a, const void *b)
 }
 
 /*
- * A batch file's name is the loader's own pattern and nothing else: b-SEQ-RUN-N.json, or
- * .part while it is written; SEQ is N in twelve digits, RUN sixteen hex digits.  Its id,
- * RUN-N, goes into the batch check: a name that is not exactly that is no batch of ours.
+ * The open batch of a run that was killed: its complete rows are a batch (renamed to .json
+ * or .rb), a row cut short at its end is dropped.  Return false when no complete row is left.
  */
-static bool batch_name(const char *name, char *id, size_t idlen, uint64_t *seq, bool *part)
+static bool resume_part(struct loader *l, const char *name, struct ps_batch *b)
 {
-	const char *p = name + 2, *run, *n;
-	uint64_t s = 0, s2 = 0;
-	size_t i;
+	struct ps_error err = { 0 };
+	char *part = xasprintf("%s/%s", l->dir, name);
+	uint64_t size = 0;
 
-	if (strncmp(name, "b-", 2) != 0)
-		return false;
-	for (i = 0; i < 12; i++, p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		s = s * 10 + (uint64_t)(*p - '0');
-	}
-	if (*p++ != '-')
-		return false;
-	run = p;
-	for (i = 0; i < RUN_ID_LEN; i++, p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return false;
-	if (*p++ != '-')
-		return false;
-	for (n = p; *p >= '0' && *p <= '9'; p++) {
-		if (p - n == 12)
-			return false;
-		s2 = s2 * 10 + (uint64_t)(*p - '0');
-	}
-	if (p == n || *n == '0' || s2 != s)
-		return false;
-	if (strcmp(p, ".json") == 0)
-		*part = false;
-	else if (strcmp(p, ".part") == 0)
-		*part = true;
-	else
-		return false;
-	snprintf(id, idlen, "%.*s", (int)(p - run), run);
-	*seq = s;
-	return true;
-}
-
-static uint64_t count_lines(const char *path, uint64_t *bytes)
-{
-	char buf[65536];
-	uint64_t n = 0;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-	*bytes = 0;
-	if (fd < 0)
-		return 0;
-	while ((r = read(fd, buf, sizeof(buf))) > 0) {
-		*bytes += (uint64_t)r;
-		for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++)
-			n++;
-	}
-	close(fd);
-	return n;
-}
-
-/*
- * The open batch of a run that was killed: its complete rows are a batch (renamed to .json),
- * a row cut short at its end is dropped.  Return false when no complete row is left.
- */
-static bool resume_part(struct loader *l, const char *name, struct batch *b)
-{
-	char *part = xasprintf("%s/%s", l->dir, name), buf[65536];
-	int fd = open(part, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	uint64_t off = 0, keep = 0, rows = 0;
-	ssize_t r;
-
-	if (fd < 0)
-		fatal_sys("cannot open", part);
-	while ((r = read(fd, buf, sizeof(buf))) > 0) {
-		for (char *p = buf; (p = memchr(p, '\n', (size_t)(buf + r - p))); p++) {
-			rows++;
-			keep = off + (uint64_t)(p - buf) + 1;
-		}
-		off += (uint64_t)r;
-	}
-	if (r < 0 || (keep < off && ftruncate(fd, (off_t)keep) < 0))
-		fatal_sys("cannot read or cut", part);
-	close(fd);
-	if (!rows) {
+	if (ps_spool__cut(part, b, &size, &err) < 0)
+		ps_die(&err);
+	if (!b->rows) {
 		ps_msg("%s: %s: the open batch of an interrupted run holds no complete row: removed",
 		       l->dir, name);
 		unlink(part);
 		free(part);
 		return false;
 	}
-	b->path = xasprintf("%.*s.json", (int)(strlen(part) - 5), part);
+	b->path = xasprintf("%.*s%s", (int)(strlen(part) - 5), part, b->bin ? "" : ".json");
 	if (rename(part, b->path) < 0)
 		fatal_sys("cannot rename", part);
 	ps_msg("%s: %s: the open batch of an interrupted run: its %" PRIu64
 	       " complete rows go in%s",
-	       l->dir, name, rows, keep < off ? " (a row cut short at its end is dropped)" : "");
-	b->rows = rows;
-	b->bytes = keep;
+	       l->dir, name, b->rows,
+	       b->bytes < size ? " (a row cut short at its end is dropped)" : "");
 	free(part);
 	return true;
 }
@@ -612,12 +506,12 @@ static void spool_resume(struct loader *l)
 	while ((e = readdir(d))) {
 		char id[64], *t;
 		uint64_t seq;
-		bool part;
+		bool part, bin;
 		struct stat st;
 
 		if (e->d_name[0] == '.')
 			continue;
-		if (!batch_name(e->d_name, id, sizeof(id), &seq, &part) ||
+		if (!ps_spool__batch_name(e->d_name, id, sizeof(id), &seq, &part, &bin) ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode)) {
 			t = printable(e->d_name);
@@ -636,11 +530,11 @@ static void spool_resume(struct loader *l)
 	if (n)
 		qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++) {
-		struct batch b = { 0 };
+		struct ps_batch b = { 0 };
 		uint64_t seq;
 		bool part;
 
-		batch_name(names[i], b.id, sizeof(b.id), &seq, &part);
+		ps_spool__batch_name(names[i], b.id, sizeof(b.id), &seq, &part, &b.bin);
 		if (part) {
 			if (!resume_part(l, names[i], &b)) {
 				free(names[i]);
@@ -648,28 +542,31 @@ static void spool_resume(struct loader *l)
 			}
 		} else {
 			b.path = xasprintf("%s/%s", l->dir, names[i]);
-			b.rows = count_lines(b.path, &b.bytes);
+			ps_spool__count(&b);
 		}
 		b.tried = true; /* an earlier run may have sent it: check first */
 		l->spooled += b.bytes;
 		if (seq > l->seq)
 			l->seq = seq; /* ours come after, in the same order */
-		queue_push(l, &b);
+		if (ps_spool_queue__push(&l->bq, &b) < 0)
+			queue_full(l);
 		free(names[i]);
 	}
 	free(names);
-	if (l->n) {
-		ps_msg("%s: %zu batches from an earlier run go first", l->dir, l->n);
+	if (l->bq.n) {
+		ps_msg("%s: %zu batches from an earlier run go first", l->dir, l->bq.n);
 		spool_load_create(l);
 	}
 }
 
 static void loader_init(struct loader *l, const struct opts *o)
 {
+	struct ps_error err = { 0 };
 	uint64_t rnd = 0;
 
 	memset(l, 0, sizeof(*l));
 	l->o = o;
+	l->bin = !o->json;
 	l->cur_fd = l->lock_fd = -1;
 	l->child_out = l->child_err = -1;
 	if (o->database)
@@ -686,7 +583,8 @@ static void loader_init(struct loader *l, const struct opts *o)
 	if (o->spool) {
 		if (mkdir(o->spool, 0700) < 0 && errno != EEXIST)
 			fatal_sys("cannot create the spool directory", o->spool);
-		spool_check_owner(o->spool);
+		if (ps_spool__check_dir(o->spool, &err) < 0)
+			ps_die(&err);
 		l->dir = xasprintf("%s", o->spool);
 		spool_lock(l);
 		spool_resume(l);
@@ -730,7 +628,7 @@ static int memory_file(const char *name)
  * 128 KiB) or on the insert of the batch open on @in.  Its output and errors go to memory
  * files, not to the spool, which may be full.  It inherits the spool's lock (spool_lock()).
  */
-static void spawn_client(struct loader *l, const char *stmt, int in)
+static void spawn_client(struct loader *l, const char *stmt, int in, const char *insert)
 {
 	static const char *const timeouts[] = { "connect_timeout", "send_timeout",
 		                                "receive_timeout" };
@@ -749,12 +647,12 @@ static void spawn_client(struct loader *l, const char *stmt, int in)
 		if (!user_setting(o, timeouts[i]))
 			argv[argc++] = own[nown++] =
 			        xasprintf("--%s=%d", timeouts[i], i ? CLIENT_TIMEOUT_S : 10);
-	if (!stmt) {
+	if (!stmt && !insert) {
 		if (!user_setting(o, "input_format_import_nested_json"))
 			argv[argc++] = "--input_format_import_nested_json=1";
 		if (!user_setting(o, "input_format_skip_unknown_fields"))
 			argv[argc++] = "--input_format_skip_unknown_fields=1";
-	} else {
+	} else if (stmt) {
 		size_t len = strlen(stmt);
 
 		if (len > 200000 && !user_setting(o, "max_query_size"))
@@ -763,7 +661,9 @@ static void spawn_client(struct loader *l, const char *stmt, int in)
 	}
 	for (i = 0; i < o->nr_settings; i++)
 		argv[argc++] = own[nown++] = xasprintf("--%s", o->settings[i]);
-	if (!stmt)
+	if (insert)
+		argv[argc++] = own[nown++] = xasprintf("--query=%s", insert);
+	else if (!stmt)
 		argv[argc++] = own[nown++] =
 		        xasprintf("--query=INSERT INTO %s FORMAT JSONEachRow", l->qtable);
 	argv[argc] = NULL;
@@ -864,39 +764,225 @@ static bool permanent(const char *msg)
 
 static const char *job_name(enum job job)
 {
-	return job == JOB_CREATE ? "create table" : job == JOB_CHECK ? "batch check" : "insert";
+	return job == JOB_CREATE  ? "create table" :
+	       job == JOB_CHECK   ? "batch check" :
+	       job == JOB_COLUMNS ? "column list" :
+	                            "insert";
+}
+
+/*
+ * The INSERT of a RowBinary batch: its header's column list (which names the columns,
+ * quoted as the CREATE statement quotes them); @in is left where the rows start.
+ */
+static char *insert_query(struct loader *l, const struct ps_batch *b, int in)
+{
+	size_t len = b->data_off;
+	char *h, *nl, *q;
+	ssize_t n;
+
+	if (!len || len > (1u << 20))
+		fatal_sys("not a batch", b->path);
+	h = malloc(len + 1);
+	if (!h)
+		ps_die_nomem();
+	n = pread(in, h, len, 0);
+	if (n != (ssize_t)len)
+		fatal_sys("cannot read", b->path);
+	h[len] = 0;
+	nl = strchr(h, '\n');
+	if (!nl || nl - h > MAX_COLUMN_LIST) {
+		ps_msg("%s: its column list is missing or too long for an argument", b->path);
+		exit(1);
+	}
+	*nl = 0;
+	q = xasprintf("INSERT INTO %s %s FORMAT RowBinary", l->qtable, h);
+	free(h);
+	if (lseek(in, (off_t)b->data_off, SEEK_SET) < 0)
+		fatal_sys("cannot seek", b->path);
+	return q;
+}
+
+static bool table_has(const struct loader *l, const char *name)
+{
+	for (size_t i = 0; i < l->nr_table_cols; i++)
+		if (strcmp(l->table_cols[i], name) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A RowBinary insert names its columns, and the server refuses a name the table lacks,
+ * where JSON rows had their unknown keys skipped: a batch with columns the table lacks
+ * (a table made for another stream) is rewritten without them before it goes in.
+ */
+static void fit_batch(struct loader *l, struct ps_batch *b)
+{
+	struct ps_json_buf out = { 0 };
+	char **names = NULL, *tmp;
+	size_t n = 0, i, missing = 0, first = 0;
+	bool *keep;
+	const char *m, *nl;
+	uint64_t size;
+	long rows;
+	int fd;
+
+	if (!l->nr_table_cols)
+		return; /* no such table: the insert says so */
+	fd = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		fatal_sys("cannot open", b->path);
+	size = ps_spool__file_size(fd);
+	m = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	close(fd);
+	if (m == MAP_FAILED)
+		fatal_sys("cannot read", b->path);
+	nl = memchr(m, '\n', size);
+	if (!nl || ps_rowbinary__names(m, (size_t)(nl - m), &names, &n) < 0) {
+		munmap((void *)m, size);
+		return; /* the insert says what is wrong */
+	}
+	keep = calloc(n ? n : 1, sizeof(*keep));
+	if (!keep)
+		ps_die_nomem();
+	for (i = 0; i < n; i++)
+		if (!(keep[i] = table_has(l, names[i])) && !missing++)
+			first = i;
+	if (!missing || missing == n) {
+		munmap((void *)m, size);
+		ps_rowbinary__names_free(names, n);
+		free(keep);
+		return;
+	}
+	if (!l->said_cols) {
+		char *t = printable(names[first]);
+
+		ps_msg("%s has no column %s%s: those values are left out", l->qtable, t,
+		       missing > 1 ? " (and others)" : "");
+		free(t);
+		l->said_cols = true;
+	}
+	rows = ps_rowbinary__project(m, size, keep, &out);
+	munmap((void *)m, size);
+	ps_rowbinary__names_free(names, n);
+	free(keep);
+	if (out.failed)
+		ps_die_nomem();
+	if (rows < 0) {
+		ps_json_buf__release(&out);
+		return;
+	}
+	tmp = xasprintf("%s/.fit", l->dir);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		fatal_sys("cannot create", tmp);
+	for (size_t done = 0; done < out.len;) {
+		ssize_t w = write(fd, out.p + done, out.len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			fatal_sys("write error", tmp);
+		done += (size_t)w;
+	}
+	if (close(fd) < 0 || rename(tmp, b->path) < 0)
+		fatal_sys("cannot rewrite", b->path);
+	free(tmp);
+	l->spooled -= b->bytes < l->spooled ? b->bytes : l->spooled;
+	l->spooled += out.len;
+	b->bytes = out.len;
+	b->data_off = (uint64_t)(memchr(memchr(out.p, '\n', out.len) + 1, '\n', out.len) + 1 -
+	                         (void *)out.p);
+	ps_json_buf__release(&out);
+}
+
+/* What the column list query gave: one name a line, in hex. */
+static void read_columns(struct loader *l)
+{
+	uint64_t size = ps_spool__file_size(l->child_out);
+	char *text, *line, *save = NULL;
+
+	if (size > (64u << 20))
+		size = 64u << 20;
+	text = malloc(size + 1);
+	if (!text)
+		ps_die_nomem();
+	read_memory_file(l->child_out, text, size + 1);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t len = strlen(line) / 2, i;
+		char *name = malloc(len + 1), **nc;
+
+		if (!name)
+			ps_die_nomem();
+		for (i = 0; i < len; i++) {
+			unsigned int v;
+
+			if (sscanf(line + 2 * i, "%2x", &v) != 1)
+				v = '?';
+			name[i] = (char)v;
+		}
+		name[len] = 0;
+		nc = realloc(l->table_cols, (l->nr_table_cols + 1) * sizeof(*nc));
+		if (!nc)
+			ps_die_nomem();
+		l->table_cols = nc;
+		l->table_cols[l->nr_table_cols++] = name;
+	}
+	free(text);
+	l->cols_known = true;
 }
 
 static void start_job(struct loader *l)
 {
-	struct batch *b = l->n ? &l->q[l->head] : NULL;
+	struct ps_batch *b = l->bq.n ? &l->bq.q[l->bq.head] : NULL;
 
 	if (l->nstmts) {
 		l->job = JOB_CREATE;
-		spawn_client(l, l->stmts[0], -1);
+		spawn_client(l, l->stmts[0], -1, NULL);
 	} else if (b && b->tried) {
-		/* the id is the loader's own pattern (batch_name()), quoted all the same */
+		/* the id is the loader's own pattern (ps_spool__batch_name()), quoted all the same */
 		char *id = sql_string(b->id),
 		     *q = xasprintf("SELECT count() FROM %s WHERE batch = %s", l->qtable, id);
 
 		l->job = JOB_CHECK;
-		spawn_client(l, q, -1);
+		spawn_client(l, q, -1, NULL);
 		free(q);
 		free(id);
-	} else if (b) {
-		int in = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	} else if (b && b->bin && !l->cols_known) {
+		const char *dot = strchr(l->o->table, '.');
+		char *db = l->o->database ? sql_string(l->o->database) :
+		           dot ? xasprintf("'%.*s'", (int)(dot - l->o->table), l->o->table) :
+		                 xasprintf("currentDatabase()"),
+		     *t = sql_string(dot ? dot + 1 : l->o->table),
+		     *q = xasprintf("SELECT hex(name) FROM system.columns WHERE database = %s AND "
+		                    "table = %s FORMAT TSV",
+		                    db, t);
 
+		l->job = JOB_COLUMNS;
+		spawn_client(l, q, -1, NULL);
+		free(q);
+		free(t);
+		free(db);
+	} else if (b) {
+		int in;
+		char *insert = NULL;
+
+		if (b->bin)
+			fit_batch(l, b);
+		in = open(b->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (in < 0)
 			fatal_sys("cannot open", b->path);
+		if (b->bin)
+			insert = insert_query(l, b, in);
 		l->job = JOB_INSERT;
 		b->tried = true;
-		spawn_client(l, NULL, in);
+		spawn_client(l, NULL, in, insert);
+		free(insert);
 	}
 }
 
 static void batch_done(struct loader *l, const char *how)
 {
-	struct batch *b = &l->q[l->head];
+	struct ps_batch *b = &l->bq.q[l->bq.head];
 
 	if (l->o->verbose)
 		ps_msg("batch %s: %" PRIu64 " rows %s", b->id, b->rows, how);
@@ -905,8 +991,8 @@ static void batch_done(struct loader *l, const char *how)
 	unlink(b->path);
 	free(b->path);
 	l->spooled -= b->bytes < l->spooled ? b->bytes : l->spooled;
-	l->head++;
-	l->n--;
+	l->bq.head++;
+	l->bq.n--;
 }
 
 static void job_finished(struct loader *l, int status)
@@ -920,7 +1006,7 @@ static void job_finished(struct loader *l, int status)
 	if (ok && job == JOB_CHECK) {
 		char text[64];
 		unsigned long long have = 0;
-		struct batch *b = &l->q[l->head];
+		struct ps_batch *b = &l->bq.q[l->bq.head];
 
 		read_memory_file(l->child_out, text, sizeof(text));
 		ok = sscanf(text, "%llu", &have) == 1;
@@ -936,6 +1022,8 @@ static void job_finished(struct loader *l, int status)
 		}
 	} else if (ok && job == JOB_INSERT) {
 		batch_done(l, "inserted");
+	} else if (ok && job == JOB_COLUMNS) {
+		read_columns(l);
 	} else if (ok && job == JOB_CREATE) {
 		free(l->stmts[0]);
 		l->stmts[0] = l->stmts[1];
@@ -945,7 +1033,7 @@ static void job_finished(struct loader *l, int status)
 		close_child_files(l);
 		if (l->failures)
 			ps_msg("%s:%s: connected again; %zu batches waiting", l->o->host,
-			       l->o->port ? l->o->port : "9000", l->n);
+			       l->o->port ? l->o->port : "9000", l->bq.n);
 		l->failures = 0;
 		l->backoff_ms = BACKOFF_MIN_MS;
 		l->next_try_ms = 0;
@@ -1002,7 +1090,7 @@ static void pump(struct loader *l)
 			status = 1 << 8;
 		job_finished(l, status);
 	}
-	if (!l->child && !l->fatal && (l->nstmts || (l->ready && l->n)) &&
+	if (!l->child && !l->fatal && (l->nstmts || (l->ready && l->bq.n)) &&
 	    now_ms() >= l->next_try_ms)
 		start_job(l);
 }
@@ -1038,7 +1126,8 @@ static void current(struct loader *l)
 		return;
 	l->seq++;
 	snprintf(l->cur_id, sizeof(l->cur_id), "%s-%" PRIu64, l->run_id, l->seq);
-	l->cur_path = xasprintf("%s/b-%012" PRIu64 "-%s.part", l->dir, l->seq, l->cur_id);
+	l->cur_path = xasprintf("%s/b-%012" PRIu64 "-%s%s.part", l->dir, l->seq, l->cur_id,
+	                        l->bin ? ".rb" : "");
 	l->cur_fd = -1;
 	l->cur_rows = l->cur_rows_disk = l->buf_rows = l->cur_len = 0;
 	l->cur_start_ms = now_ms();
@@ -1067,6 +1156,21 @@ static int spill_some(struct loader *l, struct ps_error *err)
 			               1 :
 			               ps_error__sys(err, PS_EWRITE, l->cur_path, "cannot create");
 	}
+	while (l->bin && l->cur_len < l->header_len) {
+		/* a RowBinary batch starts with its header */
+		ssize_t n = pwrite(l->cur_fd, l->header + l->cur_len, l->header_len - l->cur_len,
+		                   (off_t)l->cur_len);
+
+		if (n > 0) {
+			l->cur_len += (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && !no_space(errno))
+			return ps_error__sys(err, PS_EWRITE, l->cur_path, "write error");
+		return 1;
+	}
 	while (done < l->out.len) {
 		ssize_t n = pwrite(l->cur_fd, l->out.p + done, l->out.len - done,
 		                   (off_t)(l->cur_len + done));
@@ -1083,6 +1187,19 @@ static int spill_some(struct loader *l, struct ps_error *err)
 	}
 	if (done == l->out.len) {
 		rows = l->buf_rows;
+	} else if (l->bin) {
+		/* whole rows only: a cut one is taken back */
+		size_t at = 0;
+		long r;
+
+		while ((r = ps_rowbinary__row(&l->types, (const unsigned char *)l->out.p + at,
+		                              done - at, NULL)) > 0) {
+			at += (size_t)r;
+			rows++;
+		}
+		done = at;
+		if (ftruncate(l->cur_fd, (off_t)(l->cur_len + done)) < 0)
+			return ps_error__sys(err, PS_EWRITE, l->cur_path, "write error");
 	} else {
 		/* whole rows only: a cut one is taken back */
 		const char *nl = done ? memrchr(l->out.p, '\n', done) : NULL;
@@ -1105,7 +1222,7 @@ static int spill_some(struct loader *l, struct ps_error *err)
 /* The open batch's file (all its rows written) becomes a batch waiting its turn. */
 static void seal_file(struct loader *l)
 {
-	struct batch b = { 0 };
+	struct ps_batch b = { 0 };
 
 	if (l->cur_fd >= 0 && close(l->cur_fd) < 0)
 		fatal_sys("write error", l->cur_path);
@@ -1113,13 +1230,17 @@ static void seal_file(struct loader *l)
 	if (!l->cur_rows_disk) {
 		unlink(l->cur_path);
 	} else {
-		b.path = xasprintf("%.*s.json", (int)(strlen(l->cur_path) - 5), l->cur_path);
+		b.path = xasprintf("%.*s%s", (int)(strlen(l->cur_path) - 5), l->cur_path,
+		                   l->bin ? "" : ".json");
 		if (rename(l->cur_path, b.path) < 0)
 			fatal_sys("cannot rename", l->cur_path);
+		b.bin = l->bin;
+		b.data_off = l->bin ? l->header_len : 0;
 		snprintf(b.id, sizeof(b.id), "%s", l->cur_id);
 		b.rows = l->cur_rows_disk;
 		b.bytes = l->cur_len;
-		queue_push(l, &b);
+		if (ps_spool_queue__push(&l->bq, &b) < 0)
+			queue_full(l);
 	}
 	free(l->cur_path);
 	l->cur_path = NULL;
@@ -1142,7 +1263,20 @@ static void seal_written(struct loader *l)
 	l->out = (struct ps_json_buf){ 0 };
 	seal_file(l);
 	current(l);
-	while (i < rest.len) {
+	while (l->bin && i < rest.len) {
+		/* the batch id is the row's last column: a length byte and the id */
+		size_t last = 0, idlen = strlen(l->cur_id);
+		long r = ps_rowbinary__row(&l->types, (const unsigned char *)rest.p + i,
+		                           rest.len - i, &last);
+
+		if (r <= 0)
+			break; /* cannot be: the rows are ours */
+		ps_json__raw(&nb, rest.p + i, last);
+		ps_json__char(&nb, (char)idlen);
+		ps_json__raw(&nb, l->cur_id, idlen);
+		i += (size_t)r;
+	}
+	while (!l->bin && i < rest.len) {
 		const char *nl = memchr(rest.p + i, '\n', rest.len - i);
 		size_t end = (size_t)(nl - rest.p) + 1;
 
@@ -1177,7 +1311,7 @@ static int spill(struct loader *l, struct ps_error *err)
 			       l->dir);
 			said = true;
 		}
-		if (!l->n && !l->child && l->cur_rows_disk)
+		if (!l->bq.n && !l->child && l->cur_rows_disk)
 			seal_written(l);
 		pump(l);
 		if (give_up(l)) {
@@ -1227,8 +1361,10 @@ struct ctx {
 	struct ps_reader *rd;
 	struct ps_session *s;
 	struct loader *l;
-	struct ps_symbols *syms; /* the reader's; NULL with --no-symbols */
-	struct ps_sample_writer *w;
+	struct ps_symbols *syms;            /* the reader's; NULL with --no-symbols */
+	struct ps_sample_writer *w;         /* --format json */
+	struct ps_rowbinary *rb;            /* else */
+	struct ps_fold_buf fold;            /* the stack column */
 	uint64_t lost_chunks, lost_samples; /* what LOST and LOST_SAMPLES records said */
 	bool header_done;
 };
@@ -1248,11 +1384,31 @@ static int header_done(struct ctx *c, struct ps_error *err)
 		name[sizeof(name) - 1] = 0;
 		host = name;
 	}
-	c->w = ps_sample_writer__new(c->s, PS_TIME_NS, NULL);
-	if (!c->w || ps_sample_writer__set_host(c->w, host) < 0)
-		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
-	ps_sample_writer__keep(c->w, ((1ull << PS_NR_SAMPLE_KEYS) - 1) & ~NO_COLUMN);
-	ps_sample_writer__set_symbols(c->w, c->syms);
+	if (c->l->bin) {
+		c->rb = ps_rowbinary__new(c->s, c->syms, host, err);
+		if (!c->rb)
+			return -1;
+		c->l->header = ps_rowbinary__header(c->rb);
+		c->l->header_len = strlen(c->l->header);
+		if (strchr(c->l->header, '\n') - c->l->header > MAX_COLUMN_LIST) {
+			/* the INSERT's column list is an argument of the client, at most
+			 * 128 KiB: thousands of columns travel as JSON, as they always did */
+			ps_rowbinary__delete(c->rb);
+			c->rb = NULL;
+			c->l->bin = false;
+			c->l->header = NULL;
+		} else if (ps_rowbinary__parse_header(c->l->header, c->l->header_len,
+		                                      &c->l->types) <= 0) {
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		}
+	}
+	if (!c->l->bin) {
+		c->w = ps_sample_writer__new(c->s, PS_TIME_NS, NULL);
+		if (!c->w || ps_sample_writer__set_host(c->w, host) < 0)
+			return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+		ps_sample_writer__keep(c->w, ((1ull << PS_NR_SAMPLE_KEYS) - 1) & ~NO_COLUMN);
+		ps_sample_writer__set_symbols(c->w, c->syms);
+	}
 	if (c->o->create) {
 		const char *t = c->o->table;
 		char full[300];
@@ -1335,17 +1491,32 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 		return 0;
 	if (smp->type & PERF_SAMPLE_TID)
 		comm = ps_session__comm(c->s, smp->tid);
+	/* the folded stack, pcount --folded's line: with a call chain and its names */
+	c->fold.len = 0;
+	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && c->syms &&
+	    ps_symbols__fold(c->syms, smp, rec->misc, comm, &c->fold, err) < 0)
+		return -1;
 	current(l);
 	start = b->len;
-	if (ps_sample_writer__write(c->w, b, smp, comm, rec->misc) < 0)
-		goto nomem;
-	/* the object without its closing brace, then the callchain and the batch */
-	b->len--;
-	if (smp->type & PERF_SAMPLE_CALLCHAIN)
-		frames(c, b, smp);
-	ps_json__raw(b, ",\"batch\":\"", 10);
-	ps_json__raw(b, l->cur_id, strlen(l->cur_id));
-	ps_json__raw(b, "\"}\n", 3);
+	if (c->rb) {
+		if (ps_rowbinary__write(c->rb, b, smp, comm, rec->misc, c->fold.buf, c->fold.len,
+		                        l->cur_id) < 0)
+			goto nomem;
+	} else {
+		if (ps_sample_writer__write(c->w, b, smp, comm, rec->misc) < 0)
+			goto nomem;
+		/* the object without its closing brace, then the callchain, stack and batch */
+		b->len--;
+		if (smp->type & PERF_SAMPLE_CALLCHAIN)
+			frames(c, b, smp);
+		if (c->fold.len) {
+			ps_json__raw(b, ",\"stack\":", 9);
+			ps_json__string(b, c->fold.buf, c->fold.len);
+		}
+		ps_json__raw(b, ",\"batch\":\"", 10);
+		ps_json__raw(b, l->cur_id, strlen(l->cur_id));
+		ps_json__raw(b, "\"}\n", 3);
+	}
 	if (b->failed)
 		goto nomem;
 	l->spooled += b->len - start;
@@ -1369,7 +1540,8 @@ static void tick(struct ctx *c)
 		seal(l);
 	pump(l);
 	/* a full spool stops the reading: the stream waits upstream */
-	while (!ps_stop && !l->fatal && l->spooled >= c->o->spool_max << 20 && (l->n || l->child)) {
+	while (!ps_stop && !l->fatal && l->spooled >= c->o->spool_max << 20 &&
+	       (l->bq.n || l->child)) {
 		sleep_ms(50);
 		pump(l);
 	}
@@ -1383,19 +1555,19 @@ static int finish(struct loader *l)
 {
 	seal(l);
 	l->ready = true;
-	while (l->nstmts || l->n || l->child) {
+	while (l->nstmts || l->bq.n || l->child) {
 		if (give_up(l)) {
 			kill_child(l);
 			break;
 		}
 		pump(l);
-		if (l->child || l->nstmts || l->n)
+		if (l->child || l->nstmts || l->bq.n)
 			sleep_ms(20);
 	}
-	if (l->n || l->nstmts) {
+	if (l->bq.n || l->nstmts) {
 		ps_msg("%zu batches not inserted are kept in %s (with the same options, --spool %s "
 		       "and no input inserts them)",
-		       l->n, l->dir, l->dir);
+		       l->bq.n, l->dir, l->dir);
 		return -1;
 	}
 	return l->dropped_rows ? -1 : 0;
@@ -1405,7 +1577,7 @@ static void loader_cleanup(struct loader *l)
 {
 	char *p;
 
-	if (l->n == 0 && !l->cur_path) {
+	if (l->bq.n == 0 && !l->cur_path) {
 		/* nothing waits: no statement to keep */
 		p = xasprintf("%s/.create", l->dir);
 		unlink(p);
@@ -1420,8 +1592,10 @@ static void loader_cleanup(struct loader *l)
 	if (l->lock_fd >= 0)
 		close(l->lock_fd);
 	free(l->dir);
-	free(l->q);
+	ps_spool_queue__release(&l->bq);
 	ps_json_buf__release(&l->out);
+	free(l->types.t);
+	ps_rowbinary__names_free(l->table_cols, l->nr_table_cols);
 	for (int i = 0; i < l->nstmts; i++)
 		free(l->stmts[i]);
 }
@@ -1459,7 +1633,7 @@ int main(int argc, char **argv)
 		/* no stream: the spool's batches go in, and that is all */
 		loader_init(&l, &o);
 		l.ready = true;
-		if (!l.n)
+		if (!l.bq.n)
 			ps_msg("%s: no batch waits there", l.dir);
 		left = finish(&l);
 		if (o.verbose)
@@ -1478,7 +1652,7 @@ int main(int argc, char **argv)
 		switch (ev.kind) {
 		case PS_READER_HEADER:
 			/* at the end without a sample: only for the batches of the spool */
-			if ((!ev.at_end || l.n) && header_done(&c, &err) < 0)
+			if ((!ev.at_end || l.bq.n) && header_done(&c, &err) < 0)
 				r = -1;
 			break;
 		case PS_READER_SAMPLE:
@@ -1507,6 +1681,8 @@ int main(int argc, char **argv)
 		ps_msg("%" PRIu64 " rows in %" PRIu64 " batches inserted into %s", l.inserted_rows,
 		       l.inserted_batches, l.qtable);
 	ps_sample_writer__delete(c.w);
+	ps_rowbinary__delete(c.rb);
+	free(c.fold.buf);
 	if (err.code && err.detail[0])
 		ps_warn(&err);
 	loader_cleanup(&l);

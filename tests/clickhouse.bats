@@ -221,6 +221,7 @@ for i, (o, w) in enumerate(zip(ours, want)):
     o, w = json.loads(o), json.loads(w)
     if not o.pop("batch", None):
         sys.exit("row %d: no batch" % i)
+    o.pop("stack", None)
     for k in skip:
         w.pop(k, None)
     w["host"] = sys.argv[3]
@@ -243,7 +244,7 @@ EOF
 		export ROWS=$BATS_TEST_TMPDIR/rows$n
 		: >"$ROWS"
 		run -0 --separate-stderr "$BIN/pstream-clickhouse" --client "$client" -n 100 \
-			--hostname "h$n" "$f"
+			--format json --hostname "h$n" "$f"
 		"$BIN/ptojson" -q "$f" >"$BATS_TEST_TMPDIR/want$n"
 		run -0 same_rows "$ROWS" "$BATS_TEST_TMPDIR/want$n" "h$n"
 		echo "$f: $output"
@@ -252,11 +253,91 @@ EOF
 		# addresses only: every frame kept, names empty
 		: >"$ROWS"
 		run -0 --separate-stderr "$BIN/pstream-clickhouse" --client "$client" --no-symbols \
-			--hostname "h$n" "$f"
+			--format json --hostname "h$n" "$f"
 		"$BIN/ptojson" -q --no-symbols "$f" >"$BATS_TEST_TMPDIR/want$n"
 		run -0 same_rows "$ROWS" "$BATS_TEST_TMPDIR/want$n" "h$n"
 	done < <(fixtures)
 	[ "$n" -gt 0 ]
+}
+
+# every row of TABLE as JSON text, all columns but batch, in one order
+table_rows() { # table_rows DB.TABLE
+	local cols
+	cols=$(ch -q "SELECT arrayStringConcat(groupArray(concat('\`', name, '\`')), ', ') FROM
+		(SELECT name FROM system.columns WHERE database = '${1%%.*}' AND table = '${1#*.}'
+		 AND name != 'batch' ORDER BY name)")
+	ch --output_format_json_quote_64bit_integers=0 --output_format_json_quote_denormals=0 \
+		-q "SELECT $cols FROM $1 FORMAT JSONEachRow" | LC_ALL=C sort
+}
+
+@test "pstream-clickhouse: every fixture: RowBinary rows are the JSON rows, value for value" {
+	local f n=0
+	while read -r f; do
+		n=$((n + 1))
+		run -0 --separate-stderr load_into "j$n" "$f" --format json
+		run -0 --separate-stderr load_into "b$n" "$f"
+		[ "$(ch -q "SELECT count() FROM $DB.b$n")" = "$(ch -q "SELECT count() FROM $DB.j$n")" ]
+		diff <(table_rows "$DB.j$n") <(table_rows "$DB.b$n") >"$BATS_TEST_TMPDIR/d" ||
+			{ echo "$f: RowBinary and JSON rows differ"; head -n 20 "$BATS_TEST_TMPDIR/d"; return 1; }
+		# and without symbols: every frame, names empty
+		run -0 --separate-stderr load_into "jn$n" "$f" --format json --no-symbols
+		run -0 --separate-stderr load_into "bn$n" "$f" --no-symbols
+		diff <(table_rows "$DB.jn$n") <(table_rows "$DB.bn$n") >"$BATS_TEST_TMPDIR/d" ||
+			{ echo "$f --no-symbols: rows differ"; head -n 20 "$BATS_TEST_TMPDIR/d"; return 1; }
+	done < <(fixtures)
+	[ "$n" -gt 0 ]
+	# a stream into a table made for another: the columns the table lacks left out
+	for fmt in json rowbinary; do
+		run -0 --separate-stderr load_into "mix$fmt" "$DATA/rawsys-dd.pipe" --format "$fmt"
+		run -0 --separate-stderr load_into "mix$fmt" "$DATA/sched-switch-wakeup-a.pipe" \
+			--format "$fmt"
+	done
+	[[ "$stderr" == *"has no column fields.prev_comm (and others): those values are left out"* ]]
+	[ "$(ch -q "SELECT count() FROM $DB.mixrowbinary WHERE event LIKE 'sched:%'")" -gt 0 ]
+	diff <(table_rows "$DB.mixjson") <(table_rows "$DB.mixrowbinary")
+	run -2 --separate-stderr "$BIN/pstream-clickhouse" --format csv
+	[[ "$stderr" == *"--format: 'csv' is not rowbinary or json"* ]]
+}
+
+# pcount --folded's lines as "STACK<TAB>COUNT", sorted
+folded_rows() {
+	"$BIN/pcount" --folded "$@" | sed 's/ \([0-9]*\)$/\t\1/' | LC_ALL=C sort
+}
+
+@test "pstream-clickhouse: the stack column is pcount --folded's line, counts by stack equal" {
+	local f n=0 g
+	while read -r f; do
+		"$BIN/pheader" --schema "$f" | grep -q '"callchain.ip"' || continue
+		n=$((n + 1))
+		for fmt in rowbinary json; do
+			run -0 --separate-stderr load_into "s$n$fmt" "$f" --format "$fmt"
+			# event by event: an event recorded with call chains has every sample's
+			# stack, one without has none
+			while read -r e cc; do
+				if [ "$cc" = 1 ]; then
+					diff <(folded_rows --where "event = $e" "$f") \
+						<(ch -q "SELECT stack, count() FROM $DB.s$n$fmt WHERE event = '$e'
+							GROUP BY stack FORMAT TSVRaw" | LC_ALL=C sort) ||
+						{ echo "$f ($fmt, $e): stack counts differ from pcount --folded"; return 1; }
+				else
+					[ "$(ch -q "SELECT countIf(stack != '') FROM $DB.s$n$fmt WHERE event = '$e'")" = 0 ]
+				fi
+			done < <(ch -q "SELECT event, max(length(callchain.ip) > 0) FROM $DB.s$n$fmt GROUP BY event")
+		done
+		# the flame graph query's lines into pflame --folded (STACK COUNT)
+		ch -q "SELECT stack, count() FROM $DB.s${n}rowbinary WHERE stack != ''
+			GROUP BY stack FORMAT TSVRaw" | tr '\t' ' ' |
+			"$BIN/pflame" --folded >"$BATS_TEST_TMPDIR/f.svg"
+		grep -q '<svg' "$BATS_TEST_TMPDIR/f.svg"
+	done < <(fixtures)
+	[ "$n" -gt 0 ]
+	# without a call chain, or without symbols: empty
+	run -0 --separate-stderr load_into nocc "$DATA/rawsys-dd.pipe"
+	[ "$(ch -q "SELECT countIf(stack != '') FROM $DB.nocc")" = 0 ]
+	g=$DATA/cpuclock-g-sh.data
+	run -0 --separate-stderr load_into nosym "$g" --no-symbols
+	[ "$(ch -q "SELECT countIf(stack != '') FROM $DB.nosym")" = 0 ]
+	[ "$(ch -q "SELECT count() FROM $DB.nosym")" -gt 0 ]
 }
 
 @test "pstream-clickhouse: a -g recording: sym, dso and the callchain as pcount and ptojson name them" {
@@ -327,7 +408,12 @@ EOF
 	run -1 --separate-stderr load_into nosuch "$DATA/rawsys-dd.pipe" --no-create --spool "$spool"
 	[[ "$stderr" == "pstream-clickhouse: insert failed: Code: 60. "* ]]
 	[[ "$stderr" == *"batches not inserted are kept in $spool"* ]]
-	[ "$(cat "$spool"/b-*.json | wc -l)" = 896 ]
+	[ "$(ls "$spool"/b-*.rb | wc -l)" = 1 ]
+	# the batch kept is every row: with the table there, a run without input inserts it
+	"$BIN/pheader" --schema clickhouse --table "$DB.nosuch" "$DATA/rawsys-dd.pipe" | ch_in -n
+	run -0 --separate-stderr "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" \
+		-t nosuch --no-create --spool "$spool" </dev/null
+	[ "$(ch -q "SELECT count() FROM $DB.nosuch")" = 896 ]
 	TMPDIR=$BATS_TEST_TMPDIR run -1 --separate-stderr load_into x "$DATA/rawsys-dd.pipe" \
 		--client /nonexistent
 	[[ "$stderr" == "pstream-clickhouse: create table failed: cannot run /nonexistent: "* ]]
@@ -413,6 +499,15 @@ start_work() {
 	[ -z "$(ls "$BATS_TEST_TMPDIR/spool")" ]
 }
 
+# rb_insert TABLE BATCH: a RowBinary batch file inserted by hand: its first line the column
+# list, its second the types, then the rows
+rb_insert() {
+	local cols off
+	cols=$(head -n 1 "$2")
+	off=$(head -n 2 "$2" | wc -c)
+	tail -c +$((off + 1)) "$2" | ch_in -q "INSERT INTO $1 $cols FORMAT RowBinary"
+}
+
 @test "pstream-clickhouse: a batch found in the spool is not inserted twice" {
 	local f=$DATA/rawsys-dd.pipe spool=$BATS_TEST_TMPDIR/spool dead
 	"$BIN/pheader" --schema clickhouse --table "$DB.once" "$f" | ch_in -n
@@ -421,10 +516,9 @@ start_work() {
 	run -1 --separate-stderr timeout --preserve-status -s TERM 3 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P 1 \
 		-d "$DB" -t once --spool "$spool" <"$f"
 	[[ "$stderr" == *"batches not inserted are kept in $spool"* ]]
-	[ "$(ls "$spool"/b-*.json | wc -l)" = 1 ]
+	[ "$(ls "$spool"/b-*.rb | wc -l)" = 1 ]
 	# the insert went through, but the loader never heard back
-	ch_in --input_format_import_nested_json=1 -q "INSERT INTO $DB.once FORMAT JSONEachRow" \
-		<"$(ls "$spool"/b-*.json)"
+	rb_insert "$DB.once" "$(ls "$spool"/b-*.rb)"
 	run -0 --separate-stderr load_into once "$f" --spool "$spool" -v
 	[[ "$stderr" == *"were in already"* ]]
 	[ "$(ch -q "SELECT count() FROM $DB.once")" = $((2 * 896)) ]
@@ -572,12 +666,15 @@ loader() {
 	grep -q 'were in already' "$t/err2"
 }
 
-@test "pstream-clickhouse: the open batch of a loader killed with -9 goes in on the next run, a cut row dropped" {
-	local f=$BATS_TEST_TMPDIR/big.pipe spool=$BATS_TEST_TMPDIR/spool t=$BATS_TEST_TMPDIR pid part rows
+# killed_open_batch FORMAT: a loader killed with -9 while its open batch is on disk
+killed_open_batch() {
+	local fmt=$1 f=$BATS_TEST_TMPDIR/big.pipe spool=$BATS_TEST_TMPDIR/spool-$1 t=$BATS_TEST_TMPDIR pid part rows off
 	# 20,000 rows: more than the 1 MiB the loader holds before writing its open batch
 	"$TOOLS/phostile" samples 20000 >"$f"
+	rm -f "$t/fifo"
 	mkfifo "$t/fifo"
-	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" -t p -n 1000000 -i 86400 --spool "$spool" <"$t/fifo" 2>"$t/err1" &
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" -t "p$fmt" -n 1000000 -i 86400 \
+		--format "$fmt" --spool "$spool" <"$t/fifo" 2>"$t/err1" &
 	pid=$!
 	KILL_PIDS=$pid
 	exec 7>"$t/fifo"
@@ -587,17 +684,31 @@ loader() {
 	wait "$pid" || true
 	exec 7>&-
 	part=$(ls "$spool"/b-*.part)
-	rows=$(wc -l <"$part")
-	[ "$rows" -gt 0 ]
-	# and a row cut short, as a kill in the middle of a write leaves it
-	printf '{"event":"cpu-clock","time":9' >>"$part"
-	run -0 --separate-stderr loader -t p --spool "$spool" </dev/null
+	if [ "$fmt" = json ]; then
+		rows=$(wc -l <"$part")
+		# and a row cut short, as a kill in the middle of a write leaves it
+		printf '{"event":"cpu-clock","time":9' >>"$part"
+	else
+		[[ "$part" == *.rb.part ]]
+		# the same: the first 30 bytes of a row (the rows start after two lines)
+		off=$(head -n 2 "$part" | wc -c)
+		tail -c +$((off + 1)) "$part" | head -c 30 >"$t/cut"
+		cat "$t/cut" >>"$part"
+	fi
+	run -0 --separate-stderr loader -t "p$fmt" --spool "$spool" </dev/null
 	echo "$stderr"
+	[ "$fmt" = json ] || rows=$(ch -q "SELECT count() FROM $DB.p$fmt")
+	[ "$rows" -gt 0 ]
 	[[ "$stderr" == *"the open batch of an interrupted run: its $rows complete rows go in (a row cut short at its end is dropped)"* ]]
 	# the stream's first rows, each once
 	diff <("$BIN/ptojson" "$f" | head -n "$rows" | jq .time) \
-		<(ch -q "SELECT time FROM $DB.p ORDER BY time")
+		<(ch -q "SELECT time FROM $DB.p$fmt ORDER BY time")
 	[ -z "$(ls "$spool")" ]
+}
+
+@test "pstream-clickhouse: the open batch of a loader killed with -9 goes in on the next run, a cut row dropped" {
+	killed_open_batch rowbinary
+	killed_open_batch json
 }
 
 @test "pstream-clickhouse: SIGINT with the server up: every row read is inserted, status 0" {

@@ -498,7 +498,7 @@ ch() {
 			run -0 ch -n <"$T/schema.sql"
 			# the columns: one per key ptojson writes, but field n
 			cols=$(ch -q "SELECT name FROM system.columns WHERE database = '$CH_DB' AND table = 's$n' FORMAT JSONEachRow" </dev/null | jq -s -c '[.[].name] | sort')
-			want=$(ptojson_columns "$T/s.pipe" | jq -c '. - ["fields.n"] + ["batch"] | sort')
+			want=$(ptojson_columns "$T/s.pipe" | jq -c '. - ["fields.n"] + ["batch", "stack"] | sort')
 			[ "$cols" = "$want" ] || { echo "$how $name: $cols, not $want"; cat "$T/schema.sql"; return 1; }
 			# the loader makes the same table and its rows load, names as ptojson writes them
 			run -0 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$CH_DB" -t "l$n" <"$T/s.pipe"
@@ -510,6 +510,55 @@ ch() {
 	run -0 ch -q "SHOW TABLES FROM $CH_DB" </dev/null
 	[ "$(echo "$output" | grep -c .)" -eq $((2 * n + 1)) ]
 	[ "$(echo "$output" | grep -c -v '^\(important\|[sl][0-9]*\)$')" -eq 0 ] || { echo "$output"; return 1; }
+	ch -q "DROP DATABASE $CH_DB" </dev/null
+}
+
+# every row of a ClickHouse table, all columns but batch, as JSON text
+ch_table_rows() { # ch_table_rows DB TABLE
+	local cols
+	cols=$(ch -q "SELECT arrayStringConcat(groupArray(concat('\`', name, '\`')), ', ') FROM
+		(SELECT name FROM system.columns WHERE database = '$1' AND table = '$2'
+		 AND name != 'batch' ORDER BY name)" </dev/null)
+	ch --output_format_json_quote_64bit_integers=0 \
+		-q "SELECT $cols FROM $1.$2 FORMAT JSONEachRow" </dev/null | LC_ALL=C sort
+}
+
+@test "hostile: names in RowBinary rows arrive as the JSON rows bring them; stack is pcount --folded's bytes" {
+	local name how n=0 pid=$$ fmt
+	need_clickhouse
+	ch -q "CREATE DATABASE $CH_DB" </dev/null
+	# event, field and system names
+	for name in "${SQL_NAMES[@]}"; do
+		for how in event field system; do
+			n=$((n + 1))
+			hostile_stream "$how" "$name" >"$T/s.pipe"
+			for fmt in json rowbinary; do
+				run -0 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$CH_DB" \
+					-t "$fmt$n" --format "$fmt" <"$T/s.pipe"
+			done
+			diff <(ch_table_rows "$CH_DB" "json$n") <(ch_table_rows "$CH_DB" "rowbinary$n") ||
+				{ echo "$how $name: rows differ"; return 1; }
+		done
+	done
+	# function names with a tab, quotes, a backslash, ';', invalid UTF-8, an escape
+	# sequence (a JIT map), in sym, callchain.sym and stack
+	printf '7f0000001000 100 tab\there"q'"'"'uote\\back\xff\xfeslash;semi sp\n7f0000001100 100 esc\x1b[31m`tick\xc3\n' \
+		>"/tmp/perf-$pid.map"
+	"$TOOLS/phostile" mmap2 "$pid" //anon >"$T/j.pipe"
+	for fmt in json rowbinary; do
+		run -0 "$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$CH_DB" -t "j$fmt" \
+			--format "$fmt" <"$T/j.pipe"
+	done
+	[ "$(ch -q "SELECT count() FROM $CH_DB.jrowbinary WHERE position(sym, 'tab\there') = 1" </dev/null)" -gt 0 ]
+	# the JSON rows' stack has U+FFFD where the bytes are not UTF-8: all but stack
+	diff <(ch_table_rows "$CH_DB" jjson | jq -c 'del(.stack)') \
+		<(ch_table_rows "$CH_DB" jrowbinary | jq -c 'del(.stack)')
+	# the stack bytes are pcount's
+	diff <("$BIN/pcount" --folded "$T/j.pipe" | LC_ALL=C sort) \
+		<(ch -q "SELECT stack, count() FROM $CH_DB.jrowbinary GROUP BY stack FORMAT TSVRaw" </dev/null |
+			tr '\t' ' ' | LC_ALL=C sort)
+	grep -q $'\xff' <(ch -q "SELECT stack FROM $CH_DB.jrowbinary FORMAT TSVRaw" </dev/null)
+	rm -f "/tmp/perf-$pid.map"
 	ch -q "DROP DATABASE $CH_DB" </dev/null
 }
 

@@ -377,13 +377,89 @@ bool ps_schema__valid_table(const char *table)
 	return part > 0 && strlen(table) < 256;
 }
 
+/* The columns of @s's samples: @base, the keys ptojson writes for a sample in its order,
+ * then @tp, the tracepoint fields (and "stack", "batch" for ClickHouse). */
+static int build(const struct ps_session *s, enum ps_schema_dialect d, unsigned int flags,
+                 struct cols *base, struct cols *tp)
+{
+	uint64_t st;
+	bool tp_any, raw_other;
+
+	collect(s, tp, flags & PS_SCHEMA_SYMBOLIC, &st, &tp_any, &raw_other);
+
+	/* the keys ptojson writes for a sample, in its order; nested objects are left out but
+	 * for the callchain */
+	add(base, "host", K_TEXT, false, 0, NULL);
+	add(base, "event", K_TEXT, false, 0, NULL);
+	add(base, "time", K_INT, false, 8, NULL);
+	add(base, "pid", K_INT, true, 4, NULL);
+	add(base, "tid", K_INT, true, 4, NULL);
+	add(base, "cpu", K_INT, false, 4, NULL);
+	add(base, "comm", K_TEXT, false, 0, NULL);
+	if (st & PERF_SAMPLE_PERIOD)
+		add(base, "period", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_IP) {
+		add(base, "ip", K_TEXT, false, 0, NULL);
+		add(base, "sym", K_TEXT, false, 0, NULL);
+		add(base, "symoff", K_INT, false, 8, NULL);
+		add(base, "dso", K_TEXT, false, 0, NULL);
+	}
+	if (st & PERF_SAMPLE_ADDR)
+		add(base, "addr", K_TEXT, false, 0, NULL);
+	if (st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
+		add(base, "id", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_STREAM_ID)
+		add(base, "stream_id", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		/* the frames as pstream-clickhouse writes them: one array per member */
+		add(base, "callchain.ip", K_ATEXT, false, 0, NULL);
+		add(base, "callchain.sym", K_ATEXT, false, 0, NULL);
+		add(base, "callchain.symoff", K_AINT, false, 8, NULL);
+		add(base, "callchain.dso", K_ATEXT, false, 0, NULL);
+	}
+	if (raw_other)
+		add(base, "raw_size", K_INT, false, 4, NULL);
+	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
+		add(base, "weight", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
+		add(base, "ins_lat", K_INT, false, 2, NULL);
+		add(base, "p_stage_cyc", K_INT, false, 2, NULL);
+	}
+	if (st & PERF_SAMPLE_DATA_SRC)
+		add(base, "data_src", K_TEXT, false, 0, NULL);
+	if (st & PERF_SAMPLE_TRANSACTION)
+		add(base, "transaction", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_PHYS_ADDR)
+		add(base, "phys_addr", K_TEXT, false, 0, NULL);
+	if (st & PERF_SAMPLE_CGROUP)
+		add(base, "cgroup", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
+		add(base, "data_page_size", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
+		add(base, "code_page_size", K_INT, false, 8, NULL);
+	if (st & PERF_SAMPLE_AUX)
+		add(base, "aux_size", K_INT, false, 8, NULL);
+	if (d == PS_SCHEMA_CLICKHOUSE) {
+		/* the loader's own, last, after the fields: the folded stack, the batch id */
+		add(tp, "stack", K_TEXT, false, 0, NULL);
+		add(tp, "batch", K_TEXT, false, 0, NULL);
+	}
+	return base->failed || tp->failed ? -1 : 0;
+}
+
+static void cols_release(struct cols *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].name);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
 char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, const char *table,
                       unsigned int flags, struct ps_error *err)
 {
 	struct cols tp = { 0 }, base = { 0 };
 	struct ps_bytes t = { 0 };
-	uint64_t st;
-	bool tp_any, raw_other;
 	size_t i, n = 0;
 
 	if (!table)
@@ -394,63 +470,7 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
 		              table);
 		return NULL;
 	}
-	collect(s, &tp, flags & PS_SCHEMA_SYMBOLIC, &st, &tp_any, &raw_other);
-
-	/* the keys ptojson writes for a sample, in its order; nested objects are left out but
-	 * for the callchain */
-	add(&base, "host", K_TEXT, false, 0, NULL);
-	add(&base, "event", K_TEXT, false, 0, NULL);
-	add(&base, "time", K_INT, false, 8, NULL);
-	add(&base, "pid", K_INT, true, 4, NULL);
-	add(&base, "tid", K_INT, true, 4, NULL);
-	add(&base, "cpu", K_INT, false, 4, NULL);
-	add(&base, "comm", K_TEXT, false, 0, NULL);
-	if (st & PERF_SAMPLE_PERIOD)
-		add(&base, "period", K_INT, false, 8, NULL);
-	if (st & PERF_SAMPLE_IP) {
-		add(&base, "ip", K_TEXT, false, 0, NULL);
-		add(&base, "sym", K_TEXT, false, 0, NULL);
-		add(&base, "symoff", K_INT, false, 8, NULL);
-		add(&base, "dso", K_TEXT, false, 0, NULL);
-	}
-	if (st & PERF_SAMPLE_ADDR)
-		add(&base, "addr", K_TEXT, false, 0, NULL);
-	if (st & (PERF_SAMPLE_ID | PERF_SAMPLE_IDENTIFIER))
-		add(&base, "id", K_INT, false, 8, NULL);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		add(&base, "stream_id", K_INT, false, 8, NULL);
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		/* the frames as pstream-clickhouse writes them: one array per member */
-		add(&base, "callchain.ip", K_ATEXT, false, 0, NULL);
-		add(&base, "callchain.sym", K_ATEXT, false, 0, NULL);
-		add(&base, "callchain.symoff", K_AINT, false, 8, NULL);
-		add(&base, "callchain.dso", K_ATEXT, false, 0, NULL);
-	}
-	if (raw_other)
-		add(&base, "raw_size", K_INT, false, 4, NULL);
-	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
-		add(&base, "weight", K_INT, false, 8, NULL);
-	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
-		add(&base, "ins_lat", K_INT, false, 2, NULL);
-		add(&base, "p_stage_cyc", K_INT, false, 2, NULL);
-	}
-	if (st & PERF_SAMPLE_DATA_SRC)
-		add(&base, "data_src", K_TEXT, false, 0, NULL);
-	if (st & PERF_SAMPLE_TRANSACTION)
-		add(&base, "transaction", K_INT, false, 8, NULL);
-	if (st & PERF_SAMPLE_PHYS_ADDR)
-		add(&base, "phys_addr", K_TEXT, false, 0, NULL);
-	if (st & PERF_SAMPLE_CGROUP)
-		add(&base, "cgroup", K_INT, false, 8, NULL);
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		add(&base, "data_page_size", K_INT, false, 8, NULL);
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		add(&base, "code_page_size", K_INT, false, 8, NULL);
-	if (st & PERF_SAMPLE_AUX)
-		add(&base, "aux_size", K_INT, false, 8, NULL);
-	if (d == PS_SCHEMA_CLICKHOUSE)
-		add(&tp, "batch", K_TEXT, false, 0, NULL); /* last, after the fields */
-	if (base.failed || tp.failed)
+	if (build(s, d, flags, &base, &tp) < 0)
 		goto nomem;
 
 	if (d == PS_SCHEMA_CLICKHOUSE) {
@@ -491,21 +511,74 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
 	ps_bytes__text(&t);
 	if (t.failed)
 		goto nomem;
-	for (i = 0; i < base.n; i++)
-		free(base.v[i].name);
-	for (i = 0; i < tp.n; i++)
-		free(tp.v[i].name);
-	free(base.v);
-	free(tp.v);
+	cols_release(&base);
+	cols_release(&tp);
 	return (char *)t.p;
 nomem:
-	for (i = 0; i < base.n; i++)
-		free(base.v[i].name);
-	for (i = 0; i < tp.n; i++)
-		free(tp.v[i].name);
-	free(base.v);
-	free(tp.v);
+	cols_release(&base);
+	cols_release(&tp);
 	ps_bytes__release(&t);
 	ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	return NULL;
+}
+
+struct ps_schema_column *ps_schema__columns(const struct ps_session *s, size_t *nr,
+                                            struct ps_error *err)
+{
+	struct cols tp = { 0 }, base = { 0 };
+	struct ps_schema_column *out = NULL;
+	size_t i, n = 0;
+
+	if (build(s, PS_SCHEMA_CLICKHOUSE, 0, &base, &tp) < 0)
+		goto nomem;
+	out = calloc(base.n + tp.n + 1, sizeof(*out));
+	if (!out)
+		goto nomem;
+	for (i = 0; i < base.n + tp.n; i++) {
+		struct col *c = i < base.n ? &base.v[i] : &tp.v[i - base.n];
+		struct ps_schema_column *o = &out[n];
+		struct ps_bytes q = { 0 };
+
+		if (c->dropped)
+			continue;
+		put_name(&q, PS_SCHEMA_CLICKHOUSE, c->name);
+		ps_bytes__text(&q);
+		if (q.failed) {
+			ps_bytes__release(&q);
+			goto nomem;
+		}
+		o->quoted = (char *)q.p;
+		o->name = c->name;
+		c->name = NULL;
+		o->kind = c->kind == K_INT  ? PS_COL_INT :
+		          c->kind == K_TEXT ? PS_COL_TEXT :
+		          c->kind == K_AINT ? PS_COL_AINT :
+		                              PS_COL_ATEXT;
+		o->sign = c->sign;
+		o->bytes = c->kind == K_INT || c->kind == K_AINT ?
+		                   (c->sign || c->bytes < 16 ? c->bytes : 8) :
+		                   0;
+		n++;
+	}
+	cols_release(&base);
+	cols_release(&tp);
+	*nr = n;
+	return out;
+nomem:
+	cols_release(&base);
+	cols_release(&tp);
+	ps_schema__columns_free(out, n);
+	ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	return NULL;
+}
+
+void ps_schema__columns_free(struct ps_schema_column *c, size_t n)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].name);
+		free(c[i].quoted);
+	}
+	free(c);
 }

@@ -36,8 +36,9 @@ enum ps_schema_dialect {
  * @flags: PS_SCHEMA_*
  * @err: why not, when NULL is returned
  *
- * The ClickHouse statement is CREATE TABLE IF NOT EXISTS and has a "batch" column (the
- * loader's batch id, see pstream-clickhouse(1)); it loads into ClickHouse 18.16 and later.
+ * The ClickHouse statement is CREATE TABLE IF NOT EXISTS and has a "stack" column (the
+ * sample's folded stack, as pcount --folded writes it) and a "batch" column (the loader's
+ * batch id), see pstream-clickhouse(1); it loads into ClickHouse 18.16 and later.
  * A tracepoint field that is a number in one event and text or an array in another has no
  * column (a comment says so), since no column type holds both as ptojson writes them.  A
  * column's name is ptojson's key (invalid UTF-8 as U+FFFD), in `backquotes` with \ escapes
@@ -55,5 +56,36 @@ char *ps_schema__text(const struct ps_session *s, enum ps_schema_dialect d, cons
  * Return: true when it is.
  */
 bool ps_schema__valid_table(const char *table);
+
+enum ps_column_kind {
+	PS_COL_INT,  /* a number: @sign, @bytes (1, 2, 4, 8; 16: Decimal128(0)) */
+	PS_COL_TEXT, /* String */
+	PS_COL_AINT, /* Array of numbers */
+	PS_COL_ATEXT /* Array(String) */
+};
+
+/**
+ * struct ps_schema_column - one column of ps_schema__text()'s ClickHouse table.
+ * @name: ptojson's key (valid UTF-8)
+ * @quoted: the name as the CREATE statement writes it (`name`, escaped)
+ */
+struct ps_schema_column {
+	char *name, *quoted;
+	enum ps_column_kind kind;
+	bool sign;
+	unsigned int bytes;
+};
+
+/**
+ * ps_schema__columns() - the columns of the ClickHouse table ps_schema__text() declares
+ * for @s (no PS_SCHEMA_SYMBOLIC), in its order, the columns it leaves out left out.
+ * @nr: receives their number
+ * Return: the array (free it with ps_schema__columns_free()), or NULL when out of memory.
+ */
+struct ps_schema_column *ps_schema__columns(const struct ps_session *s, size_t *nr,
+                                            struct ps_error *err);
+
+/** ps_schema__columns_free() - free what ps_schema__columns() returned. */
+void ps_schema__columns_free(struct ps_schema_column *c, size_t n);
 
 #endif
