@@ -22,11 +22,8 @@
 #include "lib/output.h"
 #include "lib/signals.h"
 
-static const char usage_text[] =
-        "usage: pstream-nats [-s url] pub [--batch size] [--buffer size] [--max-age time]\n"
-        "                    [--max-bytes size] subject [file]\n"
-        "       pstream-nats [-fq] [-s url] [-o file] sub [--durable name] [--follow]\n"
-        "                    [--new | --since time] subject ...\n";
+static const char usage_text[] = "usage: pstream-nats [-fFnq] [-o file] [-s url] [option ...] "
+                                 "pub subject [file] | sub subject ...\n";
 
 enum {
 	OPT_BATCH = PS_OPT_LONG,
@@ -86,8 +83,8 @@ static const struct ps_opt options[] = {
 	            follow),
 	PS_OPT_FORCE_ROW,
 	PS_OPT_OUTPUT_ROW,
-	{ "quiet", 'q', PS_ARG_NONE, NULL, "no notices about the server (gone, back)", PS_OPTG_QUIET,
-	  0 },
+	{ "quiet", 'q', PS_ARG_NONE, NULL, "no notices about the server (gone, back)",
+	  PS_OPTG_QUIET, 0 },
 	{ 0 },
 };
 
@@ -97,8 +94,9 @@ static const struct ps_cmdline cmdline = {
 	         "under a subject, sub writes the stream of one or more subjects (wildcards,\n"
 	         "merged in time order) to standard output, from wherever it starts.\n",
 	.opts = options,
-	.epilog = "Examples: precord -a -e sched:sched_switch | pstream-nats pub hosts.$(hostname)\n"
-	          "          pstream-nats sub 'hosts.*' | pcount --by input,comm -i 5\n",
+	.epilog =
+	        "Examples: precord -a -e sched:sched_switch | pstream-nats pub hosts.$(hostname)\n"
+	        "          pstream-nats sub 'hosts.*' | pcount --by input,comm -i 5\n",
 };
 
 /* "4096", "64k", "10m", "1g" as bytes */
@@ -147,13 +145,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->max_bytes = parse_size(a.arg, "--max-bytes");
 			break;
 		case OPT_MAX_AGE:
-			o->max_age = ps_parse_duration(a.arg, 1000000000ULL, 100ULL * 365 * 86400 *
-			                                                             1000000000ULL,
+			o->max_age = ps_parse_duration(a.arg, 1000000000ULL,
+			                               100ULL * 365 * 86400 * 1000000000ULL,
 			                               "--max-age");
 			break;
 		case OPT_DUP_WINDOW:
-			o->dup_window = ps_parse_duration(a.arg, 1000000000ULL,
-			                                  7ULL * 86400 * 1000000000ULL, "--dup-window");
+			o->dup_window = ps_parse_duration(
+			        a.arg, 1000000000ULL, 7ULL * 86400 * 1000000000ULL, "--dup-window");
 			break;
 		case OPT_SNAP_EVERY:
 			o->snap_every = ps_parse_u64(a.arg, 1, 1000000, "--snapshot-every");
@@ -188,8 +186,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			ps_usage_error("sub takes one subject or more");
 		if (o->batch || o->buffer || o->max_bytes || o->max_age || o->dup_window ||
 		    o->snap_every)
-			ps_usage_error("--batch, --buffer, --max-bytes, --max-age, --dup-window and "
-			               "--snapshot-every are for pub");
+			ps_usage_error(
+			        "--batch, --buffer, --max-bytes, --max-age, --dup-window and "
+			        "--snapshot-every are for pub");
 		if (o->new_only && o->since)
 			ps_usage_error("--new or --since: one start at a time");
 	} else {
@@ -344,7 +343,9 @@ static struct ps_nats_sub_config sub_config(const struct opts *o, const char *su
 	struct ps_nats_sub_config c = {
 		.subject = subject,
 		.durable = o->durable,
-		.start = o->new_only ? PS_NATS_NEW : o->since ? PS_NATS_SINCE : PS_NATS_LATEST,
+		.start = o->new_only ? PS_NATS_NEW :
+		         o->since    ? PS_NATS_SINCE :
+		                       PS_NATS_LATEST,
 		.since_ns = since,
 		.follow = o->follow,
 	};
@@ -451,8 +452,7 @@ out:
 	return NULL;
 }
 
-static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, int k,
-                     int64_t since)
+static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, int k, int64_t since)
 {
 	struct ps_error err = { 0 }, oerr = { 0 };
 	struct feed *f = calloc((size_t)k, sizeof(*f));

@@ -120,8 +120,8 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static struct ps_merge *merge_open(int n, const char *const *paths, const int *fds,
-                                   int idle_ms, struct ps_error *err)
+static struct ps_merge *merge_open(int n, const char *const *paths, const int *fds, int idle_ms,
+                                   struct ps_error *err)
 {
 	struct ps_merge *m = calloc(1, sizeof(*m));
 	int i;
@@ -137,8 +137,8 @@ static struct ps_merge *merge_open(int n, const char *const *paths, const int *f
 	for (i = 0; i < n; i++) {
 		struct src *s = &m->src[i];
 
-		s->in = fds ? ps_input__open_fd(fds[i], paths[i], PS_INPUT_DECOMPRESS, err)
-		            : ps_input__open(paths[i], PS_INPUT_DECOMPRESS, err);
+		s->in = fds ? ps_input__open_fd(fds[i], paths[i], PS_INPUT_DECOMPRESS, err) :
+		              ps_input__open(paths[i], PS_INPUT_DECOMPRESS, err);
 		if (!s->in) {
 			ps_merge__close(m);
 			return NULL;

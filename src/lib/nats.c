@@ -126,10 +126,11 @@ int ps_nats__stream_name(const char *subject, char *name, size_t len, struct ps_
 		if (c == '.' && i > 0 && i + 1 < n && subject[i + 1] != '.')
 			continue;
 		if (!word)
-			return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET,
-			                     "subject '%s': a subject to publish to is tokens of "
-			                     "letters, digits, '-' and '_' joined by '.' (no wildcard)",
-			                     subject);
+			return ps_error__set(
+			        err, PS_EUSAGE, NULL, PS_NO_OFFSET,
+			        "subject '%s': a subject to publish to is tokens of "
+			        "letters, digits, '-' and '_' joined by '.' (no wildcard)",
+			        subject);
 	}
 	memcpy(name, PS_NATS_STREAM_PREFIX, pre);
 	for (i = 0; i <= n; i++)
@@ -215,7 +216,11 @@ int ps_nats__find(struct ps_nats *n, const char *pattern, char ***subjects, int 
 
 /* ---- publishing ---- */
 
-enum kind { K_DATA, K_SNAP, K_END };
+enum kind {
+	K_DATA,
+	K_SNAP,
+	K_END
+};
 static const char *const kind_names[] = { "data", "snap", "end" };
 
 struct qmsg {
@@ -238,8 +243,8 @@ struct ps_nats_pub {
 	struct ps_sideband *sb;
 	struct ps_bytes hdr, batch, snap;
 	unsigned int data_since_snap;
-	bool snapped;         /* the first snapshot is queued */
-	uint64_t next_index;  /* main thread */
+	bool snapped;             /* the first snapshot is queued */
+	uint64_t next_index;      /* main thread */
 	struct qmsg *head, *tail; /* the queue, under @mu */
 	size_t queued;
 	bool closing, abort, failed, thread_up, full_said;
@@ -432,20 +437,23 @@ static void *pub_thread(void *arg)
 			attempts++;
 			p->st.retries++;
 			if (attempts == 1 || attempts % 10 == 0)
-				pub_notice(p,
-				           "%s: the server does not store (%s): trying again, %zu KiB "
-				           "held%s",
-				           p->subject, why, (p->queued + 1023) / 1024,
-				           attempts > 1 ? " (still)" : "");
+				pub_notice(
+				        p,
+				        "%s: the server does not store (%s): trying again, %zu KiB "
+				        "held%s",
+				        p->subject, why, (p->queued + 1023) / 1024,
+				        attempts > 1 ? " (still)" : "");
 			deadline_ts(&ts, wall_ms() + backoff);
-			while (!p->abort && pthread_cond_timedwait(&p->cv, &p->mu, &ts) != ETIMEDOUT)
+			while (!p->abort &&
+			       pthread_cond_timedwait(&p->cv, &p->mu, &ts) != ETIMEDOUT)
 				continue;
 			if (p->abort)
 				goto out;
 			backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
 		}
 		if (attempts)
-			pub_notice(p, "%s: stored again after %u attempts", p->subject, attempts + 1);
+			pub_notice(p, "%s: stored again after %u attempts", p->subject,
+			           attempts + 1);
 		if (q->index == 0)
 			p->begin_seq = seq;
 		if (q->kind == K_SNAP && q->part == 0)
@@ -469,13 +477,14 @@ out:
 }
 
 /* Queue @len bytes at @data as messages of kind @kind (split at the message size). */
-static int pub_queue(struct ps_nats_pub *p, enum kind kind, const unsigned char *data,
-                     size_t len, struct ps_error *err)
+static int pub_queue(struct ps_nats_pub *p, enum kind kind, const unsigned char *data, size_t len,
+                     struct ps_error *err)
 {
 	unsigned int parts = len ? (unsigned int)((len + p->max_msg - 1) / p->max_msg) : 1, i;
 
 	for (i = 0; i < parts; i++) {
-		size_t off = (size_t)i * p->max_msg, n = len - off < p->max_msg ? len - off : p->max_msg;
+		size_t off = (size_t)i * p->max_msg,
+		       n = len - off < p->max_msg ? len - off : p->max_msg;
 		struct qmsg *q = malloc(sizeof(*q) + (n ? n : 1));
 
 		if (!len)
@@ -494,9 +503,11 @@ static int pub_queue(struct ps_nats_pub *p, enum kind kind, const unsigned char 
 		while (p->head && p->queued + n > p->cfg.buffer && !p->abort && p->thread_up) {
 			if (!p->full_said) {
 				p->full_said = true;
-				pub_notice(p, "%s: %zu KiB held, the buffer is full: reading stops until "
-				              "the server stores again",
-				           p->subject, p->queued / 1024);
+				pub_notice(
+				        p,
+				        "%s: %zu KiB held, the buffer is full: reading stops until "
+				        "the server stores again",
+				        p->subject, p->queued / 1024);
 			}
 			pthread_cond_wait(&p->cv, &p->mu);
 		}
@@ -557,8 +568,7 @@ static int pub_send_batch(struct ps_nats_pub *p, struct ps_error *err)
 }
 
 struct ps_nats_pub *ps_nats_pub__open(struct ps_nats *n, const struct ps_nats_pub_config *cfg,
-                                      const struct ps_session *s, bool swap,
-                                      struct ps_error *err)
+                                      const struct ps_session *s, bool swap, struct ps_error *err)
 {
 	struct ps_nats_pub *p = calloc(1, sizeof(*p));
 	unsigned char rnd[8];
@@ -685,10 +695,11 @@ int ps_nats_pub__finish(struct ps_nats_pub *p, int give_up_ms, struct ps_error *
 	pthread_join(p->th, NULL);
 	p->thread_up = false;
 	if (left)
-		return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET,
-		                     "%s: %u messages (%zu bytes of records) not stored: the server "
-		                     "did not store them in time",
-		                     p->subject, left, left_bytes);
+		return ps_error__set(
+		        err, PS_ESYS, NULL, PS_NO_OFFSET,
+		        "%s: %u messages (%zu bytes of records) not stored: the server "
+		        "did not store them in time",
+		        p->subject, left, left_bytes);
 	return 0;
 }
 
@@ -733,7 +744,7 @@ struct ps_nats_sub {
 	char subject[PS_NATS_NAME_MAX], stream[PS_NATS_NAME_MAX], durable[PS_NATS_NAME_MAX];
 	natsSubscription *sub;
 	natsMsgList list;
-	int next; /* in @list */
+	int next;         /* in @list */
 	natsMsg *unacked; /* the last message handed out, acknowledged by ps_nats_sub__ack() */
 	struct ps_bytes out, unit;
 	/* the recording being read */
@@ -1063,7 +1074,8 @@ struct ps_nats_sub *ps_nats_sub__open(struct ps_nats *n, const struct ps_nats_su
 		natsMsg *last = NULL;
 		uint64_t begin = 0;
 
-		if (js_GetLastMsg(&last, n->js, sub->stream, sub->subject, NULL, &jerr) == NATS_OK) {
+		if (js_GetLastMsg(&last, n->js, sub->stream, sub->subject, NULL, &jerr) ==
+		    NATS_OK) {
 			struct meta mt;
 
 			if (msg_meta(last, &mt))

@@ -110,8 +110,7 @@ struct ps_nats_pub_config {
  * Return: the publisher, or NULL with @err set.
  */
 struct ps_nats_pub *ps_nats_pub__open(struct ps_nats *n, const struct ps_nats_pub_config *cfg,
-                                      const struct ps_session *s, bool swap,
-                                      struct ps_error *err);
+                                      const struct ps_session *s, bool swap, struct ps_error *err);
 
 /**
  * ps_nats_pub__record() - add the record @rec (as the input delivered it) to the stream.
