@@ -247,7 +247,7 @@ struct ps_nats_pub {
 	uint64_t next_index;      /* main thread */
 	struct qmsg *head, *tail; /* the queue, under @mu */
 	size_t queued;
-	bool closing, abort, failed, thread_up, full_said;
+	bool closing, abort, failed, thread_up, thread_done, full_said;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_t th;
@@ -471,6 +471,7 @@ static void *pub_thread(void *arg)
 		pthread_cond_broadcast(&p->cv);
 	}
 out:
+	p->thread_done = true;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -500,7 +501,7 @@ static int pub_queue(struct ps_nats_pub *p, enum kind kind, const unsigned char 
 		if (n)
 			memcpy(q->data, data + off, n);
 		pthread_mutex_lock(&p->mu);
-		while (p->head && p->queued + n > p->cfg.buffer && !p->abort && p->thread_up) {
+		while (p->head && p->queued + n > p->cfg.buffer && !p->abort && !p->thread_done) {
 			if (!p->full_said) {
 				p->full_said = true;
 				pub_notice(
@@ -511,7 +512,7 @@ static int pub_queue(struct ps_nats_pub *p, enum kind kind, const unsigned char 
 			}
 			pthread_cond_wait(&p->cv, &p->mu);
 		}
-		if (p->abort || !p->thread_up) {
+		if (p->abort || p->thread_done) {
 			pthread_mutex_unlock(&p->mu);
 			free(q);
 			return ps_error__set(err, PS_ESYS, NULL, PS_NO_OFFSET,
@@ -674,7 +675,7 @@ int ps_nats_pub__finish(struct ps_nats_pub *p, int give_up_ms, struct ps_error *
 	pthread_mutex_lock(&p->mu);
 	p->closing = true;
 	pthread_cond_broadcast(&p->cv);
-	while (p->head) {
+	while (p->head && !p->thread_done) {
 		struct timespec ts;
 
 		if (end == INT64_MAX) {
