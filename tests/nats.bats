@@ -186,7 +186,7 @@ EOF
 	done
 }
 
-@test "nats: a server restarted under a publisher loses nothing" {
+@test "nats: a server restarted under a publisher loses nothing (bounded buffer)" {
 	[ -n "${NATS_DIR:-}" ] || skip "the server is not ours to restart (PSTREAM_NATS_URL)"
 	local t=$BATS_TEST_TMPDIR
 	split_at "$FIX" 0.5 "$t/a" "$t/b"
@@ -194,7 +194,7 @@ EOF
 		cat "$t/a"
 		sleep 1
 		cat "$t/b"
-	} | "$PN" pub --batch 4k "$SUBJ" 2>"$t/pub.err" &
+	} | "$PN" pub --batch 4k --buffer 16k "$SUBJ" 2>"$t/pub.err" &
 	KILL_PIDS=$!
 	sleep 0.5
 	"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
@@ -203,6 +203,8 @@ EOF
 	wait $KILL_PIDS
 	grep -q "does not store" "$t/pub.err"
 	grep -q "stored again" "$t/pub.err"
+	# the bounded buffer filled while the server was away: reading stopped, nothing lost
+	grep -q "the buffer is full" "$t/pub.err"
 	"$PN" sub "$SUBJ" >"$t/out.pipe"
 	cmp "$FIX" "$t/out.pipe"
 }
@@ -223,4 +225,19 @@ EOF
 	run -2 "$PN" pub --durable d x
 	run -1 "$PN" sub "$SUBJ-none"
 	[[ "$output" == *"nothing was published"* ]]
+}
+
+@test "nats: --follow stays for the next recording, written after the first" {
+	local t=$BATS_TEST_TMPDIR sp
+	run -0 "$PN" pub "$SUBJ" "$DATA/rwsys-dd.pipe" # before the subscriber: not read
+	"$PN" sub --follow --new "$SUBJ" >"$t/out.pipe" &
+	sp=$!
+	KILL_PIDS=$sp
+	sleep 0.5
+	run -0 "$PN" pub "$SUBJ" "$DATA/rawsys-dd.pipe"
+	run -0 "$PN" pub "$SUBJ" "$FIX"
+	sleep 1
+	kill -INT $sp
+	wait $sp
+	cat "$DATA/rawsys-dd.pipe" "$FIX" | cmp - "$t/out.pipe"
 }
