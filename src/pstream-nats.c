@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,6 +412,34 @@ static int sub_one(const struct opts *o, struct ps_nats *n, const char *subject,
 	return err.code || oerr.code ? 1 : st.lost ? EXIT_LOSS : 0;
 }
 
+/*
+ * A message of a merged subject is acknowledged once its bytes were handed to the merge
+ * ACK_DELAY_MS before an output flush: the merge holds a record no longer than its
+ * time-order window (perf's rounds) or its idle budget.  A feed waits while more than
+ * MAX_UNACKED of its messages wait for that.
+ */
+#define ACK_DELAY_MS 2000
+#define MAX_UNACKED 4096
+
+static _Atomic int64_t last_flush_ms = INT64_MIN / 2;
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* the merge's wait hook: flush, and tell the feeds when */
+static void merge_flush_hook(void *out)
+{
+	int64_t now = mono_ms();
+
+	ps_output__flush_hook(out);
+	last_flush_ms = now;
+}
+
 /* A subject of a merge: its stream into a pipe that the merge reads. */
 struct feed {
 	pthread_t th;
@@ -441,9 +470,17 @@ static void *feed_thread(void *arg)
 			d += w;
 			len -= (size_t)w;
 		}
-		/* handed to the merge, then acknowledged */
-		if (ps_nats_sub__ack(f->sub, &f->err) < 0)
-			break;
+		/* handed to the merge, acknowledged once the merge wrote it out */
+		if (ps_nats_sub__ack_before(f->sub, last_flush_ms - ACK_DELAY_MS, &f->err) < 0)
+			goto out;
+		while (!ps_stop && ps_nats_sub__unacked(f->sub) > MAX_UNACKED) {
+			struct timespec ts = { 0, 50 * 1000000L };
+
+			nanosleep(&ts, NULL);
+			if (ps_nats_sub__ack_before(f->sub, last_flush_ms - ACK_DELAY_MS, &f->err) <
+			    0)
+				goto out;
+		}
 	}
 out:
 	ps_nats_sub__stats(f->sub, &f->st);
@@ -461,6 +498,7 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 	struct ps_merge *m = NULL;
 	struct ps_record rec;
 	int i, r = 0, status = 0;
+	bool done;
 
 	if (!f || !fds)
 		ps_die_nomem();
@@ -489,7 +527,7 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 	}
 	m = ps_merge__open_fds(k, fds, (const char *const *)subjects, MERGE_IDLE_MS, &err);
 	if (m) {
-		ps_merge__set_wait_hook(m, ps_output__flush_hook, out);
+		ps_merge__set_wait_hook(m, merge_flush_hook, out);
 		if (ps_merge__begin(m, &err) == 0 &&
 		    ps_output__begin(out, ps_merge__swapped(m), &oerr) == 0)
 			while (!ps_stop && (r = ps_merge__next(m, &rec, &err)) > 0)
@@ -498,6 +536,10 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 	}
 	if (!oerr.code)
 		ps_output__flush(out, &oerr);
+	/* every record written: what the feeds handed over is acknowledged below, unless
+	 * the merge ended early (an interruption ends the inputs before their pipes are
+	 * read to the end) */
+	done = r == 0 && !ps_stop && !err.code && !oerr.code;
 	/* the feeds end: their pipes are closed under them */
 	ps_stop = 1;
 	ps_merge__close(m);
@@ -505,6 +547,10 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 		close(fds[i]);
 		pthread_join(f[i].th, NULL);
 		if (f[i].err.code) {
+			ps_warn(&f[i].err);
+			status = 1;
+		}
+		if (done && ps_nats_sub__ack(f[i].sub, &f[i].err) < 0) {
 			ps_warn(&f[i].err);
 			status = 1;
 		}

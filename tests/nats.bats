@@ -241,3 +241,41 @@ EOF
 	wait $sp
 	cat "$DATA/rawsys-dd.pipe" "$FIX" | cmp - "$t/out.pipe"
 }
+
+@test "nats: a durable merge of two subjects killed with SIGKILL resumes and loses nothing" {
+	local t=$BATS_TEST_TMPDIR sp p1 p2
+	split_at "$DATA/rawsys-dd.pipe" 0.5 "$t/a1" "$t/b1"
+	split_at "$FIX" 0.5 "$t/a2" "$t/b2"
+	run -0 "$PN" pub "$SUBJ.h1" "$DATA/rwsys-dd.pipe" # the subjects exist; not read
+	run -0 "$PN" pub "$SUBJ.h2" "$DATA/rwsys-dd.pipe"
+	{
+		cat "$t/a1"
+		sleep 6
+		cat "$t/b1"
+	} | "$PN" pub --batch 4k "$SUBJ.h1" &
+	p1=$!
+	{
+		cat "$t/a2"
+		sleep 6
+		cat "$t/b2"
+	} | "$PN" pub --batch 4k "$SUBJ.h2" &
+	p2=$!
+	KILL_PIDS="$p1 $p2"
+	sleep 1.5
+	"$PN" sub --durable dm "$SUBJ.*" >"$t/d1.pipe" &
+	sp=$!
+	sleep 3
+	kill -9 $sp
+	wait $sp || true
+	"$PN" sub --durable dm "$SUBJ.*" >"$t/d2.pipe"
+	wait $p1 $p2
+	"$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$FIX" | perf script -i - >"$t/full.txt" 2>/dev/null
+	perf script -i - <"$t/d1.pipe" >"$t/d1.txt" 2>/dev/null || true
+	run -0 perf script -i - <"$t/d2.pipe"
+	printf '%s\n' "$output" >"$t/d2.txt"
+	[ "$(wc -l <"$t/d2.txt")" -gt 100 ]
+	[ "$(wc -l <"$t/d2.txt")" -lt "$(wc -l <"$t/full.txt")" ]
+	sort -u "$t/d1.txt" "$t/d2.txt" | grep . >"$t/union.txt"
+	sort -u "$t/full.txt" >"$t/want.txt"
+	cmp "$t/want.txt" "$t/union.txt"
+}

@@ -1374,7 +1374,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 			return give_head(m, d, rec, err);
 	}
 	for (;;) {
-		bool waiting = false;
+		bool waiting = false, open = false;
 		uint64_t now = 0;
 
 		best = NULL;
@@ -1382,6 +1382,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 		for (i = 0; i < m->n; i++) {
 			struct src *s = &m->src[i];
 
+			open |= !s->done;
 			if (!s->has_head && !s->done) {
 				/* an input quiet for longer than the budget: a look now and then */
 				if (s->quiet_since) {
@@ -1428,8 +1429,15 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 		}
 		if (best && (!waiting || best_t == 0))
 			break;
-		if (!best && !waiting)
+		if (!best && !waiting && !open)
 			break;
+		if (!best && !waiting) {
+			/* every input that has not ended is quiet: nothing to give, but not the
+			 * end either; read them again (each read waits up to INPUT_IDLE_MS) */
+			for (i = 0; i < m->n; i++)
+				m->src[i].next_poll = 0;
+			continue;
+		}
 		/* a live input has not said anything yet: its records may come first */
 	}
 	if (!best) {

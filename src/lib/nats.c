@@ -745,8 +745,15 @@ struct ps_nats_sub {
 	char subject[PS_NATS_NAME_MAX], stream[PS_NATS_NAME_MAX], durable[PS_NATS_NAME_MAX];
 	natsSubscription *sub;
 	natsMsgList list;
-	int next;         /* in @list */
-	natsMsg *unacked; /* the last message handed out, acknowledged by ps_nats_sub__ack() */
+	int next; /* in @list */
+	/* the messages handed out and not acknowledged yet: their reply subjects, oldest
+	 * first, with when they were handed out (CLOCK_MONOTONIC ms) */
+	struct held {
+		struct held *next;
+		int64_t ms;
+		char reply[];
+	} * held, *held_tail;
+	size_t nheld;
 	struct ps_bytes out, unit;
 	/* the recording being read */
 	bool in_rec, ended, swap, want_snap;
@@ -1103,6 +1110,35 @@ fail:
 	return NULL;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Keep what acknowledges @m later: its reply subject (a message without one, got by
+ * sequence, has nothing to acknowledge). */
+static void hold(struct ps_nats_sub *sub, natsMsg *m)
+{
+	const char *r = natsMsg_GetReply(m);
+	size_t len = r ? strlen(r) : 0;
+	struct held *h = malloc(sizeof(*h) + len + 1);
+
+	if (!h)
+		return; /* acknowledged with a later one */
+	h->next = NULL;
+	h->ms = mono_ms();
+	memcpy(h->reply, r ? r : "", len + 1);
+	if (sub->held_tail)
+		sub->held_tail->next = h;
+	else
+		sub->held = h;
+	sub->held_tail = h;
+	sub->nheld++;
+}
+
 int ps_nats_sub__read(struct ps_nats_sub *sub, const unsigned char **data, size_t *len,
                       int timeout_ms, struct ps_error *err)
 {
@@ -1119,8 +1155,8 @@ int ps_nats_sub__read(struct ps_nats_sub *sub, const unsigned char **data, size_
 			sub->list.Msgs[sub->next++] = NULL;
 			sub->out.len = 0;
 			r = sub_take(sub, m, err);
-			natsMsg_Destroy(sub->unacked);
-			sub->unacked = m;
+			hold(sub, m);
+			natsMsg_Destroy(m);
 			if (r < 0)
 				return -1;
 			if (r == 1)
@@ -1156,16 +1192,37 @@ int ps_nats_sub__read(struct ps_nats_sub *sub, const unsigned char **data, size_
 
 int ps_nats_sub__ack(struct ps_nats_sub *sub, struct ps_error *err)
 {
+	return ps_nats_sub__ack_before(sub, INT64_MAX, err);
+}
+
+int ps_nats_sub__ack_before(struct ps_nats_sub *sub, int64_t ms, struct ps_error *err)
+{
+	struct held *h, *last = NULL, *stop;
 	natsStatus s;
 
-	if (!sub->unacked)
+	for (h = sub->held; h && h->ms <= ms; h = h->next)
+		last = h;
+	if (!last)
 		return 0;
-	s = natsMsg_Ack(sub->unacked, NULL);
-	natsMsg_Destroy(sub->unacked);
-	sub->unacked = NULL;
+	/* AckAll: acknowledging one message acknowledges those before it */
+	s = *last->reply ? natsConnection_Publish(sub->n->nc, last->reply, "+ACK", 4) : NATS_OK;
+	stop = last->next;
+	while (sub->held != stop) {
+		h = sub->held;
+		sub->held = h->next;
+		sub->nheld--;
+		free(h);
+	}
+	if (!sub->held)
+		sub->held_tail = NULL;
 	if (s != NATS_OK)
 		return nats_fail(err, PS_ESYS, sub->subject, s, NULL);
 	return 0;
+}
+
+size_t ps_nats_sub__unacked(const struct ps_nats_sub *sub)
+{
+	return sub->nheld;
 }
 
 void ps_nats_sub__stats(const struct ps_nats_sub *sub, struct ps_nats_sub_stats *st)
@@ -1178,7 +1235,12 @@ void ps_nats_sub__close(struct ps_nats_sub *sub)
 	if (!sub)
 		return;
 	natsMsgList_Destroy(&sub->list);
-	natsMsg_Destroy(sub->unacked);
+	while (sub->held) {
+		struct held *h = sub->held;
+
+		sub->held = h->next;
+		free(h);
+	}
 	if (sub->sub) {
 		if (!sub->cfg.durable)
 			natsSubscription_Unsubscribe(sub->sub);

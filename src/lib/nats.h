@@ -197,6 +197,17 @@ int ps_nats_sub__read(struct ps_nats_sub *sub, const unsigned char **data, size_
 int ps_nats_sub__ack(struct ps_nats_sub *sub, struct ps_error *err);
 
 /**
+ * ps_nats_sub__ack_before() - acknowledge the messages ps_nats_sub__read() handed out at or
+ * before @ms (CLOCK_MONOTONIC milliseconds): for a reader whose writes go on living after
+ * it (a merge that holds records for a while).
+ * Return: 0, or -1 with @err set.
+ */
+int ps_nats_sub__ack_before(struct ps_nats_sub *sub, int64_t ms, struct ps_error *err);
+
+/** ps_nats_sub__unacked() - messages handed out and not acknowledged yet. */
+size_t ps_nats_sub__unacked(const struct ps_nats_sub *sub);
+
+/**
  * struct ps_nats_sub_stats - what a subscription read.
  * @messages: messages read
  * @lost: messages of the recording that were not there to read (discarded by the
