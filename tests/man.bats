@@ -66,6 +66,10 @@ skip_reason() {
 	local cmd=$1 tool
 	case "$cmd" in
 	*"nc "*) echo "needs a second machine (nc)"; return ;;
+	*pstream-nats* | *nats-server*)
+		echo "needs a NATS server (tests/nats.bats has its own)"
+		return
+		;;
 	*pstream-clickhouse* | *clickhouse-client*)
 		echo "needs a ClickHouse server (tests/clickhouse.bats has its own)"
 		return

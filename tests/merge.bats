@@ -317,3 +317,33 @@ merged_as_alone() {
 	run -2 --separate-stderr "$BIN/pcat" --distinct "$f" "$d/b.pipe"
 	[[ "$stderr" == *"--distinct says how to merge: it needs -m"* ]]
 }
+
+@test "merge: a live input that goes quiet while the others have ended is waited for" {
+	local d="$BATS_TEST_TMPDIR" f="$DATA/rawsys-dd.pipe"
+	python3 - "$f" "$d/a" "$d/b" <<'EOF'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+off, cut = 16, None
+while off + 8 <= len(data):
+    typ, misc, size = struct.unpack_from("<IHH", data, off)
+    if typ == 66:  # TRACING_DATA: its payload follows
+        size += struct.unpack_from("<I", data, off + 8)[0]
+    if cut is None and off >= len(data) // 2:
+        cut = off
+    off += size
+open(sys.argv[2], "wb").write(data[:cut])
+open(sys.argv[3], "wb").write(data[cut:])
+EOF
+	mkfifo "$d/live"
+	{
+		cat "$d/a"
+		sleep 1
+		cat "$d/b"
+	} >"$d/live" &
+	"$BIN/pcat" --merge "$d/live" "$DATA/rwsys-dd.pipe" >"$d/m.pipe"
+	wait
+	"$BIN/pcat" --merge "$f" "$DATA/rwsys-dd.pipe" >"$d/want.pipe"
+	# every sample of both, the second half of the live one too
+	[ "$("$BIN/pcount" -j "$d/m.pipe" | jq .total)" = \
+		"$("$BIN/pcount" -j "$d/want.pipe" | jq .total)" ]
+}

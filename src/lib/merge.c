@@ -120,7 +120,8 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, struct ps_error *err)
+static struct ps_merge *merge_open(int n, const char *const *paths, const int *fds, int idle_ms,
+                                   struct ps_error *err)
 {
 	struct ps_merge *m = calloc(1, sizeof(*m));
 	int i;
@@ -136,7 +137,8 @@ struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, st
 	for (i = 0; i < n; i++) {
 		struct src *s = &m->src[i];
 
-		s->in = ps_input__open(paths[i], PS_INPUT_DECOMPRESS, err);
+		s->in = fds ? ps_input__open_fd(fds[i], paths[i], PS_INPUT_DECOMPRESS, err) :
+		              ps_input__open(paths[i], PS_INPUT_DECOMPRESS, err);
 		if (!s->in) {
 			ps_merge__close(m);
 			return NULL;
@@ -151,6 +153,17 @@ struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, st
 		ps_input__set_idle(s->in, INPUT_IDLE_MS);
 	}
 	return m;
+}
+
+struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, struct ps_error *err)
+{
+	return merge_open(n, paths, NULL, idle_ms, err);
+}
+
+struct ps_merge *ps_merge__open_fds(int n, const int *fds, const char *const *names, int idle_ms,
+                                    struct ps_error *err)
+{
+	return merge_open(n, names, fds, idle_ms, err);
 }
 
 void ps_merge__set_wait_hook(struct ps_merge *m, void (*fn)(void *), void *arg)
@@ -1361,7 +1374,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 			return give_head(m, d, rec, err);
 	}
 	for (;;) {
-		bool waiting = false;
+		bool waiting = false, open = false;
 		uint64_t now = 0;
 
 		best = NULL;
@@ -1369,6 +1382,7 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 		for (i = 0; i < m->n; i++) {
 			struct src *s = &m->src[i];
 
+			open |= !s->done;
 			if (!s->has_head && !s->done) {
 				/* an input quiet for longer than the budget: a look now and then */
 				if (s->quiet_since) {
@@ -1415,8 +1429,15 @@ int ps_merge__next(struct ps_merge *m, struct ps_record *rec, struct ps_error *e
 		}
 		if (best && (!waiting || best_t == 0))
 			break;
-		if (!best && !waiting)
+		if (!best && !waiting && !open)
 			break;
+		if (!best && !waiting) {
+			/* every input that has not ended is quiet: nothing to give, but not the
+			 * end either; read them again (each read waits up to INPUT_IDLE_MS) */
+			for (i = 0; i < m->n; i++)
+				m->src[i].next_poll = 0;
+			continue;
+		}
 		/* a live input has not said anything yet: its records may come first */
 	}
 	if (!best) {

@@ -47,6 +47,15 @@ struct ps_merge;
 struct ps_merge *ps_merge__open(int n, const char *const *paths, int idle_ms, struct ps_error *err);
 
 /**
+ * ps_merge__open_fds() - open the @n inputs on the descriptors @fds (not closed by the
+ * merge), named @names (the pointers are kept: the inputs' names, as pcount --by input
+ * shows them).
+ * Return: the merge, or NULL with @err set.
+ */
+struct ps_merge *ps_merge__open_fds(int n, const int *fds, const char *const *names, int idle_ms,
+                                    struct ps_error *err);
+
+/**
  * ps_merge__set_distinct() - take the inputs for different recordings (hosts, runs) even
  * when they look like pieces of one; before ps_merge__begin().
  */

@@ -529,6 +529,28 @@ int ps_sideband__replay_thread(const struct ps_sideband *sb, uint32_t tid, ps_si
 	return emit(arg, rec, size);
 }
 
+int ps_sideband__replay_all(const struct ps_sideband *sb, ps_sideband_emit emit, void *arg)
+{
+	size_t i;
+
+	if (ps_sideband__replay_global(sb, emit, arg) < 0)
+		return -1;
+	for (i = 0; i < sb->proc_slots; i++) {
+		const struct process *p = &sb->procs[i];
+
+		if (p->used && !p->exited && p->len && emit(arg, p->maps, p->len) < 0)
+			return -1;
+	}
+	for (i = 0; i < sb->thread_slots; i++) {
+		const struct thread *t = &sb->threads[i];
+
+		if (t->used && !t->exited && t->named &&
+		    ps_sideband__replay_thread(sb, t->tid, emit, arg) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 uint32_t ps_sideband__pid_of(const struct ps_sideband *sb, uint32_t tid)
 {
 	const struct thread *t = thread_find(sb, tid);

@@ -91,6 +91,14 @@ int ps_sideband__replay_process(const struct ps_sideband *sb, uint32_t pid, ps_s
 int ps_sideband__replay_thread(const struct ps_sideband *sb, uint32_t tid, ps_sideband_emit emit,
                                void *arg);
 
+/**
+ * ps_sideband__replay_all() - emit everything the state knows, as of now: the kernel-wide
+ * records, the maps of every process that has not exited, a COMM for every named thread
+ * that has not exited (a stream that starts here names every live thread).
+ * Return: 0, or the emitter's -1.
+ */
+int ps_sideband__replay_all(const struct ps_sideband *sb, ps_sideband_emit emit, void *arg);
+
 /** ps_sideband__pid_of() - the process of thread @tid, or PS_SIDEBAND_NO_PID. */
 uint32_t ps_sideband__pid_of(const struct ps_sideband *sb, uint32_t tid);
 
