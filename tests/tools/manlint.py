@@ -28,19 +28,21 @@ def spans(para, open_q, close_q):
 
 
 def top_level_comma(s):
-    """A ", " outside brackets: two quoted things run into one (‘\\n, \\t’)."""
+    """A ", " outside brackets after a single word: two quoted things run into one
+    (‘\\n, \\t’), where a quoted command or query may hold commas of its own."""
     depth = 0
     for i, ch in enumerate(s):
         if ch in PAIRS:
             depth += 1
         elif ch in PAIRS.values():
             depth -= 1
-        elif ch == "," and depth == 0 and s[i + 1:i + 2] == " ":
+        elif ch == "," and depth == 0 and s[i + 1:i + 2] == " " and " " not in s[:i]:
             return True
     return False
 
 
 def balanced(s):
+    s = re.sub(r"[\[(][^\[\]()]*[\])]", "", s)  # a pair, or an interval: [2, 4)
     for o, c in PAIRS.items():
         if s.count(o) != s.count(c):
             return False
