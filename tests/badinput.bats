@@ -151,8 +151,8 @@ expect_damage() {
 }
 
 @test "badinput: fixture BAD-truncated-midrecord.pipe" {
-	need_fixtures
-	local f="$FIXTURES/BAD-truncated-midrecord.pipe" end
+	local f end
+	f=$(fixture BAD-truncated-midrecord.pipe)
 	# the damaged record starts where the last record pmangle can frame ends
 	end=$("$TOOLS/pmangle" --list "$f" 2>/dev/null | awk 'END { print $1 + $3 + ($4 == "payload" ? $5 : 0) }')
 	[ "$end" -lt "$(stat -c %s "$f")" ]
@@ -160,8 +160,8 @@ expect_damage() {
 }
 
 @test "badinput: fixture BAD-corrupt-header.pipe" {
-	need_fixtures
-	local f="$FIXTURES/BAD-corrupt-header.pipe" off
+	local f off
+	f=$(fixture BAD-corrupt-header.pipe)
 	# its damage is one record header overwritten with 0xff bytes: type 0xffffffff
 	off=$("$TOOLS/pmangle" --list "$f" 2>/dev/null | awk '$2 == 4294967295 { print $1; exit }')
 	expect_damage "$f" "$off"

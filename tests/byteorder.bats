@@ -25,14 +25,7 @@ setup() {
 
 # use_fixture NAME: set FIX to a pipe fixture from the shared set or tests/data, else skip
 use_fixture() {
-	FIX=
-	if [ -e "$FIXTURES/$1" ]; then
-		FIX="$FIXTURES/$1"
-	elif [ -e "$DATA/$1" ]; then
-		FIX="$DATA/$1"
-	else
-		skip "fixture $1 not present (the shared fixtures are absent)"
-	fi
+	FIX=$(fixture "$1" 2>/dev/null) || skip "fixture $1 not present"
 }
 
 # the good pipe fixtures without COMPRESSED records (pswap writes those decompressed)
@@ -162,13 +155,13 @@ script_of() {
 
 @test "perf: script reads big-endian software-event pipe streams as the originals" {
 	need_perf
-	local name t="$BATS_TEST_TMPDIR"
+	local name f t="$BATS_TEST_TMPDIR"
 	# none of these has PERF_SAMPLE_CPU, and their threads have pid == tid: the two things
 	# perf 6.1 gets wrong in a pipe stream of the other byte order
 	for name in cpuclock-g-sh.pipe group-read.pipe ctxswitch.pipe; do
-		[ -e "$FIXTURES/$name" ] || continue
-		swap "$FIXTURES/$name"
-		script_of "$FIXTURES/$name" >"$t/a.txt" 2>/dev/null
+		f=$(fixture "$name")
+		swap "$f"
+		script_of "$f" >"$t/a.txt" 2>/dev/null
 		script_of "$t/be" >"$t/b.txt" 2>"$t/b.err"
 		[ ! -s "$t/b.err" ] || { cat "$t/b.err"; return 1; }
 		[ -s "$t/a.txt" ]

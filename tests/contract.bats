@@ -59,8 +59,7 @@ record16() {
 
 @test "contract: a damaged stream on a pipe gives every record before the damage, then the error at its offset" {
 	local t="$BATS_TEST_TMPDIR" f
-	need_fixtures
-	for f in "$FIXTURES"/BAD-*.pipe; do
+	for f in $(bad_fixtures); do
 		run -1 --separate-stderr bash -c "'$BIN/pcat' < '$f' > '$t/file.out'"
 		local want="$stderr"
 		run -1 --separate-stderr bash -c "cat '$f' | '$BIN/pcat' > '$t/pipe.out'"

@@ -21,6 +21,43 @@ need_fixtures() {
 	[ -d "$FIXTURES" ] || skip "shared fixtures not present"
 }
 
+# fixture NAME: the path of a fixture of the shared set by name; without the set, its copy in
+# tests/data or tests/data/fixtures, or for the damaged ones (BAD-*) a copy made here by the command
+# MANIFEST.tsv gives for it, from tests/data/rawsys-dd.pipe (the same bytes as the shared one)
+fixture() {
+	local name=$1 dir="$BATS_FILE_TMPDIR/fixtures"
+	if [ -f "$FIXTURES/$name" ]; then
+		echo "$FIXTURES/$name"
+		return
+	fi
+	if [ -f "$DATA/$name" ] || [ -f "$DATA/fixtures/$name" ]; then
+		[ -f "$DATA/$name" ] && echo "$DATA/$name" || echo "$DATA/fixtures/$name"
+		return
+	fi
+	mkdir -p "$dir"
+	case "$name" in
+	BAD-truncated-midrecord.pipe)
+		head -c 58632 "$DATA/rawsys-dd.pipe" >"$dir/$name"
+		;;
+	BAD-corrupt-header.pipe)
+		cp "$DATA/rawsys-dd.pipe" "$dir/$name"
+		printf '\377\377\377\377\377\377\377\377' |
+			dd of="$dir/$name" bs=1 seek=34396 conv=notrunc status=none
+		;;
+	*)
+		echo "no fixture $name" >&2
+		return 1
+		;;
+	esac
+	echo "$dir/$name"
+}
+
+# the damaged fixtures (BAD-*), by path
+bad_fixtures() {
+	fixture BAD-truncated-midrecord.pipe
+	fixture BAD-corrupt-header.pipe
+}
+
 # good fixtures: the shared set when present, else the ones bundled in tests/data
 good_pipes() {
 	local f

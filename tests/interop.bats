@@ -70,8 +70,8 @@ same_script() {
 }
 
 @test "interop: perf script on pcat's output of a truncated stream prints the samples perf prints on the cut input" {
-	need_fixtures
-	local f="$FIXTURES/BAD-truncated-midrecord.pipe"
+	local f
+	f=$(fixture BAD-truncated-midrecord.pipe)
 	run -1 --separate-stderr bash -c "'$BIN/pcat' < '$f' > '$BATS_TEST_TMPDIR/ours'"
 	[[ "$stderr" == "pcat: <stdin>: offset 0x"* ]]
 	perf script -i - <"$f" >"$BATS_TEST_TMPDIR/a.txt" 2>/dev/null || true

@@ -125,8 +125,8 @@ same_out_of_order() {
 }
 
 @test "order: a comm with tab, newline, quotes and control bytes is the comm perf shows" {
-	local f="$FIXTURES/oddcomm-prctl.pipe"
-	[ -f "$f" ] || skip "fixture oddcomm-prctl.pipe not present"
+	local f
+	f=$(fixture oddcomm-prctl.pipe)
 	same_as_perf "$f"
 	# 'a "b"<TAB>\<snowman><LF><0x01>' cut to 15 bytes, as prctl(PR_SET_NAME) left it
 	"$PORDER" -x <"$f" >"$BATS_TEST_TMPDIR/x.txt"
@@ -152,8 +152,8 @@ same_out_of_order() {
 }
 
 @test "order: a stream cut inside a record: the samples before the cut, as perf prints them, then status 1" {
-	local f="$FIXTURES/BAD-truncated-midrecord.pipe" status=0
-	[ -f "$f" ] || skip "fixture BAD-truncated-midrecord.pipe not present"
+	local f status=0
+	f=$(fixture BAD-truncated-midrecord.pipe)
 	perf_samples "$f" >"$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
 	"$PORDER" -p <"$f" >"$BATS_TEST_TMPDIR/porder.txt" 2>"$BATS_TEST_TMPDIR/porder.err" ||
 		status=$?
@@ -283,8 +283,8 @@ same_out_of_order() {
 }
 
 @test "order: over the memory cap, what is held comes out early and porder says so once" {
-	local f="$FIXTURES/sched-switch-wakeup-a.pipe"
-	[ -f "$f" ] || f="$DATA/sched-switch-wakeup-a.pipe"
+	local f
+	f=$(fixture sched-switch-wakeup-a.pipe)
 	run -0 --separate-stderr "$PORDER" -m 4096 "$f"
 	[ "${#stderr_lines[@]}" -ge 1 ]
 	[ "$(printf '%s\n' "${stderr_lines[@]}" | grep -c 'bytes held for time order: released early')" -eq 1 ]

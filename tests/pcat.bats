@@ -169,9 +169,8 @@ join_mixed() {
 	# tracepoints (RAW fields by their formats, the tracing data) and call chains (a
 	# perf.data file among them)
 	for f in "$DATA/rawsys-dd.pipe" "$DATA/sched-switch-wakeup-a.pipe" \
-		"$DATA/cpuclock-g-sh.data" "$FIXTURES/cpuclock-g-sh.pipe" \
-		"$FIXTURES/tp-sched-process.data"; do
-		[ -e "$f" ] || continue
+		"$DATA/cpuclock-g-sh.data" "$(fixture cpuclock-g-sh.pipe)" \
+		"$(fixture tp-sched-process.data)"; do
 		rm -rf "$t/p"
 		# four pieces or more
 		"$BIN/psplit" -n $(($("$BIN/pcount" -j "$f" | jq .total) / 4)) -d "$t/p" "$f" >"$t/list"

@@ -285,8 +285,8 @@ our_counts() {
 }
 
 @test "pcount: lost events per interval and in total (defect 6)" {
-	need_fixtures
-	local f="$FIXTURES/lost-m1.pipe"
+	local f
+	f=$(fixture lost-m1.pipe)
 	# the LOST records, by their sample_id time, as perf report --stats totals them
 	"$BIN/pcount" -j -i 1ms "$f" >"$BATS_TEST_TMPDIR/out"
 	[ "$(jq -s 'map(.lost // 0) | add' "$BATS_TEST_TMPDIR/out")" -eq "$(tail -n 1 "$BATS_TEST_TMPDIR/out" | jq .lost_total)" ]

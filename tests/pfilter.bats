@@ -9,11 +9,6 @@ setup() {
 	load helpers
 }
 
-# the fixture of a kind: the shared set when present, else the bundled copy
-fixture() {
-	if [ -f "$FIXTURES/$1" ]; then echo "$FIXTURES/$1"; else echo "$DATA/$1"; fi
-}
-
 # perf script over a pipe stream or a perf.data file, with the options that follow
 script_of() {
 	local f="$1"
@@ -184,7 +179,6 @@ tp_case() {
 
 @test "pfilter: syscalls:* fields (hex counts compared as numbers) and __data_loc strings" {
 	need_perf
-	need_fixtures
 	local rw exec
 	rw=$(fixture rwsys-dd-file.pipe)
 	exec=$(fixture tp-sched-process.data)

@@ -74,8 +74,8 @@ all_inputs() {
 }
 
 @test "ptojson: a comm with a quote, backslash, newline and invalid UTF-8 round-trips through jq" {
-	need_fixtures
-	local f="$FIXTURES/oddcomm-prctl.pipe"
+	local f
+	f=$(fixture oddcomm-prctl.pipe)
 	# perf script -F comm prints each comm's bytes as they are (right-aligned in 16)
 	"$BIN/ptojson" -F comm "$f" | jq -r .comm | sort -u >"$BATS_TEST_TMPDIR/ours"
 	grep -q 'a "b"' "$BATS_TEST_TMPDIR/ours"
@@ -112,8 +112,7 @@ all_inputs() {
 }
 
 @test "ptojson: a truncated stream gives every sample before the cut, then exit 1" {
-	need_fixtures
-	run -1 --separate-stderr bash -c "'$BIN/ptojson' < '$FIXTURES/BAD-truncated-midrecord.pipe' > '$BATS_TEST_TMPDIR/out'"
+	run -1 --separate-stderr bash -c "'$BIN/ptojson' < '$(fixture BAD-truncated-midrecord.pipe)' > '$BATS_TEST_TMPDIR/out'"
 	[[ "$stderr" == "ptojson: <stdin>: offset 0x"* ]]
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -eq 448 ]
 }

@@ -141,9 +141,9 @@ need_recording() {
 }
 
 @test "scripts: rwtop's columns equal perf's rw-by-pid.pl" {
-	need_fixtures
 	need_perf_script perl/rw-by-pid.pl
-	local f="$FIXTURES/rwsys-dd-file.pipe"
+	local f
+	f=$(fixture rwsys-dd-file.pipe)
 	perf script -s "$PERF_SCRIPTS/perl/rw-by-pid.pl" -i - <"$f" >"$BATS_TEST_TMPDIR/perf.txt" 2>/dev/null
 	awk '/^read counts/ {m = "r"} /^failed reads/ {m = ""} /^write counts/ {m = "w"} /^failed writes/ {m = ""}
 		m == "r" && $1 ~ /^[0-9]+$/ {r[$1] = $3 " " $4 " " $5}
