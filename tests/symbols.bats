@@ -585,13 +585,16 @@ pcount_rows() {
 	need_workload
 	local t="$BATS_TEST_TMPDIR"
 	strip -o "$WORK/symwork-s" "$WORK/symwork"
+	# the stripped copy has the build-id of the whole one, which earlier tests may have left
+	# in ~/.debug: perf and pcount then name it from there.  A HOME of its own keeps it out.
+	mkdir -p "$t/home"
 	# a fixed period: perf's overhead (of the period) is then the share of samples
-	record s.data perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
+	record s.data env HOME="$t/home" perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
 		"$WORK/symwork-s" 100
-	perf_report_rows "$WORK/s.data" --no-children >"$t/perf.txt"
+	HOME="$t/home" perf_report_rows "$WORK/s.data" --no-children >"$t/perf.txt"
 	grep -q '\[\.\] 0x0000' "$t/perf.txt"
 	grep -q '\[k\] ' "$t/perf.txt"
-	pcount_rows "$WORK/s.data" >"$t/ours.txt"
+	HOME="$t/home" pcount_rows "$WORK/s.data" >"$t/ours.txt"
 	cmp_or_show "$t/perf.txt" "$t/ours.txt"
 	# the table's first columns
 	run -0 "$BIN/pcount" -q --by sym,dso -n 1 "$WORK/s.data"

@@ -115,8 +115,8 @@ def offcpu(folded, script):
             t0, stack = out.pop(nxt)
             want[stack] = want.get(stack, 0) + t - t0
         if prev:
-            # a thread never named: perf script says ":TID", pcount --folded "[unknown]"
-            name = "[unknown]" if re.match(r"^:-?\d+$", comm) else comm.replace(" ", "_")
+            # a thread never named is ":TID" in perf script and in pcount --folded alike
+            name = comm.replace(" ", "_")
             out[prev] = (t, ";".join([name] + list(reversed(frames))))
 
     head = re.compile(r"^(\S.*?)\s+(-?\d+)\s+(\d+)\.(\d{9}):\s+(\S+):\s*(.*)$")
