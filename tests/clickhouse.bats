@@ -292,7 +292,7 @@ table_rows() { # table_rows DB.TABLE
 		run -0 --separate-stderr load_into "mix$fmt" "$DATA/sched-switch-wakeup-a.pipe" \
 			--format "$fmt"
 	done
-	[[ "$stderr" == *"has no column fields.prev_comm (and others): those values are left out"* ]]
+	[[ "$stderr" == *"has no column run_time (and others): those values are left out"* ]]
 	[ "$(ch -q "SELECT count() FROM $DB.mixrowbinary WHERE event LIKE 'sched:%'")" -gt 0 ]
 	diff <(table_rows "$DB.mixjson") <(table_rows "$DB.mixrowbinary")
 	run -2 --separate-stderr "$BIN/pstream-clickhouse" --format csv
@@ -397,8 +397,7 @@ folded_rows() {
 }
 
 @test "pstream-clickhouse: bad input is reported at its offset, what came before is inserted" {
-	need_fixtures
-	run -1 --separate-stderr load_into bad "$FIXTURES/BAD-truncated-midrecord.pipe"
+	run -1 --separate-stderr load_into bad "$(fixture BAD-truncated-midrecord.pipe)"
 	[[ "$stderr" == "pstream-clickhouse: <stdin>: offset 0x"* ]]
 	[ "$(ch -q "SELECT count() FROM $DB.bad")" -gt 0 ]
 }
@@ -862,6 +861,8 @@ END
 	client=$(fake_client)
 	export ROWS=$BATS_TEST_TMPDIR/rows
 	: >"$ROWS"
-	clean_run "$san" --client "$client" --spool "$BATS_TEST_TMPDIR/spool" "$DATA/rawsys-dd.pipe"
+	# JSON rows, one a line, to count them
+	clean_run "$san" --client "$client" --format json --spool "$BATS_TEST_TMPDIR/spool" \
+		"$DATA/rawsys-dd.pipe"
 	[ "$(wc -l <"$ROWS")" = 896 ]
 }

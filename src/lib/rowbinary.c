@@ -17,6 +17,7 @@
 #include "rowbinary.h"
 #include "sample.h"
 #include "schema.h"
+#include "durations.h"
 #include "session.h"
 #include "symbols.h"
 #include "xalloc.h"
@@ -55,6 +56,11 @@ enum src {
 	S_DATA_PAGE_SIZE,
 	S_CODE_PAGE_SIZE,
 	S_AUX_SIZE,
+	S_LATENCY, /* the duration fields (durations.h), in enum ps_dur_field's order */
+	S_RUN_TIME,
+	S_WAIT_TIME,
+	S_SCH_DELAY,
+	S_OFF_CPU,
 	S_STACK,
 	S_BATCH,
 	S_FIELD, /* "fields.NAME": the event's field of that name */
@@ -91,6 +97,11 @@ static const char *const src_names[] = {
 	[S_DATA_PAGE_SIZE] = "data_page_size",
 	[S_CODE_PAGE_SIZE] = "code_page_size",
 	[S_AUX_SIZE] = "aux_size",
+	[S_LATENCY] = "latency",
+	[S_RUN_TIME] = "run_time",
+	[S_WAIT_TIME] = "wait_time",
+	[S_SCH_DELAY] = "sch_delay",
+	[S_OFF_CPU] = "off_cpu",
 	[S_STACK] = "stack",
 	[S_BATCH] = "batch",
 };
@@ -808,6 +819,18 @@ int ps_rowbinary__write(struct ps_rowbinary *rb, struct ps_json_buf *b, const st
 		case S_AUX_SIZE:
 			put_int(b, st & PERF_SAMPLE_AUX ? smp->aux_size : 0, c->width, false);
 			continue;
+		case S_LATENCY:
+		case S_RUN_TIME:
+		case S_WAIT_TIME:
+		case S_SCH_DELAY:
+		case S_OFF_CPU: {
+			unsigned int df = PS_DUR_LATENCY + (unsigned int)(c->src - S_LATENCY);
+
+			/* none: the default, as a JSON row without the key loads */
+			put_int(b, smp->dur && (smp->dur->mask & (1u << df)) ? smp->dur->v[df] : 0,
+			        c->width, false);
+			continue;
+		}
 		case S_STACK:
 			put_bytes(b, stack ? stack : "", stack ? stack_len : 0);
 			continue;

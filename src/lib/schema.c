@@ -14,6 +14,7 @@
 #include <linux/perf_event.h>
 #include <traceevent/event-parse.h>
 
+#include "durations.h"
 #include "json.h"
 #include "schema.h"
 #include "xalloc.h"
@@ -439,6 +440,15 @@ static int build(const struct ps_session *s, enum ps_schema_dialect d, unsigned 
 		add(base, "code_page_size", K_INT, false, 8, NULL);
 	if (st & PERF_SAMPLE_AUX)
 		add(base, "aux_size", K_INT, false, 8, NULL);
+	/* the duration fields (durations.h) ptojson writes where the stream's events can
+	 * carry them: a sample without a value leaves its column at the default */
+	{
+		const char *dur[PS_DUR_PAIR];
+		size_t nd = ps_durations__available(NULL, s, dur, PS_DUR_PAIR);
+
+		for (size_t i = 0; i < nd; i++)
+			add(base, dur[i], K_INT, false, 8, NULL);
+	}
 	if (d == PS_SCHEMA_CLICKHOUSE) {
 		/* the loader's own, last, after the fields: the folded stack, the batch id */
 		add(tp, "stack", K_TEXT, false, 0, NULL);
