@@ -775,7 +775,9 @@ int main(int argc, char **argv)
 		return print_schema(in, &o, st, &err);
 	doc = build_doc(in, &o, st, &err);
 	if (o.json) {
-		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0)
+		/* a write error (a full disk) is said below, as standard output's */
+		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 &&
+		    !ferror(stdout))
 			ps_die_nomem();
 		putchar('\n');
 	} else {

@@ -23,6 +23,7 @@
 #include "lib/session.h"
 #include "lib/signals.h"
 #include "lib/symbols.h"
+#include "lib/text.h"
 
 static const char usage_text[] =
         "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--symbolic] [--no-symbols] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n";
@@ -137,8 +138,23 @@ static void check_fields(const char *list)
 		for (i = 0; i < ARRAY_SIZE(known_fields); i++)
 			if (strcmp(tok, known_fields[i]) == 0)
 				break;
-		if (i == ARRAY_SIZE(known_fields))
+		if (i == ARRAY_SIZE(known_fields)) {
+			/* the closest key, as pfilter and pcount guess a field's name */
+			size_t best = SIZE_MAX, limit = strlen(tok) < 5 ? 1 : 2, d;
+			const char *guess = NULL;
+
+			for (i = 0; i < ARRAY_SIZE(known_fields); i++) {
+				d = ps_edit_distance(tok, known_fields[i]);
+				if (d <= limit && d < best) {
+					best = d;
+					guess = known_fields[i];
+				}
+			}
+			if (guess)
+				ps_usage_error("--fields: unknown key '%s' (did you mean %s?)", tok,
+				               guess);
 			ps_usage_error("--fields: unknown key '%s'", tok);
+		}
 	}
 	free(copy);
 }

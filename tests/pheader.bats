@@ -49,6 +49,16 @@ perf_record_counts() {
 	[[ "$stderr" == "pheader: "* ]]
 }
 
+@test "pheader: a full disk is said as such, for the text, --json and --schema" {
+	local opt
+	for opt in "" --json --all "--all --json" --schema; do
+		# shellcheck disable=SC2086
+		run -1 --separate-stderr bash -c "'$BIN/pheader' $opt '$DATA/rawsys-dd.pipe' >/dev/full"
+		[ "$stderr" = "pheader: standard output: No space left on device" ] ||
+			{ echo "pheader $opt: $stderr"; return 1; }
+	done
+}
+
 @test "pheader: --schema --symbolic adds a text column for each key ptojson --symbolic adds" {
 	local f="$DATA/sched-switch-wakeup-a.pipe" g keys cols some=
 	# every fixture: the _sym keys ptojson --symbolic writes are the _sym columns

@@ -26,6 +26,12 @@ all_inputs() {
 @test "ptojson: an unknown --fields key is a usage error" {
 	run -2 --separate-stderr "$BIN/ptojson" -F event,bogus "$DATA/rawsys-dd.pipe"
 	[[ "$stderr" == "ptojson: --fields: unknown key 'bogus'"* ]]
+	[[ "$stderr" != *"did you mean"* ]]
+	# a key one or two letters off is named
+	run -2 --separate-stderr "$BIN/ptojson" -F comn "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "ptojson: --fields: unknown key 'comn' (did you mean comm?)"* ]]
+	run -2 --separate-stderr "$BIN/ptojson" -F time,latncy "$DATA/rawsys-dd.pipe"
+	[[ "$stderr" == "ptojson: --fields: unknown key 'latncy' (did you mean latency?)"* ]]
 }
 
 @test "ptojson: every fixture gives valid JSON, one line per SAMPLE record perf finds" {
