@@ -25,7 +25,9 @@ setup_file() {
 			>"$w/sched.script" 2>/dev/null &&
 		"$bin/pcat" "$w/sched.data" >"$w/sched.pipe" &&
 		touch "$w/sched.ok"
-	perf trace record -o "$w/trace.data" -- dd if=/dev/zero of=/dev/null bs=4k count=300 \
+	# (a sleep among the calls: some exits are surely over pfilter's 20us below)
+	perf trace record -o "$w/trace.data" -- \
+		sh -c 'dd if=/dev/zero of=/dev/null bs=4k count=300 2>/dev/null; sleep 0.01' \
 		>/dev/null 2>&1 &&
 		perf script --ns -i "$w/trace.data" -F tid,time,event,trace >"$w/trace.script" \
 			2>/dev/null &&

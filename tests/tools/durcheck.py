@@ -115,8 +115,8 @@ def offcpu(folded, script):
             t0, stack = out.pop(nxt)
             want[stack] = want.get(stack, 0) + t - t0
         if prev:
-            # a thread never named: perf script says ":TID", pcount --folded "[unknown]"
-            name = "[unknown]" if re.match(r"^:-?\d+$", comm) else comm.replace(" ", "_")
+            # a thread never named: ":TID" in both (perf script's comm)
+            name = comm.replace(" ", "_")
             out[prev] = (t, ";".join([name] + list(reversed(frames))))
 
     head = re.compile(r"^(\S.*?)\s+(-?\d+)\s+(\d+)\.(\d{9}):\s+(\S+):\s*(.*)$")
