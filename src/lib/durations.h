@@ -41,7 +41,9 @@ struct ps_session;
 #define PS_DUR_MAX_PAIRS 4            /* --pair options of one program */
 #define PS_DUR_MAX_KEYS 4             /* KEYS of one pair */
 #define PS_DUR_MAX_PENDING (1u << 16) /* threads, and pair starts, kept at once */
-#define PS_DUR_MAX_CHAIN 128          /* call-chain words kept of a switch-out */
+/* call-chain words kept of a switch-out: perf's 127 frames (perf_event_max_stack) and the
+ * context words among them (at most 8, perf_event_max_contexts_per_stack) */
+#define PS_DUR_MAX_CHAIN (127 + 8)
 
 /* the duration fields; a pair's is PS_DUR_PAIR + its place among the pairs */
 enum ps_dur_field {

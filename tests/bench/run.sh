@@ -315,6 +315,25 @@ many=$(for ((i = 0; i < 1000; i++)); do printf "'%s' " "$src"; done)
 read -r tb t < <(pair "cat $many | cat" "'$BIN/pcat' $many | cat")
 row "pcat joining 1000 pieces of $(stat -c %s "$src") bytes vs cat | cat of them" "$(x "$tb" "$t")"
 
+# ---- durations (issue 23): pcount --stats latency on the stream of raw_syscalls entries
+# and exits against the pipe limit (goal >= 0.5x); its peak RSS on the stream and on one 10x
+# longer (goal: flat); and on 1 M threads that never exit against 100 k
+# (tests/tools/manythreads.py: each enters a syscall twice and leaves it once; the durations
+# keep 65536 threads and pending starts at most, and say how many they dropped) ----
+lat="'$BIN/pcount' --by syscall --stats latency"
+stage "pcount --by syscall --stats latency" "$lat" ">= 0.5x"
+small=$(rss_kb "cat '$big' | $lat")
+large=$(rss_kb "$ten | $lat")
+row "pcount --stats latency peak RSS, 10x stream / 1x" "$(x "$large" "$small") ($small KiB)" "~1x"
+"$BIN/pfilter" 'event = raw_syscalls:sys_enter and id = 0' <"$src" >"$work/enter.pipe"
+"$BIN/pfilter" 'event = raw_syscalls:sys_exit and id = 0' <"$src" >"$work/exit.pipe"
+threads() { echo "python3 tests/tools/manythreads.py $1 '$work/enter.pipe' '$work/exit.pipe'"; }
+small=$(rss_kb "$(threads 100000) | $lat")
+large=$(rss_kb "$(threads 1000000) | $lat")
+row "pcount --stats latency peak RSS, 1 M threads that never exit / 100 k" \
+	"$(x "$large" "$small") ($large KiB)" "~1x"
+rm -f "$work/enter.pipe" "$work/exit.pipe"
+
 # ---- more stages (psplit, pcat --merge, symbols...): add blocks above this line ----
 
 finish() {

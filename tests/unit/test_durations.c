@@ -231,11 +231,87 @@ out:
 	ps_reader__close(rd);
 }
 
+/*
+ * off_cpu keeps the whole call chain of a switch-out: 127 frames (perf's
+ * perf_event_max_stack) with their context words, so the stack of pcount --folded
+ * --off-cpu is perf script's (a 128-word cap cut a frame off the deepest chains).
+ */
+static void test_deep_chain(void)
+{
+	struct ps_reader_opts o = { .path = SCHED };
+	struct ps_error err = { 0 };
+	struct ps_reader_event ev;
+	struct ps_reader *rd = ps_reader__open(&o, &err);
+	struct ps_durations *d = ps_durations__new(NULL, 0, &err);
+	struct tep_format_field *pf = NULL, *nf = NULL;
+	unsigned char raw[512], chain[8 * 129];
+	struct ps_sample smp, view;
+	bool found = false;
+	uint64_t w;
+	uint32_t a = 4242, b = 4343, zero = 0;
+	int r;
+
+	CHECK(rd != NULL && d != NULL);
+	if (!rd || !d)
+		goto out;
+	while (!found && (r = ps_reader__next(rd, &ev, &err)) > 0) {
+		if (ev.kind != PS_READER_SAMPLE || !ev.smp.attr->tp || ev.smp.swap ||
+		    strcmp(ev.smp.attr->tp->name, "sched_switch") != 0 ||
+		    ev.smp.raw_size > sizeof(raw))
+			continue;
+		smp = ev.smp;
+		memcpy(raw, smp.raw, smp.raw_size);
+		smp.raw = raw;
+		pf = ps_tracing__field(smp.attr->tp, "prev_pid");
+		nf = ps_tracing__field(smp.attr->tp, "next_pid");
+		found = pf && nf && pf->size == 4 && nf->size == 4;
+	}
+	CHECK(found);
+	if (!found)
+		goto out;
+	/* the kernel's context, 100 frames, the user's, 27 frames: 129 words */
+	for (size_t i = 0; i < 129; i++) {
+		w = i == 0   ? (uint64_t)PERF_CONTEXT_KERNEL :
+		    i == 101 ? (uint64_t)PERF_CONTEXT_USER :
+		               0x1000 + i;
+		memcpy(chain + 8 * i, &w, 8);
+	}
+	/* a leaves the cpu with that chain, then comes back */
+	memcpy(raw + pf->offset, &a, 4);
+	memcpy(raw + nf->offset, &zero, 4);
+	smp.type |= PERF_SAMPLE_CALLCHAIN;
+	smp.callchain = chain;
+	smp.nr_callchain = 129;
+	smp.pid = smp.tid = a;
+	smp.time = 1000;
+	smp.dur = NULL;
+	ps_durations__sample(d, ps_reader__session(rd), &smp);
+	memcpy(raw + pf->offset, &b, 4);
+	memcpy(raw + nf->offset, &a, 4);
+	smp.nr_callchain = 0;
+	smp.pid = smp.tid = b;
+	smp.time = 5000;
+	smp.dur = NULL;
+	ps_durations__sample(d, ps_reader__session(rd), &smp);
+	found = ps_durations__off_cpu_sample(&smp, &view);
+	CHECK(found);
+	if (!found)
+		goto out;
+	CHECK_EQ_U64(view.tid, a);
+	CHECK_EQ_U64(view.nr_callchain, 129);
+	CHECK(view.callchain && view.nr_callchain == 129 &&
+	      memcmp(view.callchain, chain, sizeof(chain)) == 0);
+out:
+	ps_durations__delete(d);
+	ps_reader__close(rd);
+}
+
 int main(void)
 {
 	test_specs();
 	test_latency();
 	test_sched();
 	test_bound();
+	test_deep_chain();
 	return UNIT_DONE("durations");
 }
