@@ -1441,10 +1441,11 @@ static bool is_syscall_exit(const struct ps_attr *a)
 {
 	const struct tep_event *tp = a->tp;
 
-	if (!tp || !tp->system || !tp->name)
+	/* per sample: the first bytes tell the other events from an exit at once */
+	if (!tp || !tp->system || !tp->name || strncmp(tp->name, "sys_exit", 8) != 0)
 		return false;
-	return (strcmp(tp->system, "raw_syscalls") == 0 && strcmp(tp->name, "sys_exit") == 0) ||
-	       (strcmp(tp->system, "syscalls") == 0 && strncmp(tp->name, "sys_exit_", 9) == 0);
+	return (strcmp(tp->system, "syscalls") == 0 && tp->name[8] == '_') ||
+	       (strcmp(tp->system, "raw_syscalls") == 0 && tp->name[8] == 0);
 }
 
 static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)

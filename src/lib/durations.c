@@ -270,11 +270,12 @@ int ps_durations__field(const struct ps_durations *d, const char *name)
 {
 	size_t i;
 
+	/* asked for every field of every sample a key reads: the first byte settles most */
 	for (i = 0; i < ARRAY_SIZE(builtin); i++)
-		if (strcmp(name, builtin[i]) == 0)
+		if (name[0] == builtin[i][0] && strcmp(name, builtin[i]) == 0)
 			return (int)i;
 	for (i = 0; d && i < d->npairs; i++)
-		if (strcmp(name, d->pairs[i].name) == 0)
+		if (name[0] == d->pairs[i].name[0] && strcmp(name, d->pairs[i].name) == 0)
 			return PS_DUR_PAIR + (int)i;
 	return -1;
 }

@@ -51,6 +51,25 @@ struct ps_key {
 	unsigned int view;       /* PS_KEY_VIEW_* */
 	/* ps_key__text_frame(): sym, dso and ip of this frame rather than the sample's */
 	const struct ps_frame *frame;
+	/* value_syscall()'s view of each attr, by its index (worked out once per attr) */
+	struct sc_attr *sc;
+	size_t nsc;
+};
+
+/* what an attr is to the syscall key */
+enum sc_kind {
+	SC_NONE,
+	SC_NAMED_ENTER,
+	SC_NAMED_EXIT,
+	SC_RAW_ENTER,
+	SC_RAW_EXIT
+};
+
+struct sc_attr {
+	const struct tep_event *tp; /* the format it was worked out from */
+	enum sc_kind kind;
+	const char *name;            /* SC_NAMED_*: the syscall's name, in the format's name */
+	struct tep_format_field *id; /* SC_RAW_*: the id field */
 };
 
 struct ps_key_sum {
@@ -250,38 +269,88 @@ static bool stream_has_enter(const struct ps_session *s)
 	return false;
 }
 
+static void sc_learn(struct tep_event *tp, struct sc_attr *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+	sc->tp = tp;
+	if (!tp || !tp->system || !tp->name)
+		return;
+	if (strcmp(tp->system, "syscalls") == 0) {
+		if (strncmp(tp->name, "sys_enter_", 10) == 0) {
+			sc->kind = SC_NAMED_ENTER;
+			sc->name = tp->name + 10;
+		} else if (strncmp(tp->name, "sys_exit_", 9) == 0) {
+			sc->kind = SC_NAMED_EXIT;
+			sc->name = tp->name + 9;
+		}
+	} else if (strcmp(tp->system, "raw_syscalls") == 0) {
+		sc->kind = strcmp(tp->name, "sys_exit") == 0 ? SC_RAW_EXIT : SC_RAW_ENTER;
+		sc->id = ps_tracing__field(tp, "id");
+	}
+}
+
+/* What @a is to the syscall key; NULL when out of memory.  Worked out for every attr again
+ * when the stream declares more, and for one whose format changed. */
+static const struct sc_attr *sc_of(struct ps_key *ks, const struct ps_session *s,
+                                   const struct ps_attr *a)
+{
+	size_t n = ps_session__nr_attrs(s), i;
+	struct sc_attr *sc;
+
+	if (a->idx < 0 || (size_t)a->idx >= n)
+		return NULL;
+	if (n != ks->nsc) {
+		sc = calloc(n, sizeof(*sc));
+		if (!sc)
+			return NULL;
+		for (i = 0; i < n; i++)
+			sc_learn(ps_session__attr(s, i)->tp, &sc[i]);
+		free(ks->sc);
+		ks->sc = sc;
+		ks->nsc = n;
+	}
+	sc = &ks->sc[a->idx];
+	if (sc->tp != a->tp)
+		sc_learn(a->tp, sc);
+	return sc;
+}
+
 /* The syscall a raw_syscalls or syscalls event is about; none for an exit when the
  * stream has the entries too (each call is counted once, at its entry). */
 static int value_syscall(struct ps_key *ks, const struct key *k, const struct ps_session *s,
                          const struct ps_sample *smp, char *buf, size_t len, const char **out)
 {
 	const struct ps_attr *a = smp->attr;
-	struct tep_format_field *f;
+	const struct sc_attr *sc;
 	const char *name;
 	uint64_t id;
 
 	(void)k;
-	if (!a->tp)
+	if (!a->tp || !(sc = sc_of(ks, s, a)))
 		return -1;
 	if (!ks->enter_known) {
 		ks->enter_known = true;
 		/* errno is a property of the exit: then the exits are the calls counted */
 		ks->has_enter = stream_has_enter(s) && !ks->has_errno && !ks->exits;
 	}
-	if (strcmp(a->tp->system, "syscalls") == 0) {
-		name = a->tp->name;
-		if (strncmp(name, "sys_enter_", 10) == 0)
-			*out = name + 10;
-		else if (strncmp(name, "sys_exit_", 9) == 0 && !ks->has_enter)
-			*out = name + 9;
-		return *out ? 0 : -1;
+	switch (sc->kind) {
+	case SC_NONE:
+		return -1;
+	case SC_NAMED_EXIT:
+		if (ks->has_enter)
+			return -1;
+		/* fall through */
+	case SC_NAMED_ENTER:
+		*out = sc->name;
+		return 0;
+	case SC_RAW_EXIT:
+		if (ks->has_enter)
+			return -1;
+		break;
+	case SC_RAW_ENTER:
+		break;
 	}
-	if (strcmp(a->tp->system, "raw_syscalls") != 0)
-		return -1;
-	if (strcmp(a->tp->name, "sys_exit") == 0 && ks->has_enter)
-		return -1;
-	f = ps_tracing__field(a->tp, "id");
-	if (!f || ps_tracing__read_u64(f, smp->raw, smp->raw_size, &id))
+	if (!sc->id || ps_tracing__read_u64(sc->id, smp->raw, smp->raw_size, &id))
 		return -1;
 	if (!ks->arch_known) {
 		ks->arch_known = true;
@@ -587,6 +656,7 @@ void ps_key__delete(struct ps_key *ks)
 		free(ks->keys[i].field);
 		free(ks->keys[i].event);
 	}
+	free(ks->sc);
 	free(ks);
 }
 
