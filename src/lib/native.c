@@ -65,6 +65,7 @@ static uint64_t ordered(unsigned char code, const unsigned char *p, unsigned int
 
 struct ranks {
 	struct str *s;  /* the distinct strings */
+	long last;      /* the index of the last one asked for, -1 none (rows repeat it) */
 	uint32_t *slot; /* hash table: index + 1 into s, 0 empty */
 	uint32_t *rank; /* of each distinct string, once sorted */
 	size_t n, cap, nslot;
@@ -92,6 +93,9 @@ static long ranks_add(struct ranks *r, const unsigned char *p, size_t len)
 {
 	size_t i;
 
+	if (r->last >= 0 && r->s[r->last].len == len &&
+	    (!len || memcmp(r->s[r->last].p, p, len) == 0))
+		return r->last;
 	if (2 * (r->n + 1) > r->nslot) {
 		size_t ns = r->nslot ? 2 * r->nslot : 64;
 		uint32_t *t = calloc(ns, sizeof(*t));
@@ -112,7 +116,7 @@ static long ranks_add(struct ranks *r, const unsigned char *p, size_t len)
 		const struct str *s = &r->s[r->slot[i] - 1];
 
 		if (s->len == len && (!len || memcmp(s->p, p, len) == 0))
-			return (long)r->slot[i] - 1;
+			return r->last = (long)r->slot[i] - 1;
 	}
 	if (r->n == r->cap) {
 		size_t nc = r->cap ? 2 * r->cap : 16;
@@ -125,7 +129,7 @@ static long ranks_add(struct ranks *r, const unsigned char *p, size_t len)
 	}
 	r->s[r->n] = (struct str){ p, len };
 	r->slot[i] = (uint32_t)r->n + 1;
-	return (long)r->n++;
+	return r->last = (long)r->n++;
 }
 
 static const struct str *sort_base;
@@ -314,6 +318,8 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 	if (h <= 0)
 		return -1;
 	ncol = types.n;
+	for (size_t k = 0; k < MAX_KEY; k++)
+		rk[k].last = -1;
 	nl = memchr(p, '\n', len);
 	if (ps_rowbinary__names(p, (size_t)(nl - p), &names, &nnames) < 0 || nnames != ncol)
 		goto out;
@@ -468,6 +474,12 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 	for (r = 0; r < nrows; r++) {
 		size_t at = cur[perm[r]];
 
+		/* rows in key order are apart in the batch: ask for those soon needed */
+		if (r + 8 < nrows) {
+			__builtin_prefetch(u + cur[perm[r + 8]]);
+			__builtin_prefetch(u + cur[perm[r + 8]] + 64);
+			__builtin_prefetch(u + cur[perm[r + 8]] + 128);
+		}
 		for (i = 0; i < ncol; i++) {
 			struct col *cl = &cols[i];
 			unsigned char c = types.t[i];
