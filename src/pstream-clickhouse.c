@@ -5,9 +5,11 @@
  * batches spooled on disk and retried until the server takes them.  See
  * pstream-clickhouse(1).
  *
- * One process: the stream is read and turned into JSON rows (as ptojson writes them, plus
- * "host" and "batch") while a clickhouse-client child inserts the previous batch, so a slow
- * or absent server never stops the reading until the spool directory is full.
+ * One process: the stream is read and turned into RowBinary rows (ptojson's values, plus
+ * "host", "stack" and "batch"; JSON rows with --format json) spooled in batch files, while a
+ * child inserts the previous batch: it makes the batch one Native block (native.h) and
+ * runs clickhouse-client on it, so a slow or absent server never stops the reading until
+ * the spool directory is full.
  */
 #include <dirent.h>
 #include <errno.h>
