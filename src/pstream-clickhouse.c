@@ -5,9 +5,11 @@
  * batches spooled on disk and retried until the server takes them.  See
  * pstream-clickhouse(1).
  *
- * One process: the stream is read and turned into JSON rows (as ptojson writes them, plus
- * "host" and "batch") while a clickhouse-client child inserts the previous batch, so a slow
- * or absent server never stops the reading until the spool directory is full.
+ * One process: the stream is read and turned into RowBinary rows (ptojson's values, plus
+ * "host", "stack" and "batch"; JSON rows with --format json) spooled in batch files, while a
+ * child inserts the previous batch: it makes the batch one Native block (native.h) and
+ * runs clickhouse-client on it, so a slow or absent server never stops the reading until
+ * the spool directory is full.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -32,6 +34,7 @@
 #include "lib/compat.h"
 #include "lib/diag.h"
 #include "lib/input.h"
+#include "lib/native.h"
 #include "lib/reader.h"
 #include "lib/rowbinary.h"
 #include "lib/opts.h"
@@ -74,7 +77,7 @@ static const struct ps_opt options[] = {
 	PS_OPT("hostname", OPT_HOSTNAME, PS_ARG_REQUIRED, "NAME",
 	       "the host column (default: the stream's hostname)"),
 	PS_OPT("format", OPT_FORMAT, PS_ARG_REQUIRED, "FMT",
-	       "rows travel as rowbinary (default) or json"),
+	       "rows travel as native (default), rowbinary or json"),
 	PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
 	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
 	  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
@@ -111,7 +114,8 @@ struct opts {
 	uint64_t interval_ms;
 	uint64_t spool_max;
 	bool create, verbose, no_symbols;
-	bool json; /* --format json: rows as JSONEachRow */
+	bool json;      /* --format json: rows as JSONEachRow */
+	bool rowbinary; /* --format rowbinary: batches sent as they are spooled */
 	struct ps_symbols_opts sym;
 };
 
@@ -186,12 +190,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->hostname = a.arg;
 			break;
 		case OPT_FORMAT:
-			if (strcmp(a.arg, "json") == 0)
-				o->json = true;
-			else if (strcmp(a.arg, "rowbinary") == 0)
-				o->json = false;
-			else
-				ps_usage_error("--format: '%s' is not rowbinary or json", a.arg);
+			o->json = strcmp(a.arg, "json") == 0;
+			o->rowbinary = strcmp(a.arg, "rowbinary") == 0;
+			if (!o->json && !o->rowbinary && strcmp(a.arg, "native") != 0)
+				ps_usage_error("--format: '%s' is not native, rowbinary or json",
+				               a.arg);
 			break;
 		case OPT_NO_CREATE:
 			o->create = false;
@@ -624,11 +627,64 @@ static int memory_file(const char *name)
 }
 
 /*
- * Run the client on a statement (@stmt, on its standard input: an argument is capped at
- * 128 KiB) or on the insert of the batch open on @in.  Its output and errors go to memory
- * files, not to the spool, which may be full.  It inherits the spool's lock (spool_lock()).
+ * In the child, before the client runs: the RowBinary batch open on @in as one Native
+ * block (native.h) in a memory file, the client's input: its rows in the order of the
+ * table's key (schema.h's ORDER BY), which spares the server its sort.  Done here, the
+ * work goes on beside the reading of the stream (glibc's malloc is usable after a fork).
+ * A batch it cannot read ends the child as the server's refusal of bad data would: a
+ * message without a code, an error that stops the loader and keeps the spool.
  */
-static void spawn_client(struct loader *l, const char *stmt, int in, const char *insert)
+static int native_block(int in)
+{
+	static const char *const key[] = { "host", "event", "time" };
+	struct ps_json_buf out = { 0 };
+	struct stat st;
+	const char *m;
+	long rows;
+	int fd;
+
+	if (fstat(in, &st) < 0 || st.st_size <= 0 ||
+	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in, 0)) == MAP_FAILED) {
+		dprintf(2, "cannot read the batch: %s\n", strerror(errno));
+		_exit(1);
+	}
+	rows = ps_native__from_rowbinary(m, (size_t)st.st_size, key, ARRAY_SIZE(key), &out);
+	if (rows < 0) {
+		dprintf(2, "%s\n",
+		        out.failed ? "out of memory" :
+		                     "the batch is not RowBinary rows as written here");
+		_exit(1);
+	}
+	munmap((void *)m, (size_t)st.st_size);
+	fd = memfd_create("block", MFD_CLOEXEC);
+	for (size_t done = 0; fd >= 0 && done < out.len;) {
+		ssize_t w = write(fd, out.p + done, out.len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			fd = -1;
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+		dprintf(2, "cannot write the block to a memory file: %s\n", strerror(errno));
+		_exit(1);
+	}
+	ps_json_buf__release(&out);
+	return fd;
+}
+
+/*
+ * Run the client on a statement (@stmt, on its standard input: an argument is capped at
+ * 128 KiB) or on the insert of the batch open on @in (@native: made a Native block first,
+ * native_block()).  Its output and errors go to memory files, not to the spool, which may
+ * be full.  It inherits the spool's lock (spool_lock()).
+ */
+static void spawn_client(struct loader *l, const char *stmt, int in, const char *insert,
+                         bool native)
 {
 	static const char *const timeouts[] = { "connect_timeout", "send_timeout",
 		                                "receive_timeout" };
@@ -686,13 +742,17 @@ static void spawn_client(struct loader *l, const char *stmt, int in, const char 
 	/* the child does only what is safe after a fork beside the read-ahead thread */
 	pid = fork();
 	if (pid == 0) {
-		if (dup2(in, 0) < 0 || dup2(l->child_out, 1) < 0 || dup2(l->child_err, 2) < 0)
+		if (dup2(l->child_out, 1) < 0 || dup2(l->child_err, 2) < 0)
 			_exit(127);
 		/* the lock is held until the client has ended, even if we are killed */
 		fcntl(l->lock_fd, F_SETFD, 0);
 		ps_signals__child_reset();
 		/* a Ctrl-C for the pipeline is ours to handle: the insert finishes */
 		setpgid(0, 0);
+		if (native)
+			in = native_block(in);
+		if (dup2(in, 0) < 0)
+			_exit(127);
 		execvp(argv[0], argv);
 		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -774,7 +834,7 @@ static const char *job_name(enum job job)
  * The INSERT of a RowBinary batch: its header's column list (which names the columns,
  * quoted as the CREATE statement quotes them); @in is left where the rows start.
  */
-static char *insert_query(struct loader *l, const struct ps_batch *b, int in)
+static char *insert_query(struct loader *l, const struct ps_batch *b, int in, const char *format)
 {
 	size_t len = b->data_off;
 	char *h, *nl, *q;
@@ -795,7 +855,7 @@ static char *insert_query(struct loader *l, const struct ps_batch *b, int in)
 		exit(1);
 	}
 	*nl = 0;
-	q = xasprintf("INSERT INTO %s %s FORMAT RowBinary", l->qtable, h);
+	q = xasprintf("INSERT INTO %s %s FORMAT %s", l->qtable, h, format);
 	free(h);
 	if (lseek(in, (off_t)b->data_off, SEEK_SET) < 0)
 		fatal_sys("cannot seek", b->path);
@@ -937,14 +997,14 @@ static void start_job(struct loader *l)
 
 	if (l->nstmts) {
 		l->job = JOB_CREATE;
-		spawn_client(l, l->stmts[0], -1, NULL);
+		spawn_client(l, l->stmts[0], -1, NULL, false);
 	} else if (b && b->tried) {
 		/* the id is the loader's own pattern (ps_spool__batch_name()), quoted all the same */
 		char *id = sql_string(b->id),
 		     *q = xasprintf("SELECT count() FROM %s WHERE batch = %s", l->qtable, id);
 
 		l->job = JOB_CHECK;
-		spawn_client(l, q, -1, NULL);
+		spawn_client(l, q, -1, NULL, false);
 		free(q);
 		free(id);
 	} else if (b && b->bin && !l->cols_known) {
@@ -958,7 +1018,7 @@ static void start_job(struct loader *l)
 		                    db, t);
 
 		l->job = JOB_COLUMNS;
-		spawn_client(l, q, -1, NULL);
+		spawn_client(l, q, -1, NULL, false);
 		free(q);
 		free(t);
 		free(db);
@@ -972,10 +1032,10 @@ static void start_job(struct loader *l)
 		if (in < 0)
 			fatal_sys("cannot open", b->path);
 		if (b->bin)
-			insert = insert_query(l, b, in);
+			insert = insert_query(l, b, in, l->o->rowbinary ? "RowBinary" : "Native");
 		l->job = JOB_INSERT;
 		b->tried = true;
-		spawn_client(l, NULL, in, insert);
+		spawn_client(l, NULL, in, insert, b->bin && !l->o->rowbinary);
 		free(insert);
 	}
 }

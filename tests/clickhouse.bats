@@ -270,7 +270,7 @@ table_rows() { # table_rows DB.TABLE
 		-q "SELECT $cols FROM $1 FORMAT JSONEachRow" | LC_ALL=C sort
 }
 
-@test "pstream-clickhouse: every fixture: RowBinary rows are the JSON rows, value for value" {
+@test "pstream-clickhouse: every fixture: Native and RowBinary rows are the JSON rows, value for value" {
 	local f n=0
 	while read -r f; do
 		n=$((n + 1))
@@ -278,6 +278,9 @@ table_rows() { # table_rows DB.TABLE
 		run -0 --separate-stderr load_into "b$n" "$f"
 		[ "$(ch -q "SELECT count() FROM $DB.b$n")" = "$(ch -q "SELECT count() FROM $DB.j$n")" ]
 		diff <(table_rows "$DB.j$n") <(table_rows "$DB.b$n") >"$BATS_TEST_TMPDIR/d" ||
+			{ echo "$f: Native and JSON rows differ"; head -n 20 "$BATS_TEST_TMPDIR/d"; return 1; }
+		run -0 --separate-stderr load_into "r$n" "$f" --format rowbinary
+		diff <(table_rows "$DB.j$n") <(table_rows "$DB.r$n") >"$BATS_TEST_TMPDIR/d" ||
 			{ echo "$f: RowBinary and JSON rows differ"; head -n 20 "$BATS_TEST_TMPDIR/d"; return 1; }
 		# and without symbols: every frame, names empty
 		run -0 --separate-stderr load_into "jn$n" "$f" --format json --no-symbols
@@ -287,7 +290,7 @@ table_rows() { # table_rows DB.TABLE
 	done < <(fixtures)
 	[ "$n" -gt 0 ]
 	# a stream into a table made for another: the columns the table lacks left out
-	for fmt in json rowbinary; do
+	for fmt in json rowbinary native; do
 		run -0 --separate-stderr load_into "mix$fmt" "$DATA/rawsys-dd.pipe" --format "$fmt"
 		run -0 --separate-stderr load_into "mix$fmt" "$DATA/sched-switch-wakeup-a.pipe" \
 			--format "$fmt"
@@ -295,8 +298,31 @@ table_rows() { # table_rows DB.TABLE
 	[[ "$stderr" == *"has no column run_time (and others): those values are left out"* ]]
 	[ "$(ch -q "SELECT count() FROM $DB.mixrowbinary WHERE event LIKE 'sched:%'")" -gt 0 ]
 	diff <(table_rows "$DB.mixjson") <(table_rows "$DB.mixrowbinary")
+	diff <(table_rows "$DB.mixjson") <(table_rows "$DB.mixnative")
 	run -2 --separate-stderr "$BIN/pstream-clickhouse" --format csv
-	[[ "$stderr" == *"--format: 'csv' is not rowbinary or json"* ]]
+	[[ "$stderr" == *"--format: 'csv' is not native, rowbinary or json"* ]]
+}
+
+# the server's count of inserted blocks it found in its key's order already
+already_sorted() {
+	ch -q "SELECT sum(value) FROM system.events WHERE event = 'MergeTreeDataWriterBlocksAlreadySorted'"
+}
+
+@test "pstream-clickhouse: a Native batch comes in the table's key order, so the server does not sort it" {
+	local before after
+	# two events interleaved in time: rows as read are not in (host, event, time) order
+	[ "$("$BIN/pcount" --by event "$DATA/rawsys-dd.pipe" | wc -l)" -gt 1 ]
+	before=$(already_sorted)
+	run -0 --separate-stderr load_into ord "$DATA/rawsys-dd.pipe" -v
+	after=$(already_sorted)
+	[ "$((${after:-0} - ${before:-0}))" = 1 ]
+	[[ "$stderr" == *"rows inserted"* ]]
+	# RowBinary rows as read: the server sorts them
+	before=$(already_sorted)
+	run -0 --separate-stderr load_into ordr "$DATA/rawsys-dd.pipe" --format rowbinary
+	after=$(already_sorted)
+	[ "$((${after:-0} - ${before:-0}))" = 0 ]
+	diff <(table_rows "$DB.ord") <(table_rows "$DB.ordr")
 }
 
 # pcount --folded's lines as "STACK<TAB>COUNT", sorted
@@ -707,6 +733,7 @@ killed_open_batch() {
 
 @test "pstream-clickhouse: the open batch of a loader killed with -9 goes in on the next run, a cut row dropped" {
 	killed_open_batch rowbinary
+	killed_open_batch native
 	killed_open_batch json
 }
 

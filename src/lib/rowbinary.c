@@ -131,6 +131,15 @@ static unsigned int code_width(unsigned int c)
 	return w[c & 15];
 }
 
+_Static_assert(T_I8 == PS_RB_I8 && T_D128 == PS_RB_D128 && T_STR == PS_RB_STRING &&
+                       T_ARRAY == PS_RB_ARRAY,
+               "rowbinary.h's type codes");
+
+unsigned int ps_rowbinary__width(unsigned char code)
+{
+	return code_width(code);
+}
+
 struct column {
 	enum src src;
 	unsigned char code;

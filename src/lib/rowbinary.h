@@ -84,6 +84,19 @@ long ps_rowbinary__parse_header(const char *p, size_t len, struct ps_rowbinary_t
 long ps_rowbinary__row(const struct ps_rowbinary_types *types, const unsigned char *p, size_t len,
                        size_t *last);
 
+/*
+ * A type code: the scalar's kind in the low four bits (PS_RB_U8 ... PS_RB_STRING, in the
+ * order UInt8 UInt16 UInt32 UInt64 Int8 Int16 Int32 Int64 Decimal128(0) String), PS_RB_ARRAY
+ * for an Array of it.
+ */
+#define PS_RB_I8 4
+#define PS_RB_D128 8
+#define PS_RB_STRING 9
+#define PS_RB_ARRAY 16
+
+/** ps_rowbinary__width() - the bytes of one element of type @code (0: a String). */
+unsigned int ps_rowbinary__width(unsigned char code);
+
 /**
  * ps_rowbinary__value() - the length of one value of type @code (a byte of @types->t) at @p.
  * Return: as ps_rowbinary__row().
