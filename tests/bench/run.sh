@@ -315,6 +315,25 @@ many=$(for ((i = 0; i < 1000; i++)); do printf "'%s' " "$src"; done)
 read -r tb t < <(pair "cat $many | cat" "'$BIN/pcat' $many | cat")
 row "pcat joining 1000 pieces of $(stat -c %s "$src") bytes vs cat | cat of them" "$(x "$tb" "$t")"
 
+# ---- pstream-nats: the stream published and read back through a private nats-server
+# (tests/nats-server.sh, JetStream on disk) against cat | cat; each run on a subject of
+# its own, pub to the end (every message acknowledged) and then sub to the end ----
+if command -v nats-server >/dev/null; then
+	nd=$(mktemp -d "${TMPDIR:-/tmp}/pstream-nats-bench.XXXXXX")
+	if nurl=$(tests/nats-server.sh start "$nd" 2>/dev/null); then
+		tb=$(secs "cat '$big' | cat")
+		t=$(secs "s=bench\$RANDOM; '$BIN/pstream-nats' -s '$nurl' pub \$s '$big' &&
+			'$BIN/pstream-nats' -s '$nurl' sub \$s | cat")
+		row "pstream-nats pub, then sub, vs cat | cat (throughput)" "$(x "$tb" "$t")"
+	else
+		row "pstream-nats pub, then sub" "skipped: nats-server does not start here"
+	fi
+	tests/nats-server.sh stop "$nd" || true
+	rm -rf "$nd"
+else
+	row "pstream-nats pub, then sub" "skipped: nats-server not installed"
+fi
+
 # ---- more stages (psplit, pcat --merge, symbols...): add blocks above this line ----
 
 finish() {
