@@ -1425,6 +1425,8 @@ struct ctx {
 	struct ps_sample_writer *w;         /* --format json */
 	struct ps_rowbinary *rb;            /* else */
 	struct ps_fold_buf fold;            /* the stack column */
+	char *stream_host;                  /* the host column outside a merged stream's inputs */
+	char *row_host;                     /* the writer's host now (NULL: stream_host) */
 	uint64_t lost_chunks, lost_samples; /* what LOST and LOST_SAMPLES records said */
 	bool header_done;
 };
@@ -1444,6 +1446,9 @@ static int header_done(struct ctx *c, struct ps_error *err)
 		name[sizeof(name) - 1] = 0;
 		host = name;
 	}
+	c->stream_host = strdup(host);
+	if (!c->stream_host)
+		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	if (c->l->bin) {
 		c->rb = ps_rowbinary__new(c->s, c->syms, host, err);
 		if (!c->rb)
@@ -1531,6 +1536,34 @@ static void frames(struct ctx *c, struct ps_json_buf *b, const struct ps_sample 
 	ps_json__raw(b, "]}", 2);
 }
 
+/*
+ * The host column of a merged stream's sample (pstream-nats sub of several subjects, pcat
+ * --merge) is its input's (its recording's hostname, or the subject or file name when the
+ * hostnames do not tell the inputs apart); --hostname names every row's.
+ * Return: 0, or -1 when out of memory.
+ */
+static int row_host(struct ctx *c, const struct ps_sample *smp)
+{
+	const char *in = smp->attr && !c->o->hostname ? smp->attr->input : NULL;
+	const char *want = in ? in : c->stream_host;
+	const char *now = c->row_host ? c->row_host : c->stream_host;
+	char *copy;
+
+	if (strcmp(want, now) == 0)
+		return 0;
+	copy = in ? strdup(in) : NULL;
+	if (in && !copy)
+		return -1;
+	if (c->rb ? ps_rowbinary__set_host(c->rb, want) < 0 :
+	            ps_sample_writer__set_host(c->w, want) < 0) {
+		free(copy);
+		return -1;
+	}
+	free(c->row_host);
+	c->row_host = copy;
+	return 0;
+}
+
 static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
 {
 	struct loader *l = c->l;
@@ -1556,6 +1589,8 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 	if ((smp->type & PERF_SAMPLE_CALLCHAIN) && c->syms &&
 	    ps_symbols__fold(c->syms, smp, rec->misc, comm, &c->fold, err) < 0)
 		return -1;
+	if (row_host(c, smp) < 0)
+		goto nomem;
 	current(l);
 	start = b->len;
 	if (c->rb) {
@@ -1742,6 +1777,8 @@ int main(int argc, char **argv)
 		       l.inserted_batches, l.qtable);
 	ps_sample_writer__delete(c.w);
 	ps_rowbinary__delete(c.rb);
+	free(c.stream_host);
+	free(c.row_host);
 	free(c.fold.buf);
 	if (err.code && err.detail[0])
 		ps_warn(&err);

@@ -192,6 +192,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			        "--snapshot-every are for pub");
 		if (o->new_only && o->since)
 			ps_usage_error("--new or --since: one start at a time");
+		/* a merge reads each input's recording once: a new recording of a subject, or
+		 * a subject first published later, would not be read (see the man page) */
+		if (o->follow && (o->nargs > 1 || strpbrk(o->args[0], "*>")))
+			ps_usage_error("--follow reads one subject, not several nor a wildcard: "
+			               "run sub again when it ends (with --durable it goes on "
+			               "where it was)");
 	} else {
 		ps_usage_error("'%s': say pub or sub", o->cmd);
 	}
@@ -540,6 +546,12 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 	 * the merge ended early (an interruption ends the inputs before their pipes are
 	 * read to the end) */
 	done = r == 0 && !ps_stop && !err.code && !oerr.code;
+	/* an interruption ends the feeds under the merge: what that does to it is no error */
+	if (ps_stop)
+		err.code = 0;
+	/* said before the merge is closed: the error names an input the merge owns */
+	if (err.code)
+		ps_warn(&err);
 	/* the feeds end: their pipes are closed under them */
 	ps_stop = 1;
 	ps_merge__close(m);
@@ -566,8 +578,6 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 		return 0;
 	if (oerr.code)
 		ps_warn(&oerr);
-	if (err.code)
-		ps_warn(&err);
 	return err.code || oerr.code ? 1 : status;
 }
 

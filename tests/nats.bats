@@ -223,6 +223,10 @@ EOF
 	run -2 "$PN" frob x
 	run -2 "$PN" sub --new --since 5m x
 	run -2 "$PN" pub --durable d x
+	# a merge reads one recording of each subject: --follow takes one subject
+	run -2 "$PN" sub --follow "$SUBJ.*"
+	[[ "$output" == *"--follow reads one subject"* ]]
+	run -2 "$PN" sub --follow "$SUBJ.a" "$SUBJ.b"
 	run -1 "$PN" sub "$SUBJ-none"
 	[[ "$output" == *"nothing was published"* ]]
 }

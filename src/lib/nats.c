@@ -28,7 +28,15 @@
 #define PUB_WAIT_MS 3000             /* for the server's acknowledgement of one message */
 #define BACKOFF_FIRST_MS 100
 #define BACKOFF_MAX_MS 5000
-#define FETCH_BATCH 16
+/*
+ * One message per fetch: libnats up to 3.7 (_fetch() in js.c) takes a batch's messages
+ * already waiting in the subscription, lowers the batch it asks the server for by their
+ * number and then loops until it holds that lowered number, writing past the end of its
+ * array of the whole batch: heap corruption whenever a fetch begins with some but fewer
+ * messages waiting than the batch (seen after the server restarted under two feeds).
+ * A batch of one cannot run past it.  Messages are batches of records themselves.
+ */
+#define FETCH_BATCH 1
 #define MSG_MARGIN 1024 /* room for the headers within the server's largest message */
 #define RECORD_MAX_PAYLOAD (1u << 30)
 

@@ -587,6 +587,18 @@ void ps_rowbinary__delete(struct ps_rowbinary *rb)
 	free(rb);
 }
 
+int ps_rowbinary__set_host(struct ps_rowbinary *rb, const char *host)
+{
+	char *h = valid_text(host ? host : "");
+
+	if (!h)
+		return -1;
+	free(rb->host);
+	rb->host = h;
+	rb->host_len = strlen(h);
+	return 0;
+}
+
 const char *ps_rowbinary__header(const struct ps_rowbinary *rb)
 {
 	return rb->header;

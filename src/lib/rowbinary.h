@@ -38,6 +38,13 @@ struct ps_rowbinary;
 struct ps_rowbinary *ps_rowbinary__new(const struct ps_session *s, struct ps_symbols *syms,
                                        const char *host, struct ps_error *err);
 
+/**
+ * ps_rowbinary__set_host() - the host column's value from the next row on (a merged
+ * stream's rows take their input's).
+ * Return: 0, or -1 when out of memory (the value is then unchanged).
+ */
+int ps_rowbinary__set_host(struct ps_rowbinary *rb, const char *host);
+
 /** ps_rowbinary__delete() - free @rb (NULL is fine). */
 void ps_rowbinary__delete(struct ps_rowbinary *rb);
 

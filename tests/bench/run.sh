@@ -351,6 +351,25 @@ row "pcount --stats latency peak RSS, 1 M threads that never exit / 100 k" \
 	"$(x "$large" "$small") ($large KiB)" "~1x"
 rm -f "$work/enter.pipe" "$work/exit.pipe"
 
+# ---- pstream-nats: the stream published and read back through a private nats-server
+# (tests/nats-server.sh, JetStream on disk) against cat | cat; each run on a subject of
+# its own, pub to the end (every message acknowledged) and then sub to the end ----
+if command -v nats-server >/dev/null; then
+	nd=$(mktemp -d "${TMPDIR:-/tmp}/pstream-nats-bench.XXXXXX")
+	if nurl=$(tests/nats-server.sh start "$nd" 2>/dev/null); then
+		tb=$(secs "cat '$big' | cat")
+		t=$(secs "s=bench\$RANDOM; '$BIN/pstream-nats' -s '$nurl' pub \$s '$big' &&
+			'$BIN/pstream-nats' -s '$nurl' sub \$s | cat")
+		row "pstream-nats pub, then sub, vs cat | cat (throughput)" "$(x "$tb" "$t")"
+	else
+		row "pstream-nats pub, then sub" "skipped: nats-server does not start here"
+	fi
+	tests/nats-server.sh stop "$nd" || true
+	rm -rf "$nd"
+else
+	row "pstream-nats pub, then sub" "skipped: nats-server not installed"
+fi
+
 # ---- more stages (psplit, pcat --merge, symbols...): add blocks above this line ----
 
 finish() {

@@ -1,0 +1,289 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-only
+# The fleet, end to end (README "Many machines"): two hosts on this machine, each a
+# recording under its own host name (a UTS namespace: hostname is what precord writes in
+# the stream), published with pstream-nats pub hosts.$(hostname); a live view
+# (pstream-nats sub 'hosts.*' | pcount --by input,comm) and a durable loader
+# (pstream-nats sub --durable loader 'hosts.*' | pstream-clickhouse).  Every sample is in
+# ClickHouse exactly once, under its host, as perf script counts each host's stream; and
+# so after the NATS server was stopped and started under it.
+#
+# The servers: the ones .ci/run started (PSTREAM_NATS_DIR or PSTREAM_NATS_URL,
+# PSTREAM_CLICKHOUSE_DIR), else private ones started here.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	load helpers
+	export NATS_OWN= NATS_DIR= NATS_SKIP= CH_OWN= CH_DIR= CH_SKIP= FLEET_SKIP=
+	# NATS
+	if [ -n "${PSTREAM_NATS_DIR:-}" ]; then
+		NATS_DIR=$PSTREAM_NATS_DIR
+	elif [ -n "${PSTREAM_NATS_URL:-}" ]; then
+		export NATS_URL=$PSTREAM_NATS_URL
+	elif ! command -v nats-server >/dev/null; then
+		NATS_SKIP="nats-server not installed (Debian: apt-get install nats-server)"
+	else
+		NATS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pstream-fleet-nats.XXXXXX")
+		NATS_OWN=1
+	fi
+	if [ -n "$NATS_DIR" ]; then
+		if ! NATS_URL=$("$TOP/tests/nats-server.sh" start "$NATS_DIR" 2>"$NATS_DIR.err"); then
+			NATS_SKIP="the NATS server cannot start here: $(tail -n 1 "$NATS_DIR.err")"
+		fi
+		rm -f "$NATS_DIR.err"
+	fi
+	export NATS_URL
+	# ClickHouse
+	if [ -n "${PSTREAM_CLICKHOUSE_DIR:-}" ]; then
+		CH_DIR=$PSTREAM_CLICKHOUSE_DIR
+	else
+		CH_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pstream-fleet-ch.XXXXXX")
+		CH_OWN=1
+	fi
+	if ! command -v clickhouse-client >/dev/null; then
+		CH_SKIP="clickhouse-client not installed"
+	elif ! CH_PORT=$("$TOP/tests/clickhouse-server.sh" start "$CH_DIR" 2>"$CH_DIR.err"); then
+		CH_SKIP="the ClickHouse server cannot start here: $(tail -n 1 "$CH_DIR.err")"
+	fi
+	rm -f "$CH_DIR.err"
+	export CH_PORT
+	# two host names on one machine: a UTS namespace each
+	if ! unshare -u true 2>/dev/null; then
+		FLEET_SKIP="unshare -u (a UTS namespace, for a second host name) is not allowed here"
+	fi
+}
+
+teardown_file() {
+	load helpers
+	if [ -n "$NATS_OWN" ]; then
+		"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
+		rm -rf "$NATS_DIR"
+	fi
+	if [ -n "$CH_OWN" ]; then
+		"$TOP/tests/clickhouse-server.sh" stop "$CH_DIR"
+		rm -rf "$CH_DIR"
+	fi
+}
+
+setup() {
+	load helpers
+	[ -z "${CH_SKIP:-}" ] || skip "$CH_SKIP"
+	need_perf
+	PN="$BIN/pstream-nats"
+	# one database and one subject prefix per test
+	DB="fleet${BATS_TEST_NUMBER}_$$_$RANDOM"
+	SUBJ="fleet${BATS_TEST_NUMBER}_$$_$RANDOM"
+	ch -q "CREATE DATABASE $DB"
+	PUB_PIDS=
+	KILL_PIDS=
+}
+
+teardown() {
+	[ -z "${KILL_PIDS:-}" ] || kill -9 $KILL_PIDS 2>/dev/null || true
+	[ -z "${PUB_PIDS:-}" ] || kill -9 $PUB_PIDS 2>/dev/null || true
+	if [ -n "${NATS_DIR:-}" ] && [ -z "${NATS_SKIP:-}" ]; then
+		"$TOP/tests/nats-server.sh" start "$NATS_DIR" >/dev/null || true
+	fi
+	[ -n "${DB:-}" ] && [ -z "${CH_SKIP:-}" ] && ch -q "DROP DATABASE IF EXISTS $DB" || true
+}
+
+ch() {
+	clickhouse-client --host 127.0.0.1 --port "$CH_PORT" "$@" </dev/null
+}
+
+need_fleet() {
+	[ -z "${NATS_SKIP:-}" ] || skip "$NATS_SKIP"
+	[ -z "${FLEET_SKIP:-}" ] || skip "$FLEET_SKIP"
+	[ -w /sys/kernel/tracing/events ] || [ -w /sys/kernel/debug/tracing/events ] ||
+		skip "tracefs not writable: precord cannot record tracepoints here"
+}
+
+# host HOST N: in a UTS namespace named HOST, record N rounds of a small shell workload
+# (syscalls and execs) and publish them, as the README's hosts do; the stream perf reads
+# is kept in $BATS_TEST_TMPDIR/HOST.pipe.  The workload waits a second before its first
+# round, so the subject exists before the test's subscribers start.
+host() {
+	local name=$1 n=$2
+	local w="sleep 1; i=0; while [ \$i -lt $n ]; do i=\$((i+1)); ls / >/dev/null; sleep 0.1; done"
+	unshare -u sh -c "hostname $name && '$BIN/precord' -q -e raw_syscalls:sys_enter \
+		-e sched:sched_process_exec -- sh -c '$w' | tee '$BATS_TEST_TMPDIR/$name.pipe' |
+		'$PN' -q pub $SUBJ.\$(hostname)" &
+	PUB_PIDS="$PUB_PIDS $!"
+}
+
+# wait until SUBJECT has been published to (sub fails at once on a subject that has not)
+wait_subject() {
+	local i st
+	for i in $(seq 100); do
+		st=0
+		timeout 1 "$PN" sub --new -o /dev/null "$1" 2>/dev/null || st=$?
+		[ "$st" != 1 ] && return 0
+		sleep 0.1
+	done
+	echo "$1 never appeared" >&2
+	return 1
+}
+
+wait_hosts() {
+	local p st=0
+	for p in $PUB_PIDS; do
+		wait "$p" || st=$?
+	done
+	PUB_PIDS=
+	return $st
+}
+
+# what perf script counts in each host's stream: HOST<TAB>EVENT<TAB>N, sorted
+perf_counts() {
+	local h
+	for h in "$@"; do
+		perf script -i "$BATS_TEST_TMPDIR/$h.pipe" -F event 2>/dev/null |
+			sed 's/: *$//; s/^ *//' | sort | uniq -c |
+			awk -v h="$h" '{ printf "%s\t%s\t%s\n", h, $2, $1 }'
+	done | sort
+}
+
+# what ClickHouse holds: HOST<TAB>EVENT<TAB>N, sorted
+table_counts() {
+	ch -q "SELECT host, event, count() FROM $DB.pstream GROUP BY host, event
+	       ORDER BY host, event FORMAT TSV"
+}
+
+loader() {
+	set -o pipefail
+	"$PN" sub --durable loader "$SUBJ.*" |
+		"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" \
+			--spool "$BATS_TEST_TMPDIR/spool"
+}
+
+@test "fleet: two hosts through NATS, live by input as perf counts, into ClickHouse once" {
+	need_fleet
+	local t=$BATS_TEST_TMPDIR
+	host web1 30
+	host web2 20
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+	# the live view: every host at once, by input (its host name) and process
+	"$PN" sub "$SUBJ.*" | "$BIN/pcount" --by input,comm >"$t/live.txt" &
+	KILL_PIDS=$!
+	loader 2>"$t/loader.err" &
+	KILL_PIDS="$KILL_PIDS $!"
+	wait_hosts
+	for p in $KILL_PIDS; do
+		wait "$p"
+	done
+	KILL_PIDS=
+	# the stored view: each host's samples once, as perf script counts its own stream
+	perf_counts web1 web2 >"$t/want.txt"
+	table_counts >"$t/got.txt"
+	diff -u "$t/want.txt" "$t/got.txt"
+	[ "$(wc -l <"$t/want.txt")" = 4 ]
+	# two streams that are not the same stream
+	! cmp -s <(grep '^web1' "$t/want.txt" | cut -f2,3) <(grep '^web2' "$t/want.txt" | cut -f2,3)
+	# the live view: per host and process, perf script's counts
+	for h in web1 web2; do
+		perf script -i "$t/$h.pipe" -F comm 2>/dev/null | sed 's/^ *//' | sort | uniq -c |
+			awk -v h="$h" '{ printf "%s %s %s\n", h, $2, $1 }'
+	done | sort >"$t/live-want.txt"
+	awk 'NR > 1 { print $2, $3, $1 }' "$t/live.txt" | sort >"$t/live-got.txt"
+	diff -u "$t/live-want.txt" "$t/live-got.txt"
+}
+
+@test "fleet: the NATS server stopped and started under the hosts and the loader: each sample once" {
+	need_fleet
+	[ -n "${NATS_DIR:-}" ] || skip "the server is not ours to restart (PSTREAM_NATS_URL)"
+	local t=$BATS_TEST_TMPDIR
+	host web1 40
+	host web2 30
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+	loader 2>"$t/loader.err" &
+	KILL_PIDS=$!
+	sleep 1
+	"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
+	sleep 2
+	"$TOP/tests/nats-server.sh" start "$NATS_DIR" >/dev/null
+	wait_hosts
+	wait $KILL_PIDS || { cat "$t/loader.err"; false; }
+	KILL_PIDS=
+	perf_counts web1 web2 >"$t/want.txt"
+	table_counts >"$t/got.txt"
+	diff -u "$t/want.txt" "$t/got.txt" || { cat "$t"/*.err; false; }
+	[ "$(wc -l <"$t/want.txt")" = 4 ]
+}
+
+@test "fleet: the loader stopped (SIGTERM) mid-way and started again: each sample once" {
+	need_fleet
+	# Fails today (seen: one host's samples all twice): a merge stopped by a signal
+	# acknowledges only what it handed over 2 s before its last flush, so the rest of a
+	# subject comes again to a loader that already inserted it; and a subject whose
+	# recording the first run read to its end gives the second run no header, so its
+	# merge waits for that host's next recording (pstream-nats(1) CAVEATS; issue 26).
+	skip "known gap: a durable merge stopped and started again repeats rows (see the comment)"
+	local t=$BATS_TEST_TMPDIR sp
+	host web1 40
+	host web2 30
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+	loader 2>"$t/loader1.err" &
+	KILL_PIDS=$!
+	sleep 2
+	# as systemd stops a service: the subscriber ends what it took, pstream-clickhouse
+	# inserts it all at the end of its input
+	sp=$(pgrep -P $KILL_PIDS -x pstream-nats)
+	kill -TERM $sp
+	wait $KILL_PIDS
+	KILL_PIDS=
+	loader 2>"$t/loader2.err"
+	wait_hosts
+	perf_counts web1 web2 >"$t/want.txt"
+	table_counts >"$t/got.txt"
+	diff -u "$t/want.txt" "$t/got.txt"
+}
+
+@test "fleet: the loader killed with SIGKILL mid-way and started again: each sample once" {
+	need_fleet
+	# Fails today (seen: 3-9% of each host's samples missing): sub acknowledges what it
+	# wrote into the pipe, and pstream-clickhouse holds up to -i seconds of rows in memory
+	# before its spool has them, so a SIGKILL of both loses those; acknowledging later
+	# only turns the loss into rows inserted twice.  Exactly once needs a key the table
+	# keeps (each row's recording and place in it) for pstream-clickhouse to skip what it
+	# has (issue 26); until then the at-least-once rule of pstream-nats(1) is the promise.
+	skip "known gap: a killed loader pipeline loses its unspooled rows (see the comment)"
+	local t=$BATS_TEST_TMPDIR
+	host web1 40
+	host web2 30
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+	loader 2>"$t/loader1.err" &
+	KILL_PIDS=$!
+	sleep 2
+	# the whole loader: the subscriber and pstream-clickhouse with it
+	pkill -9 -P $KILL_PIDS
+	wait $KILL_PIDS || true
+	KILL_PIDS=
+	loader 2>"$t/loader2.err"
+	wait_hosts
+	perf_counts web1 web2 >"$t/want.txt"
+	table_counts >"$t/got.txt"
+	diff -u "$t/want.txt" "$t/got.txt"
+}
+
+@test "fleet: a merged stream's rows in ClickHouse are under their input's host (pcat --merge)" {
+	local t=$BATS_TEST_TMPDIR
+	# two recordings of one host name: the inputs are told apart by their file names,
+	# as pcount --by input tells them
+	cp "$DATA/rawsys-dd.pipe" "$t/a.pipe"
+	cp "$DATA/sched-switch-wakeup-a.pipe" "$t/b.pipe"
+	(cd "$t" && "$BIN/pcat" --merge a.pipe b.pipe >merged.pipe)
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" "$t/merged.pipe"
+	for h in a b; do
+		perf script -i "$t/$h.pipe" -F event 2>/dev/null | sed 's/: *$//; s/^ *//' |
+			sort | uniq -c | awk -v h="$h.pipe" '{ printf "%s\t%s\t%s\n", h, $2, $1 }'
+	done | sort >"$t/want.txt"
+	table_counts >"$t/got.txt"
+	diff -u "$t/want.txt" "$t/got.txt"
+	"$BIN/pcount" --by input "$t/merged.pipe" | awk 'NR > 1 { print $2 }' | sort >"$t/inputs"
+	[ "$(cat "$t/inputs")" = "$(printf 'a.pipe\nb.pipe')" ]
+}
