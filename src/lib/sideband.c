@@ -231,9 +231,7 @@ static unsigned char *proc_room(struct ps_sideband *sb, struct process **pp, siz
 		return NULL;
 	if (p->len + len <= p->cap)
 		return p->maps + p->len;
-	cap = p->cap ? p->cap : 1024;
-	while (cap < p->len + len)
-		cap *= 2;
+	cap = ps_grow_cap(p->cap, p->len + len, 1024);
 	if (sb->map_bytes + cap - p->cap > PS_SIDEBAND_MAX_BYTES) {
 		uint32_t pid = p->pid;
 
