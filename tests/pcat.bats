@@ -15,13 +15,11 @@ setup() {
 }
 
 @test "pcat: --version names the program and pstream" {
-	run -0 "$BIN/pcat" --version
-	[[ "$output" == "pcat (pstream) "* ]]
+	version_names pcat
 }
 
 @test "pcat: an unknown option is a usage error" {
-	run -2 --separate-stderr "$BIN/pcat" --no-such-option
-	[[ "$stderr" == *"usage: pcat"* ]]
+	usage_refused pcat --no-such-option
 }
 
 @test "pcat: every pipe fixture passes through byte for byte, on stdin and as an operand" {

@@ -80,13 +80,11 @@ record_at() {
 }
 
 @test "pfilter: --version names the program and pstream" {
-	run -0 "$BIN/pfilter" --version
-	[[ "$output" == "pfilter (pstream) "* ]]
+	version_names pfilter
 }
 
 @test "pfilter: an unknown option, or no expression, is a usage error" {
-	run -2 --separate-stderr "$BIN/pfilter" --no-such-option comm=dd
-	[[ "$stderr" == *"usage: pfilter"* ]]
+	usage_refused pfilter --no-such-option comm=dd
 	run -2 --separate-stderr "$BIN/pfilter"
 	[[ "$stderr" == "pfilter: an expression is needed, as in: pfilter comm=NAME"* ]]
 	run -2 --separate-stderr "$BIN/pfilter" --start 1x comm=dd
@@ -728,18 +726,6 @@ PY
 			[ "$rss" -lt $((mib * 1024 * 3 / 2)) ]
 		done
 	done
-}
-
-# a program recorded, then moved under a root: its frames are named only through --symfs
-moved_recording() {
-	need_perf
-	command -v gcc >/dev/null || skip "gcc not installed"
-	local t=$BATS_TEST_TMPDIR
-	gcc -O0 -g -fno-omit-frame-pointer -o "$t/moved" "$TOP/tests/data/symbols-work.c" -lm
-	perf record -q -g -e cpu-clock -F 999 -o - "$t/moved" 50 >"$t/moved.pipe" 2>/dev/null ||
-		skip "perf cannot record here"
-	mkdir -p "$t/root$t"
-	mv "$t/moved" "$t/root$t/moved"
 }
 
 @test "pfilter: --symfs DIR names the frames of a moved object as perf script --symfs does" {

@@ -98,13 +98,11 @@ summary_of() {
 }
 
 @test "precord: --version names the program and pstream" {
-	run -0 "$BIN/precord" --version
-	[[ "$output" == "precord (pstream) "* ]]
+	version_names precord
 }
 
 @test "precord: command line mistakes exit 2 with a message" {
-	run -2 --separate-stderr "$BIN/precord" --no-such-option
-	[[ "$stderr" == *"usage: precord"* ]]
+	usage_refused precord --no-such-option
 	run -2 --separate-stderr "$BIN/precord" -c 10 -F 99 true
 	[[ "$stderr" == "precord: -c and -F exclude each other"* ]]
 	run -2 --separate-stderr "$BIN/precord" --filter 'fd == 1' -e sched:sched_switch true
