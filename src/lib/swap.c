@@ -681,15 +681,11 @@ static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 		fixed_numbers(c, fixed, nfixed);
 		return;
 	}
-	switch (feat) {
-	case PS_FEAT_HOSTNAME:
-	case PS_FEAT_OSRELEASE:
-	case PS_FEAT_VERSION:
-	case PS_FEAT_ARCH:
-	case PS_FEAT_CPUDESC:
-	case PS_FEAT_CPUID:
+	if (ps_feature_is_string(feat)) {
 		string(c);
-		break;
+		return;
+	}
+	switch (feat) {
 	case PS_FEAT_TOTAL_MEM:
 	case PS_FEAT_MEM_TOPOLOGY:
 		rest_u64(c);
