@@ -19,12 +19,9 @@
 set -uo pipefail
 
 prog=clickhouse-server.sh
+usage="start|stop|port DIR"
 . "$(dirname "$0")/server-lib.sh"
-
-[ $# = 2 ] || {
-	echo "usage: $prog start|stop|port DIR" >&2
-	exit 2
-}
+[ $# = 2 ] || usage
 cmd=$1
 dir=$2
 
@@ -204,8 +201,5 @@ case $cmd in
 start) start ;;
 stop) stop ;;
 port) cat "$dir/port" ;;
-*)
-	echo "usage: $prog start|stop|port DIR" >&2
-	exit 2
-	;;
+*) usage ;;
 esac

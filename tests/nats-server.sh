@@ -15,12 +15,9 @@
 set -uo pipefail
 
 prog=nats-server.sh
+usage="start|stop|url DIR"
 . "$(dirname "$0")/server-lib.sh"
-
-[ $# = 2 ] || {
-	echo "usage: $prog start|stop|url DIR" >&2
-	exit 2
-}
+[ $# = 2 ] || usage
 cmd=$1
 dir=$2
 
@@ -105,8 +102,5 @@ case $cmd in
 start) start ;;
 stop) stop ;;
 url) cat "$dir/url" ;;
-*)
-	echo "usage: $prog start|stop|url DIR" >&2
-	exit 2
-	;;
+*) usage ;;
 esac

@@ -3,6 +3,13 @@
 # What the scripts that run a private server for the tests share (sourced by
 # clickhouse-server.sh and nats-server.sh, which set $prog first).
 
+# usage: the usage line ($usage is set by the script), exit 2
+usage()
+{
+	echo "usage: $prog $usage" >&2
+	exit 2
+}
+
 die()
 {
 	echo "$prog: $*" >&2
