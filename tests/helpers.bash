@@ -85,6 +85,25 @@ moved_recording() {
 	mv "$t/moved" "$t/root$t/moved"
 }
 
+# help_starts PROG TEXT: PROG --help prints what starts with TEXT on stdout, nothing on
+# stderr, and exits 0
+help_starts() {
+	run -0 --separate-stderr "$BIN/$1" --help
+	[[ "$output" == "$2"* ]]
+	[ -z "$stderr" ]
+}
+
+# terminal_refused CMD CMD_F: with standard output on a terminal (script(1)), the shell
+# command CMD refuses to write a binary stream there, and CMD_F (CMD with -f, its output
+# sent to /dev/null) exits 0
+terminal_refused() {
+	command -v script >/dev/null || skip "script(1) not installed"
+	run script -qec "$1" /dev/null
+	[[ "$output" == *"refusing to write a binary stream to a terminal"* ]]
+	run script -qec "$2 > /dev/null; echo rc=\$?" /dev/null
+	[[ "$output" == *"rc=0"* ]]
+}
+
 # version_names PROG: PROG --version prints "PROG (pstream) VERSION" and exits 0
 version_names() {
 	run -0 "$BIN/$1" --version
