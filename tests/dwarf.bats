@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # DWARF unwinding: samples of --call-graph dwarf (user registers and a stack copy) unwound
 # through the objects' CFI, inlined functions as frames of their own.  A program built here
-# with -O2 -g -fomit-frame-pointer and python3 are recorded by perf record_once and by precord,
+# with -O2 -g -fomit-frame-pointer and python3 are recorded by perf record and by precord,
 # and every comparison is against perf script on the same stream.
 
 bats_require_minimum_version 1.5.0
@@ -21,12 +21,12 @@ setup() {
 need_workload() {
 	need_perf
 	[ -x "$WORK/dwork" ] || skip "gcc not installed"
-	perf record_once -q --call-graph dwarf -e cpu-clock -o /dev/null true 2>/dev/null ||
-		skip "perf cannot record_once here"
+	perf record -q --call-graph dwarf -e cpu-clock -o /dev/null true 2>/dev/null ||
+		skip "perf cannot record here"
 }
 
 dwarf_pipe() {
-	record_once dwarf.pipe perf record_once -q --call-graph dwarf -e cpu-clock -F 999 -o - "$WORK/dwork" 300
+	record_once dwarf.pipe perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - "$WORK/dwork" 300
 }
 
 # compare_frames STREAM [MIN_FRAMES_PCT [MIN_SAMPLES_PCT]]: ptojson's frames against perf's
@@ -37,7 +37,7 @@ compare_frames() {
 		"$BATS_TEST_TMPDIR/out.json" "${2:-98}" "${3:-90}"
 }
 
-@test "dwarf: ptojson unwinds 'perf record_once --call-graph dwarf -o -' as perf script does" {
+@test "dwarf: ptojson unwinds 'perf record --call-graph dwarf -o -' as perf script does" {
 	need_workload
 	dwarf_pipe
 	compare_frames "$WORK/dwarf.pipe" 98
@@ -45,10 +45,10 @@ compare_frames() {
 	grep -q '"sym":"recurse".*"sym":"main"' "$BATS_TEST_TMPDIR/out.json"
 }
 
-@test "dwarf: ptojson unwinds 'perf record_once --call-graph dwarf -o FILE' as perf script does" {
+@test "dwarf: ptojson unwinds 'perf record --call-graph dwarf -o FILE' as perf script does" {
 	need_workload
 	[ -s "$WORK/dwarf.data" ] ||
-		perf record_once -q --call-graph dwarf -e cpu-clock -F 999 -o "$WORK/dwarf.data" \
+		perf record -q --call-graph dwarf -e cpu-clock -F 999 -o "$WORK/dwarf.data" \
 			"$WORK/dwork" 200 >/dev/null 2>&1
 	compare_frames "$WORK/dwarf.data" 98
 }
@@ -56,7 +56,7 @@ compare_frames() {
 @test "dwarf: python3 without frame pointers is unwound as perf script unwinds it" {
 	need_workload
 	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
-	record_once py.pipe perf record_once -q --call-graph dwarf -e cpu-clock -F 499 -o - /usr/bin/python3 -c '
+	record_once py.pipe perf record -q --call-graph dwarf -e cpu-clock -F 499 -o - /usr/bin/python3 -c '
 import json
 def f(n):
     return sum(i * i for i in range(n))
@@ -98,7 +98,7 @@ for _ in range(3):
 
 @test "dwarf: a stack copy too small for the whole stack keeps what it can unwind" {
 	need_workload
-	record_once small.pipe perf record_once -q --call-graph dwarf,128 -e cpu-clock -F 999 -o - \
+	record_once small.pipe perf record -q --call-graph dwarf,128 -e cpu-clock -F 999 -o - \
 		"$WORK/dwork" 300
 	compare_frames "$WORK/small.pipe" 98
 	# the copy ends before main: no sample reaches it, and none is an error

@@ -21,12 +21,12 @@ setup() {
 need_workload() {
 	need_perf
 	[ -x "$WORK/symwork" ] || skip "gcc not installed"
-	perf record_once -q -e cpu-clock -o /dev/null true 2>/dev/null ||
-		skip "perf cannot record_once here"
+	perf record -q -e cpu-clock -o /dev/null true 2>/dev/null ||
+		skip "perf cannot record here"
 }
 
 perf_g_pipe() {
-	record_once g.pipe perf record_once -q -g -e cpu-clock -F 999 -o - "$WORK/symwork" 300
+	record_once g.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/symwork" 300
 }
 
 # compare_frames STREAM [COMM]: ptojson's sym/dso of every frame against perf script's
@@ -37,17 +37,17 @@ compare_frames() {
 		"$BATS_TEST_TMPDIR/out.json" 99.5 98 ${2:+"$2"}
 }
 
-@test "symbols: ptojson names every frame of 'perf record_once -g -o -' as perf script does" {
+@test "symbols: ptojson names every frame of 'perf record -g -o -' as perf script does" {
 	need_workload
 	perf_g_pipe
 	run -0 compare_frames "$WORK/g.pipe"
 	echo "$output"
 }
 
-@test "symbols: ptojson names every frame of 'perf record_once -g -o FILE' as perf script does" {
+@test "symbols: ptojson names every frame of 'perf record -g -o FILE' as perf script does" {
 	need_workload
 	[ -s "$WORK/g.data" ] ||
-		perf record_once -q -g -e cpu-clock -F 999 -o "$WORK/g.data" "$WORK/symwork" 300 2>/dev/null
+		perf record -q -g -e cpu-clock -F 999 -o "$WORK/g.data" "$WORK/symwork" 300 2>/dev/null
 	run -0 compare_frames "$WORK/g.data"
 	echo "$output"
 }
@@ -61,7 +61,7 @@ compare_frames() {
 
 @test "symbols: without -g, the sample's own ip is named as perf script names it" {
 	need_workload
-	record_once nog.pipe perf record_once -q -e cpu-clock -F 999 -o - "$WORK/symwork" 300
+	record_once nog.pipe perf record -q -e cpu-clock -F 999 -o - "$WORK/symwork" 300
 	run -0 compare_frames "$WORK/nog.pipe"
 	echo "$output"
 	run -0 jq 'has("callchain") | not' <(head -n 1 "$BATS_TEST_TMPDIR/out.json")
@@ -71,7 +71,7 @@ compare_frames() {
 	need_workload
 	"$WORK/symwork" 600 &
 	local pid=$!
-	record_once sw.pipe perf record_once -q -a -g -e cpu-clock -F 499 -o - -- sleep 2
+	record_once sw.pipe perf record -q -a -g -e cpu-clock -F 499 -o - -- sleep 2
 	wait "$pid"
 	run -0 compare_frames "$WORK/sw.pipe" symwork
 	echo "$output"
@@ -127,7 +127,7 @@ compare_frames() {
 @test "symbols: an object that is gone leaves its frames unnamed, and is no error" {
 	need_workload
 	cp "$WORK/symwork" "$WORK/gone"
-	perf record_once -q -g -e cpu-clock -F 999 -o - "$WORK/gone" 50 >"$WORK/gone.pipe" 2>/dev/null
+	perf record -q -g -e cpu-clock -F 999 -o - "$WORK/gone" 50 >"$WORK/gone.pipe" 2>/dev/null
 	rm -f "$WORK/gone"
 	run -0 --separate-stderr "$BIN/ptojson" "$WORK/gone.pipe"
 	[ -z "$stderr" ]
@@ -160,7 +160,7 @@ compare_frames() {
 	local root="$BATS_TEST_TMPDIR/root"
 	mkdir -p "$root$WORK"
 	cp "$WORK/symwork" "$WORK/moved"
-	perf record_once -q -g -e cpu-clock -F 999 -o - "$WORK/moved" 50 >"$WORK/moved.pipe" 2>/dev/null
+	perf record -q -g -e cpu-clock -F 999 -o - "$WORK/moved" 50 >"$WORK/moved.pipe" 2>/dev/null
 	mv "$WORK/moved" "$root$WORK/moved"
 	"$BIN/ptojson" "$WORK/moved.pipe" >"$BATS_TEST_TMPDIR/a.json"
 	run -1 grep -c '"sym":"recurse"' "$BATS_TEST_TMPDIR/a.json"
@@ -288,8 +288,8 @@ PY
 	mkdir -p "$home"
 	cp "$WORK/symwork" "$WORK/rebuilt"
 	# the MMAP2 records carry the build-id; perf's cache lives in this test's HOME
-	HOME=$home perf record_once -q --buildid-mmap -g -e cpu-clock -F 999 -o - "$WORK/rebuilt" 50 \
-		>"$WORK/rebuilt.pipe" 2>/dev/null || skip "perf record_once has no --buildid-mmap"
+	HOME=$home perf record -q --buildid-mmap -g -e cpu-clock -F 999 -o - "$WORK/rebuilt" 50 \
+		>"$WORK/rebuilt.pipe" 2>/dev/null || skip "perf record has no --buildid-mmap"
 	rm -rf "$home/.debug"
 	sed 's/spin(200000)/spin(200001)/' "$TOP/tests/data/symbols-work.c" >"$BATS_TEST_TMPDIR/w.c"
 	gcc -O0 -fno-omit-frame-pointer -o "$WORK/rebuilt" "$BATS_TEST_TMPDIR/w.c" -lm
@@ -304,8 +304,8 @@ PY
 	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/out.json" 99.5 98
 }
 
-# rename_object IN OUT OLD NEW: IN with every MMAP/MMAP2 record_once naming OLD naming NEW instead
-# (the record_once resized to fit); prints the pid of each record_once changed
+# rename_object IN OUT OLD NEW: IN with every MMAP/MMAP2 record naming OLD naming NEW instead
+# (the record resized to fit); prints the pid of each record changed
 rename_object() {
 	python3 - "$@" <<'PY'
 import struct, sys
@@ -457,7 +457,7 @@ build_verlib() {
 @test "symbols: a version name of .dynsym (VERLIB_1) never names a function, as in perf" {
 	need_workload
 	build_verlib || skip "cannot build a shared library here"
-	record_once ver.pipe perf record_once -q -g -e cpu-clock -F 999 -o - "$WORK/vermain" 100000000
+	record_once ver.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/vermain" 100000000
 	perf_script_any "$WORK/ver.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
 	grep -q libverlib "$BATS_TEST_TMPDIR/perf.txt" || skip "no sample in the library"
 	"$BIN/ptojson" "$WORK/ver.pipe" >"$BATS_TEST_TMPDIR/out.json"
@@ -470,7 +470,7 @@ build_verlib() {
 @test "symbols: samples after their process's EXIT keep its user frames' names, as in perf" {
 	need_workload
 	# the exit path of many short processes: some samples come after their EXIT record
-	record_once exit.pipe perf record_once -q -a -g -e cpu-clock -F 999 -o - -- \
+	record_once exit.pipe perf record -q -a -g -e cpu-clock -F 999 -o - -- \
 		sh -c 'for i in $(seq 60); do "$0" 3 >/dev/null; done' "$WORK/symwork"
 	"$BIN/ptojson" --all "$WORK/exit.pipe" | python3 -c '
 import json, sys
@@ -557,7 +557,7 @@ pcount_rows() {
 	local t="$BATS_TEST_TMPDIR"
 	strip -o "$WORK/symwork-s" "$WORK/symwork"
 	# a fixed period: perf's overhead (of the period) is then the share of samples
-	record_once s.data perf record_once -q -e cpu-clock -c 1000000 -o /dev/stdout \
+	record_once s.data perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
 		"$WORK/symwork-s" 100
 	perf_report_rows "$WORK/s.data" --no-children >"$t/perf.txt"
 	grep -q '\[\.\] 0x0000' "$t/perf.txt"
@@ -577,7 +577,7 @@ pcount_rows() {
 @test "symbols: pcount --by sym --children is perf report --children (named functions)" {
 	need_workload
 	local t="$BATS_TEST_TMPDIR"
-	record_once c.data perf record_once -q -g -e cpu-clock -c 1000000 -o /dev/stdout "$WORK/symwork" 100
+	record_once c.data perf record -q -g -e cpu-clock -c 1000000 -o /dev/stdout "$WORK/symwork" 100
 	perf_report_rows "$WORK/c.data" --children >"$t/perf.all"
 	# perf names an unnamed frame of the chain by its raw address, the sample's own by
 	# its address in the object, so one address may be two rows: compared apart
