@@ -1629,7 +1629,6 @@ static int finish_all(struct ctx *c, struct ps_error *err)
 static int check_names(struct ctx *c, struct ps_error *err)
 {
 	struct ps_filter_error ferr;
-	char *caret;
 	int j;
 
 	if (ps_key__check(c->o->keys, c->s, err)) {
@@ -1663,13 +1662,7 @@ static int check_names(struct ctx *c, struct ps_error *err)
 	}
 	if (!c->where || ps_filter__check(c->where, c->s, &ferr) == 0)
 		return 0;
-	ps_msg("--where: %s", ferr.msg);
-	caret = ps_filter_error__caret(&ferr);
-	ps_caret(caret);
-	free(caret);
-	ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, NULL);
-	err->detail[0] = 0; /* already said */
-	return -1;
+	return ps_where__refuse(&ferr, err);
 }
 
 static void free_opts(struct opts *o)
@@ -1731,7 +1724,6 @@ static int setup(struct ctx *c)
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 };
-	struct ps_filter_error ferr;
 	struct ps_reader_opts ro = { 0 };
 	struct ps_reader_event ev;
 	struct ctx *c = calloc(1, sizeof(*c));
@@ -1752,19 +1744,8 @@ int main(int argc, char **argv)
 	c->overhead = !o.json && !o.folded && ps_key__by_frame(o.keys);
 	if (c->overhead)
 		ps_key__set_view(o.keys, PS_KEY_VIEW_ADDR | PS_KEY_VIEW_MARK);
-	if (o.where) {
-		const char *e = o.where;
-
-		c->where = ps_filter__parse(1, &e, &ferr);
-		if (!c->where) {
-			char *caret = ps_filter_error__caret(&ferr);
-
-			ps_msg("--where: %s", ferr.msg);
-			ps_caret(caret);
-			free(caret);
-			exit(2);
-		}
-	}
+	if (o.where)
+		c->where = ps_where__parse(o.where);
 	if (ps_stdin__refuse_tty(&o.input, 1, &err) < 0)
 		ps_die(&err);
 	ro.path = o.input;

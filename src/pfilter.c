@@ -204,6 +204,7 @@ struct run {
 	bool want_stream; /* not -c */
 	bool started;     /* the filter is checked and the output begun */
 	bool have_first;
+	int refused; /* the stream's events refuse the expression: the exit status (said) */
 	uint64_t start_ns, stop_ns;
 	unsigned long long matched;
 	struct ps_error err, oerr;
@@ -247,6 +248,7 @@ static int decide(struct run *r, const struct ps_sample *smp)
  * The header is read: check the expression against the stream's events and begin writing.
  * When the input only went idle (@final false), a stream that the check refuses may still
  * be in the middle of its header: wait for more.
+ * Return: false to wait; true when done, @r->refused set when the events refuse it.
  */
 static bool start(struct run *r, bool final)
 {
@@ -255,9 +257,8 @@ static bool start(struct run *r, bool final)
 	if (ps_filter__check(r->filter, r->s, &fe)) {
 		if (!final && fe.text)
 			return false;
-		ps_output__close(r->out, NULL);
-		ps_reader__close(r->rd);
-		exit(filter_error(&fe));
+		r->refused = filter_error(&fe);
+		return true;
 	}
 	r->started = true;
 	if (!r->want_stream)
@@ -280,7 +281,7 @@ static int handle(struct run *r, const struct ps_reader_event *ev)
 	case PS_READER_HEADER:
 		if (!start(r, ev->final))
 			ps_reader__not_yet(r->rd);
-		else if (r->want_stream && (!r->out || r->oerr.code))
+		else if (r->refused || (r->want_stream && (!r->out || r->oerr.code)))
 			return -1;
 		return 0;
 	case PS_READER_SAMPLE:
@@ -383,6 +384,14 @@ int main(int argc, char **argv)
 	while (ps_reader__next(r.rd, &ev, &r.err) > 0)
 		if (handle(&r, &ev) < 0)
 			break;
+	if (r.refused) {
+		/* nothing was written: no output file, no count */
+		ps_output__close(r.out, NULL);
+		ps_outfile__close(of, false, ps_stop, &ferr);
+		ps_reader__close(r.rd);
+		ps_filter__delete(r.filter);
+		return r.refused;
+	}
 	if (r.out)
 		ps_output__close(r.out, r.oerr.code ? &spare : &r.oerr);
 	/* a reader that went away ends quietly, whatever else happened */

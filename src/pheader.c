@@ -146,14 +146,33 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->input = a.optind < argc ? argv[a.optind] : "-";
 }
 
+/*
+ * A JSON value could not be made or kept (out of memory): the document is not whole.
+ * The builders below go on (jansson takes NULL everywhere) and main says it at the end.
+ */
+static bool nomem;
+
+/* @v appended to @arr (a reference taken over), or nomem */
+static void append(json_t *arr, json_t *v)
+{
+	if (json_array_append_new(arr, v) < 0)
+		nomem = true;
+}
+
+/* @v (a reference taken over) under @key in @o, or nomem */
+static void put(json_t *o, const char *key, json_t *v)
+{
+	if (!v || json_object_set_new(o, key, v) < 0)
+		nomem = true;
+}
+
 /* ---- reading ---- */
 
 static void add_build_id(struct state *st, const struct ps_record *rec, bool swap)
 {
 	if (st->nr_build_ids++ >= MAX_BUILD_IDS)
 		return;
-	if (json_array_append_new(st->build_ids, ps_header_json__build_id(rec, swap)) < 0)
-		ps_die_nomem();
+	append(st->build_ids, ps_header_json__build_id(rec, swap));
 }
 
 static void count(struct state *st, struct ps_session *s, const struct ps_record *rec)
@@ -214,19 +233,11 @@ static int read_input(struct ps_input *in, const struct opts *o, struct state *s
 
 /* ---- the document ---- */
 
-static void put(json_t *o, const char *key, json_t *v)
-{
-	if (!v || json_object_set_new(o, key, v) < 0)
-		ps_die_nomem();
-}
-
 static json_t *records_json(const struct state *st)
 {
 	json_t *o = json_object();
 	unsigned int t;
 
-	if (!o)
-		ps_die_nomem();
 	put(o, "TOTAL", ps_json_u64(st->total));
 	for (t = 0; t < NR_TYPES; t++) {
 		const char *name = ps_record_type_name(t);
@@ -249,24 +260,20 @@ static json_t *samples_json(struct ps_session *s, const struct state *st)
 	struct ps_attr *a;
 	size_t i;
 
-	if (!arr)
-		ps_die_nomem();
 	ps_session__for_each_attr(s, a, i) {
 		json_t *e = json_object();
 
-		if (!e || json_array_append_new(arr, e) < 0)
-			ps_die_nomem();
 		put(e, "name", ps_json_string(a->name, strlen(a->name)));
 		put(e, "index", json_integer(a->idx));
 		put(e, "samples", ps_json_u64(i < PS_MAX_ATTRS ? st->samples[i] : 0));
+		append(arr, e);
 	}
 	if (st->unattributed) {
 		json_t *e = json_object();
 
-		if (!e || json_array_append_new(arr, e) < 0)
-			ps_die_nomem();
 		put(e, "name", json_null());
 		put(e, "samples", ps_json_u64(st->unattributed));
+		append(arr, e);
 	}
 	return arr;
 }
@@ -295,8 +302,6 @@ static json_t *build_doc(struct ps_input *in, const struct opts *o, struct state
 	struct ps_attr *a;
 	size_t i;
 
-	if (!doc)
-		ps_die_nomem();
 	put(doc, "input", ps_json_string(name, strlen(name)));
 	put(doc, "format",
 	    json_string(ps_input__format(in) == PS_FORMAT_FILE ? "perf.data" : "pipe"));
@@ -304,13 +309,9 @@ static json_t *build_doc(struct ps_input *in, const struct opts *o, struct state
 	put(doc, "read_to_end", json_boolean(st->to_end));
 	if (!o->stats) {
 		events = json_array();
-		if (!events)
-			ps_die_nomem();
+		ps_session__for_each_attr(s, a, i)
+			append(events, ps_header_json__attr(a));
 		put(doc, "events", events);
-		ps_session__for_each_attr(s, a, i) {
-			if (json_array_append_new(events, ps_header_json__attr(a)) < 0)
-				ps_die_nomem();
-		}
 		put(doc, "features", ps_header_json__features(s));
 		put(doc, "tracepoints", ps_header_json__tracepoints(s));
 		terr = ps_session__tracing_error(s);
@@ -774,6 +775,8 @@ int main(int argc, char **argv)
 	if (o.schema)
 		return print_schema(in, &o, st, &err);
 	doc = build_doc(in, &o, st, &err);
+	if (nomem)
+		ps_die_nomem();
 	if (o.json) {
 		/* a write error (a full disk) is said below, as standard output's */
 		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(17)) < 0 &&

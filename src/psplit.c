@@ -107,28 +107,6 @@ static const struct ps_cmdline cmdline = {
 	          "Examples: psplit --by cpu -d cpus trace.pipe\n"
 	          "          perf record -o - -a -e sched:sched_switch sleep 9 | psplit -t 1\n",
 };
-/* "4096", "64k", "10m", "1g" as bytes */
-static uint64_t parse_size(const char *arg)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mul = 1;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (end != arg && !errno && *arg != '-') {
-		if (*end == 'k' || *end == 'K')
-			mul = 1ULL << 10, end++;
-		else if (*end == 'm' || *end == 'M')
-			mul = 1ULL << 20, end++;
-		else if (*end == 'g' || *end == 'G')
-			mul = 1ULL << 30, end++;
-		if (!*end && v > 0 && v <= UINT64_MAX / mul)
-			return v * mul;
-	}
-	ps_usage_error("-b: '%s' is not a size (4096, 64k, 10m, 1g)", arg);
-}
-
 static void set_mode(struct opts *o, enum mode m)
 {
 	if (o->mode != MODE_NONE && o->mode != m)
@@ -152,7 +130,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		switch (c) {
 		case 'b':
 			set_mode(o, MODE_SIZE);
-			o->size = parse_size(a.arg);
+			o->size = ps_parse_size(a.arg, UINT64_MAX, "-b");
 			break;
 		case 'd':
 			o->dir = a.arg;
@@ -273,7 +251,6 @@ static struct memo *memo_slot(struct memo *memo, const struct ps_sample *smp, ui
 static int check_where(struct run *r, struct ps_error *err)
 {
 	struct ps_filter_error ferr;
-	char *caret;
 
 	r->checked = true;
 	if (r->o->by && ps_key__check(r->o->by, r->s, err)) {
@@ -284,13 +261,7 @@ static int check_where(struct run *r, struct ps_error *err)
 	}
 	if (!r->where || ps_filter__check(r->where, r->s, &ferr) == 0)
 		return 0;
-	ps_msg("--where: %s", ferr.msg);
-	caret = ps_filter_error__caret(&ferr);
-	ps_caret(caret);
-	free(caret);
-	ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, NULL);
-	err->detail[0] = 0; /* already said */
-	return -1;
+	return ps_where__refuse(&ferr, err);
 }
 
 /* The piece of a sample the memo does not know, or of a run that cuts by other than keys. */
@@ -558,20 +529,8 @@ int main(int argc, char **argv)
 	ps_signals__init();
 	parse_args(argc, argv, &o);
 	r.o = &o;
-	if (o.where) {
-		struct ps_filter_error ferr;
-		const char *e = o.where;
-
-		r.where = ps_filter__parse(1, &e, &ferr);
-		if (!r.where) {
-			char *caret = ps_filter_error__caret(&ferr);
-
-			ps_msg("--where: %s", ferr.msg);
-			ps_caret(caret);
-			free(caret);
-			return 2;
-		}
-	}
+	if (o.where)
+		r.where = ps_where__parse(o.where);
 	if (o.dir && mkdir(o.dir, 0777) < 0 && errno != EEXIST) {
 		ps_error__sys(&err, PS_ESYS, o.dir, "cannot make the directory");
 		ps_die(&err);

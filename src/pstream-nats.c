@@ -100,28 +100,6 @@ static const struct ps_cmdline cmdline = {
 	        "          pstream-nats sub 'hosts.*' | pcount --by input,comm -i 5\n",
 };
 
-/* "4096", "64k", "10m", "1g" as bytes */
-static uint64_t parse_size(const char *arg, const char *what)
-{
-	unsigned long long v;
-	uint64_t mul = 1;
-	char *end;
-
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (end != arg && !errno && *arg != '-') {
-		if (*end == 'k' || *end == 'K')
-			mul = 1ULL << 10, end++;
-		else if (*end == 'm' || *end == 'M')
-			mul = 1ULL << 20, end++;
-		else if (*end == 'g' || *end == 'G')
-			mul = 1ULL << 30, end++;
-		if (!*end && v > 0 && v <= (INT64_MAX >> 1) / mul)
-			return v * mul;
-	}
-	ps_usage_error("%s: '%s' is not a size (4096, 64k, 10m, 1g)", what, arg);
-}
-
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	struct ps_common_opts co;
@@ -137,13 +115,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->url = a.arg;
 			break;
 		case OPT_BATCH:
-			o->batch = parse_size(a.arg, "--batch");
+			o->batch = ps_parse_size(a.arg, INT64_MAX >> 1, "--batch");
 			break;
 		case OPT_BUFFER:
-			o->buffer = parse_size(a.arg, "--buffer");
+			o->buffer = ps_parse_size(a.arg, INT64_MAX >> 1, "--buffer");
 			break;
 		case OPT_MAX_BYTES:
-			o->max_bytes = parse_size(a.arg, "--max-bytes");
+			o->max_bytes = ps_parse_size(a.arg, INT64_MAX >> 1, "--max-bytes");
 			break;
 		case OPT_MAX_AGE:
 			o->max_age = ps_parse_duration(a.arg, 1000000000ULL,

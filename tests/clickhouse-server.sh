@@ -19,35 +19,14 @@
 set -uo pipefail
 
 prog=clickhouse-server.sh
-die()
-{
-	echo "$prog: $*" >&2
-	exit 1
-}
-
-[ $# = 2 ] || {
-	echo "usage: $prog start|stop|port DIR" >&2
-	exit 2
-}
+usage="start|stop|port DIR"
+. "$(dirname "$0")/server-lib.sh"
+[ $# = 2 ] || usage
 cmd=$1
 dir=$2
 
 server=$(command -v clickhouse-server || echo /usr/sbin/clickhouse-server)
 client=$(command -v clickhouse-client || true)
-
-free_port()
-{
-	local p i
-	for i in $(seq 50); do
-		p=$((20000 + RANDOM % 30000))
-		# nothing listening there (bash's /dev/tcp: a refused connect is a free port)
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
 
 write_config()
 {
@@ -145,9 +124,7 @@ EOF
 
 alive()
 {
-	local pid
-	pid=$(cat "$dir/run/server.pid" 2>/dev/null) || return 1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+	pid_alive "$dir/run/server.pid"
 }
 
 answers()
@@ -217,31 +194,12 @@ start()
 stop()
 {
 	[ -d "$dir" ] || return 0
-	local pid i
-	pid=$(cat "$dir/run/server.pid" 2>/dev/null) || return 0
-	[ -n "$pid" ] || return 0
-	kill "$pid" 2>/dev/null || {
-		rm -f "$dir/run/server.pid"
-		return 0
-	}
-	for i in $(seq 300); do
-		kill -0 "$pid" 2>/dev/null || {
-			rm -f "$dir/run/server.pid"
-			return 0
-		}
-		sleep 0.1
-	done
-	kill -9 "$pid" 2>/dev/null
-	sleep 0.2
-	rm -f "$dir/run/server.pid"
+	stop_pid "$dir/run/server.pid" 300
 }
 
 case $cmd in
 start) start ;;
 stop) stop ;;
 port) cat "$dir/port" ;;
-*)
-	echo "usage: $prog start|stop|port DIR" >&2
-	exit 2
-	;;
+*) usage ;;
 esac

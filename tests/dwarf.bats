@@ -25,35 +25,13 @@ need_workload() {
 		skip "perf cannot record here"
 }
 
-# record NAME ARGS...: a stream, once per file
-record() {
-	local name=$1
-	shift
-	[ -s "$WORK/$name" ] && return 0
-	"$@" >"$WORK/$name.tmp" 2>"$WORK/$name.err" || {
-		cat "$WORK/$name.err"
-		return 1
-	}
-	mv "$WORK/$name.tmp" "$WORK/$name"
-}
-
 dwarf_pipe() {
-	record dwarf.pipe perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - "$WORK/dwork" 300
-}
-
-perf_script() {
-	local f=$1
-	shift
-	if [[ "$f" == *.data ]]; then
-		perf script -i "$f" "$@" 2>/dev/null
-	else
-		perf script -i - "$@" <"$f" 2>/dev/null
-	fi
+	record_once dwarf.pipe perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - "$WORK/dwork" 300
 }
 
 # compare_frames STREAM [MIN_FRAMES_PCT [MIN_SAMPLES_PCT]]: ptojson's frames against perf's
 compare_frames() {
-	perf_script "$1" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	perf_script_any "$1" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
 	"$BIN/ptojson" "$1" >"$BATS_TEST_TMPDIR/out.json"
 	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
 		"$BATS_TEST_TMPDIR/out.json" "${2:-98}" "${3:-90}"
@@ -78,7 +56,7 @@ compare_frames() {
 @test "dwarf: python3 without frame pointers is unwound as perf script unwinds it" {
 	need_workload
 	[ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
-	record py.pipe perf record -q --call-graph dwarf -e cpu-clock -F 499 -o - /usr/bin/python3 -c '
+	record_once py.pipe perf record -q --call-graph dwarf -e cpu-clock -F 499 -o - /usr/bin/python3 -c '
 import json
 def f(n):
     return sum(i * i for i in range(n))
@@ -91,7 +69,7 @@ for _ in range(3):
 @test "dwarf: inlined functions are frames of their own, as perf script shows them" {
 	need_workload
 	dwarf_pipe
-	perf_script "$WORK/dwarf.pipe" -F ip,sym >"$BATS_TEST_TMPDIR/perf.txt"
+	perf_script_any "$WORK/dwarf.pipe" -F ip,sym >"$BATS_TEST_TMPDIR/perf.txt"
 	theirs=$(grep -c 'mix_inline (inlined)' "$BATS_TEST_TMPDIR/perf.txt" || true)
 	[ "$theirs" -gt 0 ] || skip "perf shows no inlined frame here"
 	"$BIN/ptojson" "$WORK/dwarf.pipe" >"$BATS_TEST_TMPDIR/out.json"
@@ -107,9 +85,7 @@ for _ in range(3):
 @test "dwarf: pcount --folded is perf's stackcollapse, inlined frames included" {
 	need_workload
 	dwarf_pipe
-	perf script report stackcollapse -i - <"$WORK/dwarf.pipe" 2>/dev/null |
-		sort >"$BATS_TEST_TMPDIR/perf.folded" || skip "perf has no python scripting"
-	[ -s "$BATS_TEST_TMPDIR/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	perf_folded "$WORK/dwarf.pipe" "$BATS_TEST_TMPDIR/perf.folded"
 	grep -q ';mix_inline' "$BATS_TEST_TMPDIR/perf.folded"
 	"$BIN/pcount" --folded "$WORK/dwarf.pipe" | sort >"$BATS_TEST_TMPDIR/ours.folded"
 	grep -q ';mix_inline' "$BATS_TEST_TMPDIR/ours.folded"
@@ -122,7 +98,7 @@ for _ in range(3):
 
 @test "dwarf: a stack copy too small for the whole stack keeps what it can unwind" {
 	need_workload
-	record small.pipe perf record -q --call-graph dwarf,128 -e cpu-clock -F 999 -o - \
+	record_once small.pipe perf record -q --call-graph dwarf,128 -e cpu-clock -F 999 -o - \
 		"$WORK/dwork" 300
 	compare_frames "$WORK/small.pipe" 98
 	# the copy ends before main: no sample reaches it, and none is an error
@@ -132,7 +108,7 @@ for _ in range(3):
 
 @test "dwarf: precord --call-graph dwarf writes perf's attr, and both unwind it alike" {
 	need_workload
-	record precord.pipe "$BIN/precord" -q --call-graph dwarf -e cpu-clock -F 999 \
+	record_once precord.pipe "$BIN/precord" -q --call-graph dwarf -e cpu-clock -F 999 \
 		-o /dev/stdout "$WORK/dwork" 300
 	perf evlist -v -i - <"$WORK/precord.pipe" 2>/dev/null >"$BATS_TEST_TMPDIR/ours.attr"
 	dwarf_pipe

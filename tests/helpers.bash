@@ -89,6 +89,83 @@ perf_script_pipe() {
 	perf script -i - "${@:2}" <"$1"
 }
 
+# perf script's view of a stream FILE [ARGS...]: -i FILE for a perf.data file (by its name),
+# standard input for a pipe; perf's warnings dropped
+perf_script_any() {
+	local f=$1
+	shift
+	if [[ "$f" == *.data ]]; then
+		perf script -i "$f" "$@" 2>/dev/null
+	else
+		perf script -i - "$@" <"$f" 2>/dev/null
+	fi
+}
+
+# perf_folded STREAM OUT: perf's stackcollapse lines of the pipe STREAM, sorted, into OUT;
+# skip where perf has no python scripting or it gives nothing
+perf_folded() {
+	perf script report stackcollapse -i - <"$1" 2>/dev/null | sort >"$2" ||
+		skip "perf has no python scripting"
+	[ -s "$2" ] || skip "perf's stackcollapse gave nothing"
+}
+
+# a program recorded (-g) into $BATS_TEST_TMPDIR/moved.pipe, then moved under
+# $BATS_TEST_TMPDIR/root: its frames are named only through --symfs
+moved_recording() {
+	need_perf
+	command -v gcc >/dev/null || skip "gcc not installed"
+	local t=$BATS_TEST_TMPDIR
+	gcc -O0 -g -fno-omit-frame-pointer -o "$t/moved" "$TOP/tests/data/symbols-work.c" -lm
+	perf record -q -g -e cpu-clock -F 999 -o - "$t/moved" 50 >"$t/moved.pipe" 2>/dev/null ||
+		skip "perf cannot record here"
+	mkdir -p "$t/root$t"
+	mv "$t/moved" "$t/root$t/moved"
+}
+
+# help_starts PROG TEXT: PROG --help prints what starts with TEXT on stdout, nothing on
+# stderr, and exits 0
+help_starts() {
+	run -0 --separate-stderr "$BIN/$1" --help
+	[[ "$output" == "$2"* ]]
+	[ -z "$stderr" ]
+}
+
+# terminal_refused CMD CMD_F: with standard output on a terminal (script(1)), the shell
+# command CMD refuses to write a binary stream there, and CMD_F (CMD with -f, its output
+# sent to /dev/null) exits 0
+terminal_refused() {
+	command -v script >/dev/null || skip "script(1) not installed"
+	run script -qec "$1" /dev/null
+	[[ "$output" == *"refusing to write a binary stream to a terminal"* ]]
+	run script -qec "$2 > /dev/null; echo rc=\$?" /dev/null
+	[[ "$output" == *"rc=0"* ]]
+}
+
+# version_names PROG: PROG --version prints "PROG (pstream) VERSION" and exits 0
+version_names() {
+	run -0 "$BIN/$1" --version
+	[[ "$output" == "$1 (pstream) "* ]]
+}
+
+# usage_refused PROG ARGS...: PROG ARGS exits 2 with its usage line on stderr
+usage_refused() {
+	run -2 --separate-stderr "$BIN/$1" "${@:2}"
+	[[ "$stderr" == *"usage: $1"* ]]
+}
+
+# record_once NAME CMD...: CMD's standard output as $WORK/NAME, made once per file (its
+# stderr shown when it fails)
+record_once() {
+	local name=$1
+	shift
+	[ -s "$WORK/$name" ] && return 0
+	"$@" >"$WORK/$name.tmp" 2>"$WORK/$name.err" || {
+		cat "$WORK/$name.err"
+		return 1
+	}
+	mv "$WORK/$name.tmp" "$WORK/$name"
+}
+
 # run a program built with ASan/UBSan (build/san/bin); only statuses 0, 1 and 2 with no
 # sanitizer report pass
 clean_run() {

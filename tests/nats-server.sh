@@ -15,34 +15,13 @@
 set -uo pipefail
 
 prog=nats-server.sh
-die()
-{
-	echo "$prog: $*" >&2
-	exit 1
-}
-
-[ $# = 2 ] || {
-	echo "usage: $prog start|stop|url DIR" >&2
-	exit 2
-}
+usage="start|stop|url DIR"
+. "$(dirname "$0")/server-lib.sh"
+[ $# = 2 ] || usage
 cmd=$1
 dir=$2
 
 server=$(command -v nats-server || echo /usr/bin/nats-server)
-
-free_port()
-{
-	local p i
-	for i in $(seq 50); do
-		p=$((20000 + RANDOM % 30000))
-		# nothing listening there (bash's /dev/tcp: a refused connect is a free port)
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return 0
-		fi
-	done
-	return 1
-}
 
 write_config()
 {
@@ -66,9 +45,7 @@ EOF
 
 alive()
 {
-	local pid
-	pid=$(cat "$dir/server.pid" 2>/dev/null) || return 1
-	[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+	pid_alive "$dir/server.pid"
 }
 
 answers()
@@ -118,31 +95,12 @@ start()
 stop()
 {
 	[ -d "$dir" ] || return 0
-	local pid i
-	pid=$(cat "$dir/server.pid" 2>/dev/null) || return 0
-	[ -n "$pid" ] || return 0
-	kill "$pid" 2>/dev/null || {
-		rm -f "$dir/server.pid"
-		return 0
-	}
-	for i in $(seq 100); do
-		kill -0 "$pid" 2>/dev/null || {
-			rm -f "$dir/server.pid"
-			return 0
-		}
-		sleep 0.1
-	done
-	kill -9 "$pid" 2>/dev/null
-	sleep 0.2
-	rm -f "$dir/server.pid"
+	stop_pid "$dir/server.pid" 100
 }
 
 case $cmd in
 start) start ;;
 stop) stop ;;
 url) cat "$dir/url" ;;
-*)
-	echo "usage: $prog start|stop|url DIR" >&2
-	exit 2
-	;;
+*) usage ;;
 esac

@@ -465,18 +465,6 @@ tmux_wait() {
 }
 
 
-# a program recorded, then moved under a root: its frames are named only through --symfs
-moved_recording() {
-	need_perf
-	command -v gcc >/dev/null || skip "gcc not installed"
-	local t=$BATS_TEST_TMPDIR
-	gcc -O0 -g -fno-omit-frame-pointer -o "$t/moved" "$TOP/tests/data/symbols-work.c" -lm
-	perf record -q -g -e cpu-clock -F 999 -o - "$t/moved" 50 >"$t/moved.pipe" 2>/dev/null ||
-		skip "perf cannot record here"
-	mkdir -p "$t/root$t"
-	mv "$t/moved" "$t/root$t/moved"
-}
-
 @test "pcount: --symfs DIR names the frames of a moved object as perf script --symfs does" {
 	moved_recording
 	local t=$BATS_TEST_TMPDIR

@@ -69,19 +69,15 @@ record_at() {
 # ---- the command line ----
 
 @test "pfilter: --help prints the usage on stdout and exits 0" {
-	run -0 --separate-stderr "$BIN/pfilter" --help
-	[[ "$output" == "usage: pfilter [-cfqv] [--explain] [--only-samples] [--start time] [--stop time] [--pair spec] [--symfs dir] [--kallsyms file] [-i file] [-o file] [expression ...]"* ]]
-	[ -z "$stderr" ]
+	help_starts pfilter "usage: pfilter [-cfqv] [--explain] [--only-samples] [--start time] [--stop time] [--pair spec] [--symfs dir] [--kallsyms file] [-i file] [-o file] [expression ...]"
 }
 
 @test "pfilter: --version names the program and pstream" {
-	run -0 "$BIN/pfilter" --version
-	[[ "$output" == "pfilter (pstream) "* ]]
+	version_names pfilter
 }
 
 @test "pfilter: an unknown option, or no expression, is a usage error" {
-	run -2 --separate-stderr "$BIN/pfilter" --no-such-option comm=dd
-	[[ "$stderr" == *"usage: pfilter"* ]]
+	usage_refused pfilter --no-such-option comm=dd
 	run -2 --separate-stderr "$BIN/pfilter"
 	[[ "$stderr" == "pfilter: an expression is needed, as in: pfilter comm=NAME"* ]]
 	run -2 --separate-stderr "$BIN/pfilter" --start 1x comm=dd
@@ -583,11 +579,8 @@ pid = x
 }
 
 @test "pfilter: refuses to write a binary stream to a terminal unless -f" {
-	command -v script >/dev/null || skip "script(1) not installed"
-	run script -qec "$BIN/pfilter comm=dd < $(fixture rawsys-dd.pipe)" /dev/null
-	[[ "$output" == *"refusing to write a binary stream to a terminal"* ]]
-	run script -qec "$BIN/pfilter -f comm=dd < $(fixture rawsys-dd.pipe) > /dev/null; echo rc=\$?" /dev/null
-	[[ "$output" == *"rc=0"* ]]
+	terminal_refused "$BIN/pfilter comm=dd < $(fixture rawsys-dd.pipe)" \
+		"$BIN/pfilter -f comm=dd < $(fixture rawsys-dd.pipe)"
 }
 
 # One live run: the stream up to byte $2 is written and passed through, then the $3 bytes
@@ -722,18 +715,6 @@ PY
 			[ "$rss" -lt $((mib * 1024 * 3 / 2)) ]
 		done
 	done
-}
-
-# a program recorded, then moved under a root: its frames are named only through --symfs
-moved_recording() {
-	need_perf
-	command -v gcc >/dev/null || skip "gcc not installed"
-	local t=$BATS_TEST_TMPDIR
-	gcc -O0 -g -fno-omit-frame-pointer -o "$t/moved" "$TOP/tests/data/symbols-work.c" -lm
-	perf record -q -g -e cpu-clock -F 999 -o - "$t/moved" 50 >"$t/moved.pipe" 2>/dev/null ||
-		skip "perf cannot record here"
-	mkdir -p "$t/root$t"
-	mv "$t/moved" "$t/root$t/moved"
 }
 
 @test "pfilter: --symfs DIR names the frames of a moved object as perf script --symfs does" {

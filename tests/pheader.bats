@@ -38,13 +38,11 @@ perf_record_counts() {
 }
 
 @test "pheader: --version names the program and pstream" {
-	run -0 "$BIN/pheader" --version
-	[[ "$output" == "pheader (pstream) "* ]]
+	version_names pheader
 }
 
 @test "pheader: an unknown option or a second operand is a usage error" {
-	run -2 --separate-stderr "$BIN/pheader" --no-such-option
-	[[ "$stderr" == *"usage: pheader"* ]]
+	usage_refused pheader --no-such-option
 	run -2 --separate-stderr "$BIN/pheader" "$DATA/rawsys-dd.pipe" "$DATA/rawsys-dd.pipe"
 	[[ "$stderr" == "pheader: "* ]]
 }

@@ -91,20 +91,16 @@ summary_of() {
 }
 
 @test "precord: --help prints the usage on stdout and exits 0" {
-	run -0 --separate-stderr "$BIN/precord" --help
-	[[ "$output" == "usage: precord "* ]]
+	help_starts precord "usage: precord "
 	[[ "$output" == *"--no-exclude-self"* ]]
-	[ -z "$stderr" ]
 }
 
 @test "precord: --version names the program and pstream" {
-	run -0 "$BIN/precord" --version
-	[[ "$output" == "precord (pstream) "* ]]
+	version_names precord
 }
 
 @test "precord: command line mistakes exit 2 with a message" {
-	run -2 --separate-stderr "$BIN/precord" --no-such-option
-	[[ "$stderr" == *"usage: precord"* ]]
+	usage_refused precord --no-such-option
 	run -2 --separate-stderr "$BIN/precord" -c 10 -F 99 true
 	[[ "$stderr" == "precord: -c and -F exclude each other"* ]]
 	run -2 --separate-stderr "$BIN/precord" --filter 'fd == 1' -e sched:sched_switch true
@@ -472,11 +468,7 @@ ring_bytes() {
 
 @test "precord: refuses to write a binary stream to a terminal unless -f" {
 	need_events
-	command -v script >/dev/null || skip "script(1) not installed"
-	run script -qec "'$BIN/precord' -e cpu-clock -- true" /dev/null
-	[[ "$output" == *"refusing to write a binary stream to a terminal"* ]]
-	run script -qec "'$BIN/precord' -q -f -e cpu-clock -- true > /dev/null; echo rc=\$?" /dev/null
-	[[ "$output" == *"rc=0"* ]]
+	terminal_refused "'$BIN/precord' -e cpu-clock -- true" "'$BIN/precord' -q -f -e cpu-clock -- true"
 }
 
 @test "precord: -C records only the CPUs listed" {

@@ -25,36 +25,13 @@ need_workload() {
 		skip "perf cannot record here"
 }
 
-# record NAME ARGS...: a stream of the workload, once per file
-record() {
-	local name=$1
-	shift
-	[ -s "$WORK/$name" ] && return 0
-	"$@" >"$WORK/$name.tmp" 2>"$WORK/$name.err" || {
-		cat "$WORK/$name.err"
-		return 1
-	}
-	mv "$WORK/$name.tmp" "$WORK/$name"
-}
-
 perf_g_pipe() {
-	record g.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/symwork" 300
-}
-
-# perf script's view of a stream: -i FILE for a perf.data file, stdin for a pipe
-perf_script() {
-	local f=$1
-	shift
-	if [[ "$f" == *.data ]]; then
-		perf script -i "$f" "$@" 2>/dev/null
-	else
-		perf script -i - "$@" <"$f" 2>/dev/null
-	fi
+	record_once g.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/symwork" 300
 }
 
 # compare_frames STREAM [COMM]: ptojson's sym/dso of every frame against perf script's
 compare_frames() {
-	perf_script "$1" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	perf_script_any "$1" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
 	"$BIN/ptojson" "$1" >"$BATS_TEST_TMPDIR/out.json"
 	python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
 		"$BATS_TEST_TMPDIR/out.json" 99.5 98 ${2:+"$2"}
@@ -77,14 +54,14 @@ compare_frames() {
 
 @test "symbols: ptojson names every frame of 'precord -g' as perf script does" {
 	need_workload
-	record pre.pipe "$BIN/precord" -g -e cpu-clock -F 999 -- "$WORK/symwork" 300
+	record_once pre.pipe "$BIN/precord" -g -e cpu-clock -F 999 -- "$WORK/symwork" 300
 	run -0 compare_frames "$WORK/pre.pipe"
 	echo "$output"
 }
 
 @test "symbols: without -g, the sample's own ip is named as perf script names it" {
 	need_workload
-	record nog.pipe perf record -q -e cpu-clock -F 999 -o - "$WORK/symwork" 300
+	record_once nog.pipe perf record -q -e cpu-clock -F 999 -o - "$WORK/symwork" 300
 	run -0 compare_frames "$WORK/nog.pipe"
 	echo "$output"
 	run -0 jq 'has("callchain") | not' <(head -n 1 "$BATS_TEST_TMPDIR/out.json")
@@ -94,7 +71,7 @@ compare_frames() {
 	need_workload
 	"$WORK/symwork" 600 &
 	local pid=$!
-	record sw.pipe perf record -q -a -g -e cpu-clock -F 499 -o - -- sleep 2
+	record_once sw.pipe perf record -q -a -g -e cpu-clock -F 499 -o - -- sleep 2
 	wait "$pid"
 	run -0 compare_frames "$WORK/sw.pipe" symwork
 	echo "$output"
@@ -106,9 +83,7 @@ compare_frames() {
 @test "symbols: the folded stacks of every sample are perf's stackcollapse lines" {
 	need_workload
 	perf_g_pipe
-	perf script report stackcollapse -i - <"$WORK/g.pipe" 2>/dev/null | sort >"$BATS_TEST_TMPDIR/perf.folded" ||
-		skip "perf has no python scripting"
-	[ -s "$BATS_TEST_TMPDIR/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	perf_folded "$WORK/g.pipe" "$BATS_TEST_TMPDIR/perf.folded"
 	"$TOOLS/pfold" "$WORK/g.pipe" | sort | uniq -c |
 		sed -E 's/^ *([0-9]+) (.*)$/\2 \1/' | sort >"$BATS_TEST_TMPDIR/ours.folded"
 	cmp_or_show "$BATS_TEST_TMPDIR/perf.folded" "$BATS_TEST_TMPDIR/ours.folded"
@@ -130,7 +105,7 @@ compare_frames() {
 		"$BATS_TEST_TMPDIR/out.json"
 	[[ "$output" != *false* ]]
 	# symoff is perf script's +0x offset
-	perf_script "$WORK/g.pipe" -F ip,sym,symoff -G | head -n 20 | awk '{print $2}' \
+	perf_script_any "$WORK/g.pipe" -F ip,sym,symoff -G | head -n 20 | awk '{print $2}' \
 		>"$BATS_TEST_TMPDIR/perf.symoff"
 	jq -r 'if .sym then "\(.symoff) \(.sym)" else "- [unknown]" end' \
 		"$BATS_TEST_TMPDIR/out.json" | head -n 20 |
@@ -160,7 +135,7 @@ compare_frames() {
 	run -0 jq -r '.callchain[0] | select(.dso | endswith("/gone")) | has("sym")' <<<"$output"
 	[[ "$output" == *false* && "$output" != *true* ]]
 	# as perf script says too
-	run -0 perf_script "$WORK/gone.pipe" -F ip,sym,dso -G
+	run -0 perf_script_any "$WORK/gone.pipe" -F ip,sym,dso -G
 	[[ "$output" == *"[unknown] ("*"/gone)"* ]]
 }
 
@@ -200,7 +175,7 @@ compare_frames() {
 @test "symbols: pcount --by sym equals the leaf-symbol counts of perf script -G -F ip,sym" {
 	need_workload
 	perf_g_pipe
-	perf_script "$WORK/g.pipe" -G -F ip,sym | awk '{ $1 = ""; print substr($0, 2) }' |
+	perf_script_any "$WORK/g.pipe" -G -F ip,sym | awk '{ $1 = ""; print substr($0, 2) }' |
 		sort | uniq -c | awk '{ c = $1; $1 = ""; print substr($0, 2) "\t" c }' |
 		sort >"$BATS_TEST_TMPDIR/perf.txt"
 	"$BIN/pcount" -j --by sym "$WORK/g.pipe" | jq -r '.rows[] | "\(.sym)\t\(.count)"' |
@@ -212,7 +187,7 @@ compare_frames() {
 @test "symbols: pcount --by dso, and sym with other keys and --interval" {
 	need_workload
 	perf_g_pipe
-	perf_script "$WORK/g.pipe" -G -F ip,dso | sed -E 's/^ *[0-9a-f]+ \(//; s/\)$//' | sort | uniq -c |
+	perf_script_any "$WORK/g.pipe" -G -F ip,dso | sed -E 's/^ *[0-9a-f]+ \(//; s/\)$//' | sort | uniq -c |
 		awk '{ print $2 "\t" $1 }' | sort >"$BATS_TEST_TMPDIR/perf.txt"
 	"$BIN/pcount" -j --by dso "$WORK/g.pipe" | jq -r '.rows[] | "\(.dso)\t\(.count)"' |
 		sort >"$BATS_TEST_TMPDIR/ours.txt"
@@ -220,15 +195,13 @@ compare_frames() {
 	# per interval, the counts add up to the whole
 	run -0 "$BIN/pcount" -j --by comm,sym,dso -i 100ms "$WORK/g.pipe"
 	[ "$(jq -s '[.[].rows[] | select(.sym == "spin") | .count] | add' <<<"$output")" = \
-		"$(perf_script "$WORK/g.pipe" -G -F ip,sym | awk '$2 == "spin"' | wc -l)" ]
+		"$(perf_script_any "$WORK/g.pipe" -G -F ip,sym | awk '$2 == "spin"' | wc -l)" ]
 }
 
 @test "symbols: pcount --folded equals perf's stackcollapse, and gives one block per interval" {
 	need_workload
 	perf_g_pipe
-	perf script report stackcollapse -i - <"$WORK/g.pipe" 2>/dev/null | sort >"$BATS_TEST_TMPDIR/perf.folded" ||
-		skip "perf has no python scripting"
-	[ -s "$BATS_TEST_TMPDIR/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	perf_folded "$WORK/g.pipe" "$BATS_TEST_TMPDIR/perf.folded"
 	"$BIN/pcount" --folded "$WORK/g.pipe" >"$BATS_TEST_TMPDIR/ours.folded"
 	# written in stackcollapse's own order
 	sort -c "$BATS_TEST_TMPDIR/ours.folded"
@@ -262,10 +235,10 @@ PY
 	perf_g_pipe
 	local name
 	for name in spin do_syscall_64 __GI___libc_write; do
-		perf_script "$WORK/g.pipe" -G -F tid,time,ip,sym |
+		perf_script_any "$WORK/g.pipe" -G -F tid,time,ip,sym |
 			awk -v n="$name" '$4 == n { print $1, $2 }' >"$BATS_TEST_TMPDIR/perf.txt"
 		"$BIN/pfilter" -i "$WORK/g.pipe" "sym = $name" >"$BATS_TEST_TMPDIR/kept.pipe"
-		perf_script "$BATS_TEST_TMPDIR/kept.pipe" -G -F tid,time >"$BATS_TEST_TMPDIR/ours.txt"
+		perf_script_any "$BATS_TEST_TMPDIR/kept.pipe" -G -F tid,time >"$BATS_TEST_TMPDIR/ours.txt"
 		sed -i 's/^ *//; s/  */ /g; s/ *$//' "$BATS_TEST_TMPDIR/ours.txt"
 		[ -s "$BATS_TEST_TMPDIR/perf.txt" ] || [ "$name" != spin ]
 		cmp_or_show "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/ours.txt"
@@ -276,7 +249,7 @@ PY
 	need_workload
 	perf_g_pipe
 	# the samples with a frame in a function whose name holds "sys_"
-	perf_script "$WORK/g.pipe" -F tid,time,ip,sym | awk '
+	perf_script_any "$WORK/g.pipe" -F tid,time,ip,sym | awk '
 		/^[^\t]/ { key = $1 " " $2 } /^\t/ && $2 ~ /sys_/ { hit[key] = 1 }
 		END { for (k in hit) print k }' | sort >"$BATS_TEST_TMPDIR/perf.txt"
 	"$BIN/pfilter" -i "$WORK/g.pipe" 'stack contains "sys_"' |
@@ -286,7 +259,7 @@ PY
 	cmp_or_show "$BATS_TEST_TMPDIR/perf.txt" "$BATS_TEST_TMPDIR/ours.txt"
 	# dso, with a string operator; its count is perf's
 	run -0 "$BIN/pfilter" -c -i "$WORK/g.pipe" 'dso endswith "/symwork"'
-	[ "$output" = "$(perf_script "$WORK/g.pipe" -G -F ip,dso | grep -c '/symwork)$')" ]
+	[ "$output" = "$(perf_script_any "$WORK/g.pipe" -G -F ip,dso | grep -c '/symwork)$')" ]
 	# and pcount --where reads them too
 	run -0 "$BIN/pcount" -j --by sym -w 'sym startswith "spi"' "$WORK/g.pipe"
 	[ "$(jq -r '.rows[0].sym' <<<"$output")" = spin ]
@@ -299,7 +272,7 @@ PY
 	[[ "$output" == *"sym"* && "$output" == *" [.] spin "* ]]
 	# the sum over its intervals is the whole (OVERHEAD COUNT [.] spin OBJECT)
 	[ "$(awk '$4 == "spin" { s += $2 } END { print s }' <<<"$output")" = \
-		"$(perf_script "$WORK/g.pipe" -G -F ip,sym | awk '$2 == "spin"' | wc -l)" ]
+		"$(perf_script_any "$WORK/g.pipe" -G -F ip,sym | awk '$2 == "spin"' | wc -l)" ]
 	run -2 "$BIN/ptop" 1 2
 	# live: the whole machine for a few seconds, the workload's function among the top
 	"$WORK/symwork" 400 &
@@ -484,8 +457,8 @@ build_verlib() {
 @test "symbols: a version name of .dynsym (VERLIB_1) never names a function, as in perf" {
 	need_workload
 	build_verlib || skip "cannot build a shared library here"
-	record ver.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/vermain" 100000000
-	perf_script "$WORK/ver.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	record_once ver.pipe perf record -q -g -e cpu-clock -F 999 -o - "$WORK/vermain" 100000000
+	perf_script_any "$WORK/ver.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
 	grep -q libverlib "$BATS_TEST_TMPDIR/perf.txt" || skip "no sample in the library"
 	"$BIN/ptojson" "$WORK/ver.pipe" >"$BATS_TEST_TMPDIR/out.json"
 	run -0 python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
@@ -497,7 +470,7 @@ build_verlib() {
 @test "symbols: samples after their process's EXIT keep its user frames' names, as in perf" {
 	need_workload
 	# the exit path of many short processes: some samples come after their EXIT record
-	record exit.pipe perf record -q -a -g -e cpu-clock -F 999 -o - -- \
+	record_once exit.pipe perf record -q -a -g -e cpu-clock -F 999 -o - -- \
 		sh -c 'for i in $(seq 60); do "$0" 3 >/dev/null; done' "$WORK/symwork"
 	"$BIN/ptojson" --all "$WORK/exit.pipe" | python3 -c '
 import json, sys
@@ -510,7 +483,7 @@ for line in sys.stdin:
         late += any(not f["ip"].startswith("0xffff") for f in r.get("callchain", []))
 print(late)' >"$BATS_TEST_TMPDIR/late"
 	[ "$(cat "$BATS_TEST_TMPDIR/late")" -gt 0 ] || skip "no sample came after its EXIT"
-	perf_script "$WORK/exit.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
+	perf_script_any "$WORK/exit.pipe" -F comm,tid,time,ip,sym,dso >"$BATS_TEST_TMPDIR/perf.txt"
 	"$BIN/ptojson" "$WORK/exit.pipe" >"$BATS_TEST_TMPDIR/out.json"
 	run -0 python3 "$TOP/tests/tools/symcmp.py" "$BATS_TEST_TMPDIR/perf.txt" \
 		"$BATS_TEST_TMPDIR/out.json" 100 100 symwork
@@ -559,9 +532,7 @@ pipestream.rewrite(edit)' <"$1"
 	grep -qx ':99999' "$t/perf.comm"
 	"$BIN/ptojson" -F comm "$t/m.pipe" | jq -r .comm >"$t/ours.comm"
 	cmp_or_show "$t/perf.comm" "$t/ours.comm"
-	perf script report stackcollapse -i - <"$t/m.pipe" 2>/dev/null | sort >"$t/perf.folded" ||
-		skip "perf has no python scripting"
-	[ -s "$t/perf.folded" ] || skip "perf's stackcollapse gave nothing"
+	perf_folded "$t/m.pipe" "$t/perf.folded"
 	"$BIN/pcount" -q --folded "$t/m.pipe" | sort >"$t/ours.folded"
 	cmp_or_show "$t/perf.folded" "$t/ours.folded"
 	run -0 "$BIN/pcount" -q --by comm "$t/m.pipe"
@@ -589,7 +560,7 @@ pcount_rows() {
 	# in ~/.debug: perf and pcount then name it from there.  A HOME of its own keeps it out.
 	mkdir -p "$t/home"
 	# a fixed period: perf's overhead (of the period) is then the share of samples
-	record s.data env HOME="$t/home" perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
+	record_once s.data env HOME="$t/home" perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
 		"$WORK/symwork-s" 100
 	HOME="$t/home" perf_report_rows "$WORK/s.data" --no-children >"$t/perf.txt"
 	grep -q '\[\.\] 0x0000' "$t/perf.txt"
@@ -609,7 +580,7 @@ pcount_rows() {
 @test "symbols: pcount --by sym --children is perf report --children (named functions)" {
 	need_workload
 	local t="$BATS_TEST_TMPDIR"
-	record c.data perf record -q -g -e cpu-clock -c 1000000 -o /dev/stdout "$WORK/symwork" 100
+	record_once c.data perf record -q -g -e cpu-clock -c 1000000 -o /dev/stdout "$WORK/symwork" 100
 	perf_report_rows "$WORK/c.data" --children >"$t/perf.all"
 	# perf names an unnamed frame of the chain by its raw address, the sample's own by
 	# its address in the object, so one address may be two rows: compared apart
@@ -631,7 +602,7 @@ pcount_rows() {
 	need_workload
 	perf_g_pipe
 	local t="$BATS_TEST_TMPDIR"
-	perf_script "$WORK/g.pipe" -G -F ip | awk '{ printf "0x%016s\n", $1 }' | tr ' ' 0 |
+	perf_script_any "$WORK/g.pipe" -G -F ip | awk '{ printf "0x%016s\n", $1 }' | tr ' ' 0 |
 		sort | uniq -c | awk '{ print $2 "\t" $1 }' | sort >"$t/perf.txt"
 	"$BIN/pcount" -q -j --by ip "$WORK/g.pipe" | jq -r '.rows[] | "\(.ip)\t\(.count)"' |
 		sort >"$t/ours.txt"

@@ -8,6 +8,7 @@
 
 #include "arrival.h"
 #include "order.h"
+#include "xalloc.h"
 
 struct entry {
 	const unsigned char *pinned; /* the record's bytes in the time-order view, or NULL */
@@ -56,8 +57,7 @@ void ps_arrival__delete(struct ps_arrival *q)
 /* room for @len more bytes at the end of the buffer */
 static int room(struct ps_arrival *q, size_t len)
 {
-	size_t live = q->bend - q->bstart, i, cap;
-	unsigned char *nb;
+	size_t live = q->bend - q->bstart, i;
 
 	if (q->bcap - q->bend >= len)
 		return 0;
@@ -70,18 +70,9 @@ static int room(struct ps_arrival *q, size_t len)
 		q->bend = live;
 		return 0;
 	}
-	cap = q->bcap ? 2 * q->bcap : 1u << 20;
-	while (cap - q->bend < len) {
-		if (cap > SIZE_MAX / 4)
-			return -1;
-		cap *= 2;
-	}
-	nb = realloc(q->buf, cap);
-	if (!nb)
+	if (len > SIZE_MAX / 4 - q->bend)
 		return -1;
-	q->buf = nb;
-	q->bcap = cap;
-	return 0;
+	return ps_grow((void **)&q->buf, &q->bcap, q->bend + len, 1, 1u << 20);
 }
 
 int ps_arrival__push(struct ps_arrival *q, const struct ps_record *rec, const unsigned char *pinned,

@@ -34,26 +34,6 @@ static uint32_t child_hash(uint32_t parent, uint32_t name)
 	return (uint32_t)(k >> 32);
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2)
-			return -1;
-		n *= 2;
-	}
-	q = ps_realloc_array(*p, n, size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 static int rehash_names(struct ps_flame *f, size_t size)
 {
 	uint32_t *t = calloc(size, sizeof(*t));
@@ -165,9 +145,9 @@ struct ps_flame *ps_flame__new(size_t max_frames, struct ps_error *err)
 	f->max_nodes = max_frames ? max_frames : PS_FLAME_MAX_FRAMES;
 	if (f->max_nodes >= FLAME_NONE)
 		f->max_nodes = FLAME_NONE - 1;
-	if (grow((void **)&f->nodes, &f->nodes_cap, 1024, sizeof(*f->nodes)) ||
-	    grow((void **)&f->names, &f->names_cap, 1024, sizeof(*f->names)) ||
-	    grow((void **)&f->chars, &f->chars_cap, 16384, 1))
+	if (ps_grow((void **)&f->nodes, &f->nodes_cap, 1024, sizeof(*f->nodes), 64) ||
+	    ps_grow((void **)&f->names, &f->names_cap, 1024, sizeof(*f->names), 64) ||
+	    ps_grow((void **)&f->chars, &f->chars_cap, 16384, 1, 64))
 		goto nomem;
 	f->scratch_names = calloc(PS_FLAME_MAX_DEPTH, sizeof(*f->scratch_names));
 	f->scratch_lens = calloc(PS_FLAME_MAX_DEPTH, sizeof(*f->scratch_lens));
@@ -274,9 +254,9 @@ static int reserve(struct ps_flame *f, size_t n, size_t bytes, struct ps_error *
 {
 	if (f->nnodes + n > f->max_nodes || f->nchars + bytes > PS_FLAME_MAX_NAMES)
 		return 1;
-	if (grow((void **)&f->nodes, &f->nodes_cap, f->nnodes + n, sizeof(*f->nodes)) ||
-	    grow((void **)&f->names, &f->names_cap, f->nnames + n, sizeof(*f->names)) ||
-	    grow((void **)&f->chars, &f->chars_cap, f->nchars + bytes, 1))
+	if (ps_grow((void **)&f->nodes, &f->nodes_cap, f->nnodes + n, sizeof(*f->nodes), 64) ||
+	    ps_grow((void **)&f->names, &f->names_cap, f->nnames + n, sizeof(*f->names), 64) ||
+	    ps_grow((void **)&f->chars, &f->chars_cap, f->nchars + bytes, 1, 64))
 		goto nomem;
 	if ((f->nnames + n) * 2 > f->name_tab_size) {
 		size_t size = f->name_tab_size;

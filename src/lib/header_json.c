@@ -840,14 +840,9 @@ static json_t *decode(const struct ps_session *s, unsigned int feat, struct cur 
 
 	if (fixed && feat != PS_FEAT_COMPRESSED)
 		return fixed_fields(c, fixed, n);
-	switch (feat) {
-	case PS_FEAT_HOSTNAME:
-	case PS_FEAT_OSRELEASE:
-	case PS_FEAT_VERSION:
-	case PS_FEAT_ARCH:
-	case PS_FEAT_CPUDESC:
-	case PS_FEAT_CPUID:
+	if (ps_feature_is_string(feat))
 		return str_json(c);
+	switch (feat) {
 	case PS_FEAT_TOTAL_MEM:
 		v = ps_json_u64(get64(c));
 		return c->bad ? (json_decref(v), NULL) : v;

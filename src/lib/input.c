@@ -394,26 +394,9 @@ static unsigned char *synth_add(struct synth *s, size_t len, uint64_t offset)
 {
 	unsigned char *p;
 
-	if (s->len + len > s->cap) {
-		size_t ncap = s->cap ? s->cap : 4096;
-
-		while (ncap < s->len + len)
-			ncap *= 2;
-		p = realloc(s->buf, ncap);
-		if (!p)
-			return NULL;
-		s->buf = p;
-		s->cap = ncap;
-	}
-	if (s->nr == s->nr_cap) {
-		size_t n = s->nr_cap ? s->nr_cap * 2 : 64;
-		uint64_t *o = ps_realloc_array(s->offsets, n, sizeof(*o));
-
-		if (!o)
-			return NULL;
-		s->offsets = o;
-		s->nr_cap = n;
-	}
+	if (ps_grow((void **)&s->buf, &s->cap, s->len + len, 1, 4096) ||
+	    ps_grow((void **)&s->offsets, &s->nr_cap, s->nr + 1, sizeof(*s->offsets), 64))
+		return NULL;
 	s->offsets[s->nr++] = offset;
 	p = s->buf + s->len;
 	memset(p, 0, len);

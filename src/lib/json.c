@@ -8,32 +8,21 @@
 #include <stdlib.h>
 
 #include "json.h"
+#include "xalloc.h"
 
 /* a buffer never grows past this: one JSON document of a record is far smaller */
 #define JSON_BUF_MAX ((size_t)1 << 31)
 
 int ps_json_buf__grow(struct ps_json_buf *b, size_t n)
 {
-	size_t want, cap;
-	char *p;
-
 	if (b->failed)
 		return -1;
-	if (n > JSON_BUF_MAX || b->len > JSON_BUF_MAX - n)
-		goto fail;
-	want = b->len + n;
-	cap = b->cap ? b->cap : 4096;
-	while (cap < want)
-		cap *= 2;
-	p = realloc(b->p, cap);
-	if (!p)
-		goto fail;
-	b->p = p;
-	b->cap = cap;
+	if (n > JSON_BUF_MAX || b->len > JSON_BUF_MAX - n ||
+	    ps_grow((void **)&b->p, &b->cap, b->len + n, 1, 4096)) {
+		b->failed = true;
+		return -1;
+	}
 	return 0;
-fail:
-	b->failed = true;
-	return -1;
 }
 
 void ps_json_buf__release(struct ps_json_buf *b)

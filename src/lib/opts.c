@@ -40,6 +40,56 @@ uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, co
 	return ns;
 }
 
+uint64_t ps_parse_size(const char *arg, uint64_t max, const char *what)
+{
+	unsigned long long v;
+	uint64_t mul = 1;
+	char *end;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (end != arg && !errno && *arg != '-') {
+		if (*end == 'k' || *end == 'K')
+			mul = 1ULL << 10, end++;
+		else if (*end == 'm' || *end == 'M')
+			mul = 1ULL << 20, end++;
+		else if (*end == 'g' || *end == 'G')
+			mul = 1ULL << 30, end++;
+		if (!*end && v > 0 && v <= max / mul)
+			return v * mul;
+	}
+	ps_usage_error("%s: '%s' is not a size (4096, 64k, 10m, 1g)", what, arg);
+}
+
+struct ps_filter *ps_where__parse(const char *expr)
+{
+	struct ps_filter_error fe;
+	struct ps_filter *f = ps_filter__parse(1, &expr, &fe);
+
+	if (!f) {
+		ps_where__say(&fe);
+		exit(2);
+	}
+	return f;
+}
+
+void ps_where__say(const struct ps_filter_error *fe)
+{
+	char *caret = ps_filter_error__caret(fe);
+
+	ps_msg("--where: %s", fe->msg);
+	ps_caret(caret);
+	free(caret);
+}
+
+int ps_where__refuse(const struct ps_filter_error *fe, struct ps_error *err)
+{
+	ps_where__say(fe);
+	ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, NULL);
+	err->detail[0] = 0; /* already said */
+	return -1;
+}
+
 void ps_print_version(void)
 {
 	printf("%s (pstream) %s\n", ps_progname, PS_VERSION);

@@ -13,6 +13,8 @@
 
 #include "compat.h"
 #include "durations.h"
+#include "error.h"
+#include "filter.h"
 #include "symbols.h"
 #include "version.h" /* PS_VERSION, generated from the GNUmakefile's VERSION */
 
@@ -30,6 +32,33 @@ uint64_t ps_parse_u64(const char *arg, uint64_t min, uint64_t max, const char *w
  * Return: the value in nanoseconds.
  */
 uint64_t ps_parse_duration(const char *arg, uint64_t min_ns, uint64_t max_ns, const char *what);
+
+/**
+ * ps_parse_size() - parse a byte count ("4096", "64k", "10m", "1g": k, m, g are powers
+ * of 1024) in [1, @max]; exit 2 with "WHAT: '...' is not a size" otherwise.
+ * @what: the option's name for the message
+ * Return: the bytes.
+ */
+uint64_t ps_parse_size(const char *arg, uint64_t max, const char *what);
+
+/**
+ * ps_where__parse() - the filter of a --where EXPR option (pfilter's language); exit 2
+ * after ps_where__say() when EXPR is wrong.
+ */
+struct ps_filter *ps_where__parse(const char *expr);
+
+/**
+ * ps_where__say() - say why --where EXPR was refused: "PROG: --where: WHY", then EXPR
+ * with a caret under the spot.
+ */
+void ps_where__say(const struct ps_filter_error *fe);
+
+/**
+ * ps_where__refuse() - ps_where__say(), then @err set to a usage error already said
+ * (its detail empty), for a --where that the stream's events refuse.
+ * Return: -1.
+ */
+int ps_where__refuse(const struct ps_filter_error *fe, struct ps_error *err);
 
 /**
  * ps_print_version() - print "PROG (pstream) VERSION" on stdout and exit 0

@@ -277,23 +277,7 @@ static void rheap_sift_down(struct ps_order *o, unsigned int i)
 
 static int heap_reserve(struct ps_order *o, size_t want)
 {
-	struct held **nh;
-	size_t n;
-
-	if (want <= o->heap_cap)
-		return 0;
-	n = o->heap_cap ? o->heap_cap : 64;
-	while (n < want) {
-		if (n > SIZE_MAX / 2)
-			return -1;
-		n *= 2;
-	}
-	nh = ps_realloc_array(o->heap, n, sizeof(*nh));
-	if (!nh)
-		return -1;
-	o->heap = nh;
-	o->heap_cap = n;
-	return 0;
+	return ps_grow((void **)&o->heap, &o->heap_cap, want, sizeof(*o->heap), 64);
 }
 
 /* Queue @h: on a run that it extends, a new run, or the heap (the caller reserved it). */
@@ -390,12 +374,9 @@ static int ready_reserve(struct ps_order *o, size_t want)
 
 	if (want <= o->ready_cap)
 		return 0;
-	n = o->ready_cap ? o->ready_cap : 64;
-	while (n < want) {
-		if (n > SIZE_MAX / 2)
-			return -1;
-		n *= 2;
-	}
+	n = ps_grow_cap(o->ready_cap, want, 64);
+	if (!n)
+		return -1;
 	nr = ps_realloc_array(NULL, n, sizeof(*nr));
 	if (!nr)
 		return -1;

@@ -273,6 +273,21 @@ const struct ps_record_field *ps_feature_fields(uint64_t feat, size_t *n)
 	return feature_fields[feat].fields;
 }
 
+bool ps_feature_is_string(uint64_t feat)
+{
+	switch (feat) {
+	case PS_FEAT_HOSTNAME:
+	case PS_FEAT_OSRELEASE:
+	case PS_FEAT_VERSION:
+	case PS_FEAT_ARCH:
+	case PS_FEAT_CPUDESC:
+	case PS_FEAT_CPUID:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static const char *const features[] = {
 	[PS_FEAT_RESERVED] = "reserved",
 	[PS_FEAT_TRACING_DATA] = "tracing_data",

@@ -174,6 +174,12 @@ bool ps_record_type_has_trailer(uint32_t type);
 const struct ps_record_field *ps_feature_fields(uint64_t feat, size_t *n);
 
 /**
+ * ps_feature_is_string() - true when feature @feat's payload is one perf string (u32
+ * length, then the NUL-padded bytes): hostname, osrelease, version, arch, cpudesc, cpuid.
+ */
+bool ps_feature_is_string(uint64_t feat);
+
+/**
  * ps_feature_name() - perf's name of a feature id ("hostname", "event_desc"...).
  * Return: a static string, or NULL for an id we do not know.
  */

@@ -237,62 +237,45 @@ static void collect(const struct ps_session *s, struct cols *c, bool symbolic, u
 	}
 }
 
-/* bytes 16 (a u64 widened with a signed integer): a 38-digit decimal, which ClickHouse 18.16
- * has and reads exactly from a JSON number; Int128 came later */
-static const char *ch_int(bool sign, unsigned int bytes)
-{
-	static const char *const u[] = { "UInt8", "UInt16", "UInt32", "UInt64" };
-	static const char *const s[] = { "Int8", "Int16", "Int32", "Int64", "Decimal128(0)" };
-	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : 4;
+/*
+ * The column types of a dialect.  An integer by sign and width: 1, 2, 4, 8 bytes, then 16
+ * (a u64 widened with a signed integer; unsigned integers stop at 8).  An array of a type
+ * is @array_open, the type, @array_close.
+ */
+struct dialect_types {
+	const char *uint[4], *sint[5];
+	const char *text;
+	const char *array_open, *array_close;
+};
 
-	return sign ? s[k] : u[k > 3 ? 3 : k];
-}
-
-/* NUMERIC(20) holds every u64 and every s64 exactly (PostgreSQL; SQLite holds every integer
- * up to 2^63-1 exactly, in any column) */
-static const char *sql_int(bool sign, unsigned int bytes)
-{
-	static const char *const u[] = { "SMALLINT", "INTEGER", "BIGINT", "NUMERIC(20)" };
-	static const char *const s[] = { "SMALLINT", "SMALLINT", "INTEGER", "BIGINT",
-		                         "NUMERIC(20)" };
-	int k = bytes == 1 ? 0 : bytes == 2 ? 1 : bytes == 4 ? 2 : bytes == 8 ? 3 : 4;
-
-	return sign ? s[k] : u[k > 3 ? 3 : k];
-}
+static const struct dialect_types types_of[] = {
+	/* Decimal128(0): a 38-digit decimal, which ClickHouse 18.16 has and reads exactly from
+	 * a JSON number; Int128 came later */
+	[PS_SCHEMA_CLICKHOUSE] = { { "UInt8", "UInt16", "UInt32", "UInt64" },
+	                           { "Int8", "Int16", "Int32", "Int64", "Decimal128(0)" },
+	                           "String",
+	                           "Array(",
+	                           ")" },
+	/* NUMERIC(20) holds every u64 and every s64 exactly (PostgreSQL; SQLite holds every
+	 * integer up to 2^63-1 exactly, in any column) */
+	[PS_SCHEMA_SQL] = { { "SMALLINT", "INTEGER", "BIGINT", "NUMERIC(20)" },
+	                    { "SMALLINT", "SMALLINT", "INTEGER", "BIGINT", "NUMERIC(20)" },
+	                    "VARCHAR",
+	                    "",
+	                    "[]" },
+};
 
 static void put_type(struct ps_bytes *t, enum ps_schema_dialect d, const struct col *c)
 {
-	if (d == PS_SCHEMA_CLICKHOUSE) {
-		switch (c->kind) {
-		case K_INT:
-			ps_bytes__printf(t, "%s", ch_int(c->sign, c->bytes));
-			break;
-		case K_TEXT:
-			ps_bytes__printf(t, "String");
-			break;
-		case K_AINT:
-			ps_bytes__printf(t, "Array(%s)", ch_int(c->sign, c->bytes));
-			break;
-		case K_ATEXT:
-			ps_bytes__printf(t, "Array(String)");
-			break;
-		}
-		return;
-	}
-	switch (c->kind) {
-	case K_INT:
-		ps_bytes__printf(t, "%s", sql_int(c->sign, c->bytes));
-		break;
-	case K_TEXT:
-		ps_bytes__printf(t, "VARCHAR");
-		break;
-	case K_AINT:
-		ps_bytes__printf(t, "%s[]", sql_int(c->sign, c->bytes));
-		break;
-	case K_ATEXT:
-		ps_bytes__printf(t, "VARCHAR[]");
-		break;
-	}
+	const struct dialect_types *ty = &types_of[d];
+	int k = c->bytes == 1 ? 0 : c->bytes == 2 ? 1 : c->bytes == 4 ? 2 : c->bytes == 8 ? 3 : 4;
+	const char *elem = c->sign ? ty->sint[k] : ty->uint[k > 3 ? 3 : k];
+	bool array = c->kind == K_AINT || c->kind == K_ATEXT;
+
+	if (c->kind == K_TEXT || c->kind == K_ATEXT)
+		elem = ty->text;
+	ps_bytes__printf(t, "%s%s%s", array ? ty->array_open : "", elem,
+	                 array ? ty->array_close : "");
 }
 
 /*

@@ -16,26 +16,35 @@
 #define MAX_GLOBAL_BYTES (4u << 20)
 #define GLOBAL_SEEN_SLOTS (1u << 16) /* records told apart from the ones kept */
 
+/* What a thread and a process begin with: their key in a struct table. */
+struct slot {
+	uint32_t id; /* the tid, the pid */
+	bool used, exited;
+};
+
 struct thread {
-	uint32_t tid, pid;
-	bool used, named, exited;
+	struct slot h; /* h.id: the tid */
+	uint32_t pid;
+	bool named;
 	char comm[PS_COMM_LEN + 1];
 };
 
 struct process {
-	uint32_t pid;
-	bool used, exited;
+	struct slot h;       /* h.id: the pid */
 	unsigned char *maps; /* MMAP/MMAP2 records, time zeroed, back to back */
 	size_t len, cap;
+};
+
+/* An open-addressing table (linear probing) of @slots entries of @size bytes. */
+struct table {
+	unsigned char *v;
+	size_t size, n, slots;
 };
 
 struct ps_sideband {
 	const struct ps_session *s;
 	bool swap;
-	struct thread *threads;
-	size_t nthreads, thread_slots;
-	struct process *procs;
-	size_t nprocs, proc_slots;
+	struct table threads, procs;
 	size_t map_bytes;
 	struct ps_bytes global;
 	uint32_t *seen; /* GLOBAL_SEEN_SLOTS offsets + 1 into @global, by the bytes' hash */
@@ -51,7 +60,14 @@ struct ps_sideband *ps_sideband__new(const struct ps_session *s)
 		return NULL;
 	sb->s = s;
 	sb->swap = ps_session__swapped(s);
+	sb->threads.size = sizeof(struct thread);
+	sb->procs.size = sizeof(struct process);
 	return sb;
+}
+
+static struct process *proc_at(const struct ps_sideband *sb, size_t i)
+{
+	return (struct process *)(sb->procs.v + i * sizeof(struct process));
 }
 
 void ps_sideband__delete(struct ps_sideband *sb)
@@ -60,10 +76,10 @@ void ps_sideband__delete(struct ps_sideband *sb)
 
 	if (!sb)
 		return;
-	for (i = 0; i < sb->proc_slots; i++)
-		free(sb->procs[i].maps);
-	free(sb->procs);
-	free(sb->threads);
+	for (i = 0; i < sb->procs.slots; i++)
+		free(proc_at(sb, i)->maps);
+	free(sb->procs.v);
+	free(sb->threads.v);
 	free(sb->global.p);
 	free(sb->seen);
 	free(sb);
@@ -74,150 +90,133 @@ static size_t hash32(uint32_t v, size_t slots)
 	return (size_t)((v * 0x9e3779b97f4a7c15ULL) >> 20) & (slots - 1);
 }
 
-/* ---- threads ---- */
+/* ---- the tables of threads and processes ---- */
 
-static struct thread *thread_find(const struct ps_sideband *sb, uint32_t tid)
+static struct slot *slot_at(const struct table *t, size_t i)
+{
+	return (struct slot *)(t->v + i * t->size);
+}
+
+static struct slot *table_find(const struct table *t, uint32_t id)
 {
 	size_t i;
 
-	if (!sb->thread_slots)
+	if (!t->slots)
 		return NULL;
-	for (i = hash32(tid, sb->thread_slots);; i = (i + 1) & (sb->thread_slots - 1)) {
-		struct thread *t = &sb->threads[i];
+	for (i = hash32(id, t->slots);; i = (i + 1) & (t->slots - 1)) {
+		struct slot *e = slot_at(t, i);
 
-		if (!t->used)
+		if (!e->used)
 			return NULL;
-		if (t->tid == tid)
-			return t;
+		if (e->id == id)
+			return e;
 	}
 }
 
-/* Rehash into @slots slots, keeping the live threads (and the exited ones when @keep_dead). */
-static int thread_rehash(struct ps_sideband *sb, size_t slots, bool keep_dead)
+/* what a process lets go of when the table drops it */
+static void proc_drop(struct ps_sideband *sb, struct slot *e)
 {
-	struct thread *old = sb->threads, *nt = calloc(slots, sizeof(*nt));
-	size_t i, n = sb->thread_slots;
+	struct process *p = (struct process *)e;
 
-	if (!nt)
+	sb->map_bytes -= p->cap;
+	free(p->maps);
+}
+
+/*
+ * Rehash @t into @slots slots, keeping the live entries (and the exited ones when
+ * @keep_dead); @drop, when not NULL, lets go of what an entry left out holds.
+ */
+static int table_rehash(struct ps_sideband *sb, struct table *t, size_t slots, bool keep_dead,
+                        void (*drop)(struct ps_sideband *, struct slot *))
+{
+	unsigned char *old = t->v, *nv = calloc(slots, t->size);
+	size_t i, n = t->slots;
+
+	if (!nv)
 		return -1;
-	sb->threads = nt;
-	sb->thread_slots = slots;
-	sb->nthreads = 0;
+	t->v = nv;
+	t->slots = slots;
+	t->n = 0;
 	for (i = 0; i < n; i++) {
+		struct slot *e = (struct slot *)(old + i * t->size);
 		size_t j;
 
-		if (!old[i].used || (old[i].exited && !keep_dead))
+		if (!e->used)
 			continue;
-		for (j = hash32(old[i].tid, slots); nt[j].used; j = (j + 1) & (slots - 1))
+		if (e->exited && !keep_dead) {
+			if (drop)
+				drop(sb, e);
+			continue;
+		}
+		for (j = hash32(e->id, slots); slot_at(t, j)->used; j = (j + 1) & (slots - 1))
 			;
-		nt[j] = old[i];
-		sb->nthreads++;
+		memcpy(slot_at(t, j), e, t->size);
+		t->n++;
 	}
 	free(old);
 	return 0;
+}
+
+/*
+ * The entry of @id, made (zeroed, *@made set) when there is none.  A full table first
+ * lets its exited entries go.  NULL when it is still full (counted as dropped) or memory
+ * runs out.
+ */
+static struct slot *table_get(struct ps_sideband *sb, struct table *t, uint32_t id,
+                              void (*drop)(struct ps_sideband *, struct slot *), bool *made)
+{
+	struct slot *e = table_find(t, id);
+	size_t i;
+
+	*made = false;
+	if (e)
+		return e;
+	if (t->n >= PS_SIDEBAND_MAX_THREADS) {
+		if (table_rehash(sb, t, t->slots, false, drop) < 0 ||
+		    t->n >= PS_SIDEBAND_MAX_THREADS) {
+			sb->dropped++;
+			return NULL;
+		}
+	}
+	if (2 * (t->n + 1) > t->slots &&
+	    table_rehash(sb, t, t->slots ? 2 * t->slots : 1024, true, drop) < 0)
+		return NULL;
+	for (i = hash32(id, t->slots); slot_at(t, i)->used; i = (i + 1) & (t->slots - 1))
+		;
+	e = slot_at(t, i);
+	memset(e, 0, t->size);
+	e->used = true;
+	e->id = id;
+	t->n++;
+	*made = true;
+	return e;
+}
+
+static struct thread *thread_find(const struct ps_sideband *sb, uint32_t tid)
+{
+	return (struct thread *)table_find(&sb->threads, tid);
 }
 
 static struct thread *thread_get(struct ps_sideband *sb, uint32_t tid)
 {
-	struct thread *t = thread_find(sb, tid);
-	size_t i;
+	bool made;
+	struct thread *t = (struct thread *)table_get(sb, &sb->threads, tid, NULL, &made);
 
-	if (t)
-		return t;
-	if (sb->nthreads >= PS_SIDEBAND_MAX_THREADS) {
-		if (thread_rehash(sb, sb->thread_slots, false) < 0 ||
-		    sb->nthreads >= PS_SIDEBAND_MAX_THREADS) {
-			sb->dropped++;
-			return NULL;
-		}
-	}
-	if (2 * (sb->nthreads + 1) > sb->thread_slots &&
-	    thread_rehash(sb, sb->thread_slots ? 2 * sb->thread_slots : 1024, true) < 0)
-		return NULL;
-	for (i = hash32(tid, sb->thread_slots); sb->threads[i].used;
-	     i = (i + 1) & (sb->thread_slots - 1))
-		;
-	t = &sb->threads[i];
-	memset(t, 0, sizeof(*t));
-	t->used = true;
-	t->tid = tid;
-	t->pid = tid;
-	sb->nthreads++;
+	if (made)
+		t->pid = tid;
 	return t;
 }
 
-/* ---- processes ---- */
-
 static struct process *proc_find(const struct ps_sideband *sb, uint32_t pid)
 {
-	size_t i;
-
-	if (!sb->proc_slots)
-		return NULL;
-	for (i = hash32(pid, sb->proc_slots);; i = (i + 1) & (sb->proc_slots - 1)) {
-		struct process *p = &sb->procs[i];
-
-		if (!p->used)
-			return NULL;
-		if (p->pid == pid)
-			return p;
-	}
-}
-
-static int proc_rehash(struct ps_sideband *sb, size_t slots, bool keep_dead)
-{
-	struct process *old = sb->procs, *np = calloc(slots, sizeof(*np));
-	size_t i, n = sb->proc_slots;
-
-	if (!np)
-		return -1;
-	sb->procs = np;
-	sb->proc_slots = slots;
-	sb->nprocs = 0;
-	for (i = 0; i < n; i++) {
-		size_t j;
-
-		if (!old[i].used)
-			continue;
-		if (old[i].exited && !keep_dead) {
-			sb->map_bytes -= old[i].cap;
-			free(old[i].maps);
-			continue;
-		}
-		for (j = hash32(old[i].pid, slots); np[j].used; j = (j + 1) & (slots - 1))
-			;
-		np[j] = old[i];
-		sb->nprocs++;
-	}
-	free(old);
-	return 0;
+	return (struct process *)table_find(&sb->procs, pid);
 }
 
 static struct process *proc_get(struct ps_sideband *sb, uint32_t pid)
 {
-	struct process *p = proc_find(sb, pid);
-	size_t i;
+	bool made;
 
-	if (p)
-		return p;
-	if (sb->nprocs >= PS_SIDEBAND_MAX_THREADS) {
-		if (proc_rehash(sb, sb->proc_slots, false) < 0 ||
-		    sb->nprocs >= PS_SIDEBAND_MAX_THREADS) {
-			sb->dropped++;
-			return NULL;
-		}
-	}
-	if (2 * (sb->nprocs + 1) > sb->proc_slots &&
-	    proc_rehash(sb, sb->proc_slots ? 2 * sb->proc_slots : 1024, true) < 0)
-		return NULL;
-	for (i = hash32(pid, sb->proc_slots); sb->procs[i].used; i = (i + 1) & (sb->proc_slots - 1))
-		;
-	p = &sb->procs[i];
-	memset(p, 0, sizeof(*p));
-	p->used = true;
-	p->pid = pid;
-	sb->nprocs++;
-	return p;
+	return (struct process *)table_get(sb, &sb->procs, pid, proc_drop, &made);
 }
 
 /* Room for @len more bytes in @p's maps, within the caps.  NULL when there is none. */
@@ -231,14 +230,12 @@ static unsigned char *proc_room(struct ps_sideband *sb, struct process **pp, siz
 		return NULL;
 	if (p->len + len <= p->cap)
 		return p->maps + p->len;
-	cap = p->cap ? p->cap : 1024;
-	while (cap < p->len + len)
-		cap *= 2;
+	cap = ps_grow_cap(p->cap, p->len + len, 1024);
 	if (sb->map_bytes + cap - p->cap > PS_SIDEBAND_MAX_BYTES) {
-		uint32_t pid = p->pid;
+		uint32_t pid = p->h.id;
 
 		/* drop the maps of exited processes, then look again */
-		if (proc_rehash(sb, sb->proc_slots, false) < 0)
+		if (table_rehash(sb, &sb->procs, sb->procs.slots, false, proc_drop) < 0)
 			return NULL;
 		p = *pp = proc_find(sb, pid);
 		if (!p || sb->map_bytes + cap - p->cap > PS_SIDEBAND_MAX_BYTES)
@@ -446,10 +443,10 @@ int ps_sideband__apply(struct ps_sideband *sb, const struct ps_record *rec,
 			info->scope = PS_SB_THREAD;
 			t = thread_find(sb, info->tid);
 			if (t)
-				t->exited = true;
+				t->h.exited = true;
 			p = info->pid == info->tid ? proc_find(sb, info->pid) : NULL;
 			if (p)
-				p->exited = true;
+				p->h.exited = true;
 			return 0;
 		}
 		info->scope = PS_SB_FORK;
@@ -458,7 +455,7 @@ int ps_sideband__apply(struct ps_sideband *sb, const struct ps_record *rec,
 			const struct thread *parent = thread_find(sb, info->ptid);
 
 			t->pid = info->pid;
-			t->exited = false;
+			t->h.exited = false;
 			if (parent && parent->named) {
 				memcpy(t->comm, parent->comm, sizeof(t->comm));
 				t->named = true;
@@ -524,7 +521,7 @@ int ps_sideband__replay_thread(const struct ps_sideband *sb, uint32_t tid, ps_si
 	ps_put32(rec, PERF_RECORD_COMM, sb->swap);
 	ps_put16(rec + 6, (uint16_t)size, sb->swap);
 	ps_put32(rec + 8, t->pid, sb->swap);
-	ps_put32(rec + 12, t->tid, sb->swap);
+	ps_put32(rec + 12, t->h.id, sb->swap);
 	memcpy(rec + 16, t->comm, strlen(t->comm));
 	return emit(arg, rec, size);
 }
@@ -535,17 +532,17 @@ int ps_sideband__replay_all(const struct ps_sideband *sb, ps_sideband_emit emit,
 
 	if (ps_sideband__replay_global(sb, emit, arg) < 0)
 		return -1;
-	for (i = 0; i < sb->proc_slots; i++) {
-		const struct process *p = &sb->procs[i];
+	for (i = 0; i < sb->procs.slots; i++) {
+		const struct process *p = proc_at(sb, i);
 
-		if (p->used && !p->exited && p->len && emit(arg, p->maps, p->len) < 0)
+		if (p->h.used && !p->h.exited && p->len && emit(arg, p->maps, p->len) < 0)
 			return -1;
 	}
-	for (i = 0; i < sb->thread_slots; i++) {
-		const struct thread *t = &sb->threads[i];
+	for (i = 0; i < sb->threads.slots; i++) {
+		const struct thread *t = (const struct thread *)slot_at(&sb->threads, i);
 
-		if (t->used && !t->exited && t->named &&
-		    ps_sideband__replay_thread(sb, t->tid, emit, arg) < 0)
+		if (t->h.used && !t->h.exited && t->named &&
+		    ps_sideband__replay_thread(sb, t->h.id, emit, arg) < 0)
 			return -1;
 	}
 	return 0;

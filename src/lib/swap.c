@@ -164,6 +164,24 @@ static void string(struct cur *c)
 	skip(c, u32(c));
 }
 
+/*
+ * A counted list: a u32 count, then that many entries laid out as @layout says, item by
+ * item: '4' a u32, '8' a u64, 's' a perf string (u32 length, bytes).
+ */
+static void entries(struct cur *c, const char *layout)
+{
+	uint32_t n = u32(c), i;
+	const char *k;
+
+	for (i = 0; i < n && !c->bad; i++)
+		for (k = layout; *k && !c->bad; k++) {
+			if (*k == 's')
+				string(c);
+			else
+				num(c, (unsigned int)(*k - '0'));
+		}
+}
+
 /* A NUL-terminated string inside the region. */
 static const char *cstring(struct cur *c)
 {
@@ -681,23 +699,17 @@ static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 		fixed_numbers(c, fixed, nfixed);
 		return;
 	}
-	switch (feat) {
-	case PS_FEAT_HOSTNAME:
-	case PS_FEAT_OSRELEASE:
-	case PS_FEAT_VERSION:
-	case PS_FEAT_ARCH:
-	case PS_FEAT_CPUDESC:
-	case PS_FEAT_CPUID:
+	if (ps_feature_is_string(feat)) {
 		string(c);
-		break;
+		return;
+	}
+	switch (feat) {
 	case PS_FEAT_TOTAL_MEM:
 	case PS_FEAT_MEM_TOPOLOGY:
 		rest_u64(c);
 		break;
 	case PS_FEAT_CMDLINE:
-		n = u32(c);
-		for (i = 0; i < n && !c->bad; i++)
-			string(c);
+		entries(c, "s");
 		break;
 	case PS_FEAT_EVENT_DESC:
 		n = u32(c);
@@ -710,11 +722,8 @@ static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 		}
 		break;
 	case PS_FEAT_CPU_TOPOLOGY:
-		for (j = 0; j < 2; j++) {
-			n = u32(c);
-			for (i = 0; i < n && !c->bad; i++)
-				string(c);
-		}
+		entries(c, "s"); /* core siblings */
+		entries(c, "s"); /* thread siblings */
 		ncpu = nr_cpus(w);
 		if (!ncpu) {
 			unknown(w, "CPU topology without the number of CPUs");
@@ -723,41 +732,21 @@ static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 		nums(c, 2ULL * ncpu, 4); /* core_id, socket_id */
 		if (c->bad || c->pos == c->end)
 			break;
-		n = u32(c); /* dies */
-		for (i = 0; i < n && !c->bad; i++)
-			string(c);
+		entries(c, "s"); /* die siblings */
 		nums(c, ncpu, 4);
 		break;
 	case PS_FEAT_NUMA_TOPOLOGY:
-		n = u32(c);
-		for (i = 0; i < n && !c->bad; i++) {
-			u32(c);
-			nums(c, 2, 8);
-			string(c);
-		}
+		entries(c, "488s"); /* node, mem_total, mem_free, cpus */
 		break;
 	case PS_FEAT_PMU_MAPPINGS:
-		n = u32(c);
-		for (i = 0; i < n && !c->bad; i++) {
-			u32(c);
-			string(c);
-		}
+		entries(c, "4s"); /* type, name */
 		break;
 	case PS_FEAT_GROUP_DESC:
-		n = u32(c);
-		for (i = 0; i < n && !c->bad; i++) {
-			string(c);
-			nums(c, 2, 4);
-		}
+		entries(c, "s44"); /* name, leader_idx, nr_members */
 		break;
 	case PS_FEAT_CACHE:
-		u32(c);
-		n = u32(c);
-		for (i = 0; i < n && !c->bad; i++) {
-			nums(c, 4, 4);
-			for (j = 0; j < 3; j++)
-				string(c);
-		}
+		u32(c);                /* version */
+		entries(c, "4444sss"); /* level, line_size, sets, ways, type, size, map */
 		break;
 	case PS_FEAT_BPF_PROG_INFO:
 		if (u32(c))
@@ -774,22 +763,13 @@ static void feature(struct ps_swap *w, struct cur *c, uint64_t feat)
 		break;
 	case PS_FEAT_CPU_PMU_CAPS:
 	case PS_FEAT_HYBRID_TOPOLOGY:
-		n = u32(c);
-		for (i = 0; i < n && !c->bad; i++) {
-			string(c);
-			string(c);
-		}
+		entries(c, "ss"); /* name and value; pmu name and cpus */
 		break;
 	case PS_FEAT_PMU_CAPS:
 		n = u32(c);
 		for (i = 0; i < n && !c->bad; i++) {
-			uint32_t caps = u32(c);
-
-			for (j = 0; j < caps && !c->bad; j++) {
-				string(c);
-				string(c);
-			}
-			string(c);
+			entries(c, "ss"); /* the capabilities: name, value */
+			string(c);        /* the PMU's name */
 		}
 		break;
 	case PS_FEAT_BRANCH_STACK:

@@ -466,22 +466,9 @@ static void proc__exit(struct ps_symbols *st, uint32_t pid)
 
 static int proc__reserve(struct proc *p, size_t n)
 {
-	struct map *m;
-	size_t ncap;
-
-	if (n <= p->cap)
-		return 0;
 	if (n > MAX_MAPS)
 		return -1;
-	ncap = p->cap ? p->cap * 2 : 16;
-	while (ncap < n)
-		ncap *= 2;
-	m = ps_realloc_array(p->maps, ncap, sizeof(*m));
-	if (!m)
-		return -1;
-	p->maps = m;
-	p->cap = ncap;
-	return 0;
+	return ps_grow((void **)&p->maps, &p->cap, n, sizeof(*p->maps), 16);
 }
 
 /* Map [start, end) to @dso (reference taken over), cutting what it overlaps, as mmap does. */
@@ -1083,18 +1070,8 @@ static int fb_put(struct ps_fold_buf *fb, const char *s, bool name, bool comm)
 	static const char hex[] = "0123456789abcdef";
 	size_t n = strlen(s);
 
-	if (fb->len + 4 * n + 2 > fb->cap) {
-		size_t ncap = fb->cap ? fb->cap : 256;
-		char *nb;
-
-		while (ncap < fb->len + 4 * n + 2)
-			ncap *= 2;
-		nb = realloc(fb->buf, ncap);
-		if (!nb)
-			return -1;
-		fb->buf = nb;
-		fb->cap = ncap;
-	}
+	if (ps_grow((void **)&fb->buf, &fb->cap, fb->len + 4 * n + 2, 1, 256))
+		return -1;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 

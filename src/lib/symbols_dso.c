@@ -51,20 +51,10 @@ int ps_symtab__add(struct ps_symtab *t, uint64_t start, uint64_t end, const char
 		t->syms = n;
 		t->cap = ncap;
 	}
-	if (t->strs_len + need > t->strs_cap) {
-		size_t ncap = t->strs_cap ? t->strs_cap : 4096;
-		char *n;
-
-		while (ncap < t->strs_len + need)
-			ncap *= 2;
-		if (ncap > MAX_STRS)
-			goto full;
-		n = realloc(t->strs, ncap);
-		if (!n)
-			return -1;
-		t->strs = n;
-		t->strs_cap = ncap;
-	}
+	if (ps_grow_cap(t->strs_cap, t->strs_len + need, 4096) > MAX_STRS)
+		goto full;
+	if (ps_grow((void **)&t->strs, &t->strs_cap, t->strs_len + need, 1, 4096))
+		return -1;
 	t->syms[t->nr] = (struct ps_sym){ .start = start,
 		                          .end = end,
 		                          .name = (uint32_t)t->strs_len,

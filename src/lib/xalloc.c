@@ -19,6 +19,37 @@ void *ps_realloc_array(void *p, size_t n, size_t size)
 	return realloc(p, bytes ? bytes : 1);
 }
 
+size_t ps_grow_cap(size_t cap, size_t need, size_t first)
+{
+	size_t n = cap ? cap : first;
+
+	if (need <= cap)
+		return cap;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return 0;
+		n *= 2;
+	}
+	return n;
+}
+
+int ps_grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t n = ps_grow_cap(*cap, need, first);
+	void *q;
+
+	if (n == *cap)
+		return 0;
+	if (!n)
+		return -1;
+	q = ps_realloc_array(*p, n, size);
+	if (!q)
+		return -1;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
 char *ps_strndup0(const void *s, size_t max)
 {
 	const char *end = memchr(s, 0, max);
@@ -34,26 +65,9 @@ char *ps_strndup0(const void *s, size_t max)
 
 int ps_bytes__reserve(struct ps_bytes *b, size_t more, size_t max)
 {
-	size_t need, cap;
-	unsigned char *n;
-
 	if (more > max || b->len > max - more)
 		return -1;
-	need = b->len + more;
-	if (need <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 1024;
-	while (cap < need) {
-		if (cap > SIZE_MAX / 2)
-			return -1;
-		cap *= 2;
-	}
-	n = realloc(b->p, cap);
-	if (!n)
-		return -1;
-	b->p = n;
-	b->cap = cap;
-	return 0;
+	return ps_grow((void **)&b->p, &b->cap, b->len + more, 1, 1024);
 }
 
 int ps_bytes__add(struct ps_bytes *b, const void *src, size_t len, size_t max)

@@ -35,6 +35,27 @@ static inline bool ps_mul_ok(size_t a, size_t b, size_t *res)
 void *ps_realloc_array(void *p, size_t n, size_t size);
 
 /**
+ * ps_grow_cap() - the capacity an array of @cap elements doubles to for @need of them.
+ * @cap: what it holds now (0: nothing yet)
+ * @need: how many it must hold
+ * @first: where the doubling starts when @cap is 0
+ *
+ * Return: @cap when @need fits, else the first of @cap (or @first) doubled that holds
+ * @need; 0 when that would overflow.
+ */
+size_t ps_grow_cap(size_t cap, size_t need, size_t first);
+
+/**
+ * ps_grow() - make the array at *@p hold at least @need elements of @size bytes,
+ * doubling its capacity *@cap (from @first when it is 0) as ps_grow_cap() says.
+ * @p: the array's pointer, cast to (void **)
+ * @cap: its capacity in elements, updated with it
+ *
+ * Return: 0, or -1 with *@p and *@cap unchanged on overflow or without memory.
+ */
+int ps_grow(void **p, size_t *cap, size_t need, size_t size, size_t first);
+
+/**
  * struct ps_bytes - the library's one growable byte buffer (and text being written).
  * @p: the bytes (NULL until the first append)
  * @len: bytes in use

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/recorder.h"
+#include "fuzz_util.h"
 #include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -21,11 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 1024)
 		return 0;
-	text = malloc(size + 2);
-	if (!text)
-		abort();
-	memcpy(text, data, size);
-	text[size] = text[size + 1] = 0;
+	text = fuzz_text(data, size);
 	r = ps_recorder__new(&err);
 	if (!r)
 		abort();

@@ -13,6 +13,7 @@
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "fuzz_session.h"
+#include "fuzz_util.h"
 #include "replay.h"
 
 #define MAX_OPERANDS 16
@@ -33,11 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!s)
 		s = fuzz_session(&smp);
-	text = malloc(size + 1);
-	if (!text)
-		abort();
-	memcpy(text, data, size);
-	text[size] = 0;
+	text = fuzz_text(data, size);
 	for (p = text; n < MAX_OPERANDS && p <= text + size; p += strlen(p) + 1)
 		ops[n++] = p;
 	memset(&ferr, 0, sizeof(ferr));

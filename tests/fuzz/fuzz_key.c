@@ -11,6 +11,7 @@
 
 #include "lib/key.h"
 #include "fuzz_session.h"
+#include "fuzz_util.h"
 #include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -29,11 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!s)
 		s = fuzz_session(&smp);
-	text = malloc(size + 2);
-	if (!text)
-		abort();
-	memcpy(text, data, size);
-	text[size] = text[size + 1] = 0;
+	text = fuzz_text(data, size);
 	spec = text + strlen(text) + 1;
 	k = ps_key__parse(text, &err);
 	if (k) {

@@ -11,6 +11,7 @@
 
 #include "lib/durations.h"
 #include "fuzz_session.h"
+#include "fuzz_util.h"
 #include "replay.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,11 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (!s)
 		s = fuzz_session(&smp);
-	text = malloc(size + 1);
-	if (!text)
-		abort();
-	memcpy(text, data, size);
-	text[size] = 0;
+	text = fuzz_text(data, size);
 	for (p = text; p <= text + size && n < PS_DUR_MAX_PAIRS + 1; p += strlen(p) + 1)
 		specs[n++] = p;
 	d = ps_durations__new(specs, n, &err);

@@ -27,6 +27,7 @@
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
+#include "fuzz_util.h"
 #include "replay.h"
 
 #define MAX_LOOKUPS 16
@@ -52,57 +53,12 @@ static void cleanup(void)
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/ps-fuzz-symbols-XXXXXX");
-	if (!mkdtemp(dir))
-		abort();
+	fuzz_tmpdir(dir, sizeof(dir), "symbols");
 	/* the name perf gives a JIT map: where the table looks for //anon memory of our pid */
 	snprintf(jit_path, sizeof(jit_path), "/tmp/perf-%d.map", (int)getpid());
 	snprintf(elf_path, sizeof(elf_path), "%s/object", dir);
 	snprintf(kallsyms_path, sizeof(kallsyms_path), "%s/kallsyms", dir);
 	atexit(cleanup);
-}
-
-static void put_file(const char *path, const uint8_t *p, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	if (fd < 0)
-		abort();
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w <= 0)
-			abort();
-		p += w;
-		n -= (size_t)w;
-	}
-	close(fd);
-}
-
-/* An MMAP2 record: @name mapped at @start for @len bytes in process @pid, offset 0. */
-static void mmap2(struct ps_symbols *st, uint32_t pid, const char *name, uint64_t start,
-                  uint64_t len)
-{
-	unsigned char rec[8 + 64 + 128] = { 0 };
-	size_t n = strlen(name), rlen = (8 + 64 + n + 1 + 7) & ~(size_t)7;
-	struct ps_record r = { .data = rec, .len = rlen, .size = (uint16_t)rlen };
-
-	if (rlen > sizeof(rec))
-		abort();
-	r.type = PERF_RECORD_MMAP2;
-	r.misc = PERF_RECORD_MISC_USER;
-	ps_put32(rec, PERF_RECORD_MMAP2, false);
-	ps_put16(rec + 4, PERF_RECORD_MISC_USER, false);
-	ps_put16(rec + 6, (uint16_t)rlen, false);
-	ps_put32(rec + 8, pid, false);
-	ps_put32(rec + 12, pid, false);
-	ps_put64(rec + 16, start, false);
-	ps_put64(rec + 24, len, false);
-	ps_put64(rec + 32, 0, false);     /* pgoff */
-	ps_put32(rec + 8 + 56, 5, false); /* PROT_READ | PROT_EXEC */
-	ps_put32(rec + 8 + 60, 2, false); /* MAP_PRIVATE */
-	memcpy(rec + 8 + 64, name, n);
-	ps_symbols__process(st, &r);
 }
 
 static void touch_sym(const struct ps_symbol *s)
@@ -141,19 +97,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += 2 + 8 * n;
 	size -= 2 + 8 * (size_t)n;
 
-	put_file(mode == 0 ? jit_path : mode == 1 ? elf_path : kallsyms_path, data, size);
+	fuzz_put_file(mode == 0 ? jit_path : mode == 1 ? elf_path : kallsyms_path, data, size);
 	if (mode == 2)
 		o.kallsyms = kallsyms_path;
-	s = ps_session__new(false);
-	if (!s)
-		abort();
-	st = ps_symbols__new(s, &o, &err);
-	if (!st)
-		abort();
+	st = fuzz_symbols(&s, &o);
 	if (mode == 0)
-		mmap2(st, pid, "//anon", JIT_START, JIT_LEN);
+		fuzz_mmap2(st, pid, "//anon", JIT_START, JIT_LEN);
 	else if (mode == 1)
-		mmap2(st, pid, elf_path, ELF_START, ELF_LEN);
+		fuzz_mmap2(st, pid, elf_path, ELF_START, ELF_LEN);
 	cpumode = mode == 2 ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER;
 
 	for (i = 0; i < n; i++) {

@@ -24,6 +24,7 @@
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "lib/symbols.h"
+#include "fuzz_util.h"
 #include "replay.h"
 
 #define NR_REGS 20
@@ -43,53 +44,9 @@ static void cleanup(void)
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/ps-fuzz-unwind-XXXXXX");
-	if (!mkdtemp(dir))
-		abort();
+	fuzz_tmpdir(dir, sizeof(dir), "unwind");
 	snprintf(elf_path, sizeof(elf_path), "%s/object", dir);
 	atexit(cleanup);
-}
-
-static void put_file(const char *path, const uint8_t *p, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-
-	if (fd < 0)
-		abort();
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w <= 0)
-			abort();
-		p += w;
-		n -= (size_t)w;
-	}
-	close(fd);
-}
-
-static void mmap2(struct ps_symbols *st, uint32_t pid, const char *name, uint64_t start,
-                  uint64_t len)
-{
-	unsigned char rec[8 + 64 + 128] = { 0 };
-	size_t n = strlen(name), rlen = (8 + 64 + n + 1 + 7) & ~(size_t)7;
-	struct ps_record r = { .data = rec, .len = rlen, .size = (uint16_t)rlen };
-
-	if (rlen > sizeof(rec))
-		abort();
-	r.type = PERF_RECORD_MMAP2;
-	r.misc = PERF_RECORD_MISC_USER;
-	ps_put32(rec, PERF_RECORD_MMAP2, false);
-	ps_put16(rec + 4, PERF_RECORD_MISC_USER, false);
-	ps_put16(rec + 6, (uint16_t)rlen, false);
-	ps_put32(rec + 8, pid, false);
-	ps_put32(rec + 12, pid, false);
-	ps_put64(rec + 16, start, false);
-	ps_put64(rec + 24, len, false);
-	ps_put64(rec + 32, 0, false);
-	ps_put32(rec + 8 + 56, 5, false);
-	ps_put32(rec + 8 + 60, 2, false);
-	memcpy(rec + 8 + 64, name, n);
-	ps_symbols__process(st, &r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -119,15 +76,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!stack)
 		abort();
 	memcpy(stack, data + 8 * NR_REGS + 2, n);
-	put_file(elf_path, data + 8 * NR_REGS + 2 + n, size - 8 * NR_REGS - 2 - n);
+	fuzz_put_file(elf_path, data + 8 * NR_REGS + 2 + n, size - 8 * NR_REGS - 2 - n);
 	o.debug_dir = dir;
-	s = ps_session__new(false);
-	if (!s)
-		abort();
-	st = ps_symbols__new(s, &o, &err);
-	if (!st)
-		abort();
-	mmap2(st, pid, elf_path, ELF_START, ELF_LEN);
+	st = fuzz_symbols(&s, &o);
+	fuzz_mmap2(st, pid, elf_path, ELF_START, ELF_LEN);
 
 	attr.sample_regs_user = 0xff0fffull;
 	attr.sample_stack_user = (uint32_t)n;

@@ -22,6 +22,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,22 +46,16 @@ struct opts {
 	bool data_file;     /* -d: write a perf.data file */
 };
 
-/* A growing byte buffer. */
-struct bytes {
-	unsigned char *p;
-	size_t len, cap;
-};
-
 /* What a perf.data file needs besides its data section, gathered while the records pass. */
 struct datafile {
 	int fd;
 	uint64_t data_size;
-	struct bytes attrs; /* the attrs, back to back, each attr_size bytes */
-	struct bytes ids;   /* their ids */
-	uint64_t *nr_ids;   /* per attr */
+	struct ps_bytes attrs; /* the attrs, back to back, each attr_size bytes */
+	struct ps_bytes ids;   /* their ids */
+	uint64_t *nr_ids;      /* per attr */
 	size_t nr_attrs;
 	uint32_t attr_size;
-	struct bytes feat[PS_FEAT_LAST_61];
+	struct ps_bytes feat[PS_FEAT_LAST_61];
 	bool has_feat[PS_FEAT_LAST_61];
 };
 
@@ -123,25 +118,6 @@ static int turn(struct swapper *w, const struct ps_record *rec, const char *name
 
 /* ---- -d: a perf.data file ---- */
 
-static int add_bytes(struct bytes *b, const void *p, size_t len)
-{
-	if (b->len + len > b->cap) {
-		size_t ncap = b->cap ? b->cap : 4096;
-		unsigned char *np;
-
-		while (ncap < b->len + len)
-			ncap *= 2;
-		np = realloc(b->p, ncap);
-		if (!np)
-			return -1;
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, p, len);
-	b->len += len;
-	return 0;
-}
-
 /*
  * Keep @rec (already turned into @w->buf) for the file: ATTR, FEATURE and TRACING_DATA go to
  * the header sections, every other record to the data section.
@@ -167,8 +143,8 @@ static int file_put(struct datafile *df, const struct swapper *w, const struct p
 		df->nr_ids = n;
 		n[df->nr_attrs++] = (rec->size - 8u - asize) / 8;
 		df->attr_size = asize;
-		if (add_bytes(&df->attrs, w->buf + 8, asize) ||
-		    add_bytes(&df->ids, w->buf + 8 + asize, 8 * n[df->nr_attrs - 1]))
+		if (ps_bytes__add(&df->attrs, w->buf + 8, asize, SIZE_MAX) ||
+		    ps_bytes__add(&df->ids, w->buf + 8 + asize, 8 * n[df->nr_attrs - 1], SIZE_MAX))
 			break;
 		return 0;
 	case PS_RECORD_HEADER_FEATURE:
@@ -177,14 +153,14 @@ static int file_put(struct datafile *df, const struct swapper *w, const struct p
 			return 0; /* the end marker, or a feature perf 6.1 does not know */
 		df->feat[feat].len = 0;
 		df->has_feat[feat] = true;
-		if (add_bytes(&df->feat[feat], w->buf + 16, rec->size - 16u))
+		if (ps_bytes__add(&df->feat[feat], w->buf + 16, rec->size - 16u, SIZE_MAX))
 			break;
 		return 0;
 	case PS_RECORD_HEADER_TRACING_DATA:
 		df->feat[PS_FEAT_TRACING_DATA].len = 0;
 		df->has_feat[PS_FEAT_TRACING_DATA] = true;
-		if (add_bytes(&df->feat[PS_FEAT_TRACING_DATA], w->buf + rec->size,
-		              rec->len - rec->size))
+		if (ps_bytes__add(&df->feat[PS_FEAT_TRACING_DATA], w->buf + rec->size,
+		                  rec->len - rec->size, SIZE_MAX))
 			break;
 		return 0;
 	default:
