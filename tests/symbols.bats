@@ -559,13 +559,14 @@ pcount_rows() {
 	# the stripped copy has the build-id of the whole one, which earlier tests may have left
 	# in ~/.debug: perf and pcount then name it from there.  A HOME of its own keeps it out.
 	mkdir -p "$t/home"
+	export HOME="$t/home"
 	# a fixed period: perf's overhead (of the period) is then the share of samples
-	record_once s.data env HOME="$t/home" perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
+	record_once s.data perf record -q -e cpu-clock -c 1000000 -o /dev/stdout \
 		"$WORK/symwork-s" 100
-	HOME="$t/home" perf_report_rows "$WORK/s.data" --no-children >"$t/perf.txt"
+	perf_report_rows "$WORK/s.data" --no-children >"$t/perf.txt"
 	grep -q '\[\.\] 0x0000' "$t/perf.txt"
 	grep -q '\[k\] ' "$t/perf.txt"
-	HOME="$t/home" pcount_rows "$WORK/s.data" >"$t/ours.txt"
+	pcount_rows "$WORK/s.data" >"$t/ours.txt"
 	cmp_or_show "$t/perf.txt" "$t/ours.txt"
 	# the table's first columns
 	run -0 "$BIN/pcount" -q --by sym,dso -n 1 "$WORK/s.data"
