@@ -26,7 +26,11 @@ one() {
 	[ -d "$seeds" ] && args+=("$seeds")
 	log=$dir/$t.log
 	st=0
-	nice -n 19 "$dir/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 \
+	# libdw has no frame pointers: its allocations get a whole stack only from the slow
+	# unwinder, which lsan.supp's dwarf_getscopes line needs to match
+	local asan=$ASAN_OPTIONS
+	[ "$t" = fuzz_unwind ] && asan=$asan:fast_unwind_on_malloc=0
+	ASAN_OPTIONS=$asan nice -n 19 "$dir/$t" -max_total_time="$secs" -timeout=25 -rss_limit_mb=2560 \
 		-max_len=65536 -print_final_stats=1 -artifact_prefix="$dir/crashes/$t-" \
 		"${args[@]}" >"$log" 2>&1 || st=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
