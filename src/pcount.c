@@ -1756,6 +1756,11 @@ int main(int argc, char **argv)
 	ro.sym = &o.sym;
 	ro.pairs = o.pairs;
 	ro.npairs = o.npairs;
+	/* durations are worked out only when the command line names one: a program that
+	 * reads none does not pay for them on every sample */
+	ro.no_durations = !o.off_cpu || o.npairs;
+	for (int i = 1; i < argc && ro.no_durations; i++)
+		ro.no_durations = !ps_durations__named(argv[i]);
 	/* with -i the tables are written as the input is read */
 	ro.progress = !o.quiet;
 	ro.stdout_busy = o.interval_ns != 0;

@@ -363,6 +363,11 @@ int main(int argc, char **argv)
 	ro.sym = &o.sym;
 	ro.pairs = o.pairs;
 	ro.npairs = o.npairs;
+	/* durations are worked out only when the command line names one: a program that
+	 * reads none does not pay for them on every sample */
+	ro.no_durations = !o.npairs;
+	for (int i = 1; i < argc && ro.no_durations; i++)
+		ro.no_durations = !ps_durations__named(argv[i]);
 	/* samples in time order when the expression needs the world as of their time */
 	ro.unordered = !ps_filter__uses_comm(r.filter) && !ro.symbols && !o.start.relative &&
 	               !o.stop.relative && !ps_filter__uses_durations(r.filter) && !o.npairs;

@@ -280,6 +280,14 @@ int ps_durations__field(const struct ps_durations *d, const char *name)
 	return -1;
 }
 
+bool ps_durations__named(const char *text)
+{
+	for (size_t i = 0; text && i < ARRAY_SIZE(builtin); i++)
+		if (strstr(text, builtin[i]))
+			return true;
+	return false;
+}
+
 const char *ps_durations__name(const struct ps_durations *d, int field)
 {
 	if (field >= 0 && field < PS_DUR_PAIR)

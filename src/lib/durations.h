@@ -118,6 +118,13 @@ const char *ps_durations__take_notice(struct ps_durations *d);
  */
 int ps_durations__field(const struct ps_durations *d, const char *name);
 
+/**
+ * ps_durations__named() - whether @text holds a built-in duration field's name anywhere
+ * ("latency > 1ms", "--stats=run_time"): a program whose command line names none and has
+ * no --pair need not work the values out (ps_reader_opts.no_durations).
+ */
+bool ps_durations__named(const char *text);
+
 /** ps_durations__name() - the name of @field ("latency", a pair's NAME). */
 const char *ps_durations__name(const struct ps_durations *d, int field);
 

@@ -61,7 +61,8 @@ struct ps_reader {
 /* The duration fields (durations.h) of a sample handed out. */
 static void enrich(struct ps_reader *rd, struct ps_reader_event *ev)
 {
-	ps_durations__sample(rd->dur, rd->s, &ev->smp);
+	if (!rd->o.no_durations)
+		ps_durations__sample(rd->dur, rd->s, &ev->smp);
 }
 
 static int nomem(struct ps_error *err)
@@ -321,7 +322,8 @@ static int released(struct ps_reader *rd, const struct ps_record *rec, struct ps
 	if (rd->syms)
 		ps_symbols__process(rd->syms, rec);
 	if (rec->type != PERF_RECORD_SAMPLE) {
-		ps_durations__record(rd->dur, rd->s, rec);
+		if (!rd->o.no_durations)
+			ps_durations__record(rd->dur, rd->s, rec);
 		if (rd->o.mode == PS_READER_ARRIVAL)
 			return 0;
 		ev->kind = PS_READER_RECORD;
@@ -488,7 +490,8 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 		if (rd->syms)
 			ps_symbols__process(rd->syms, &rd->cur);
 		if (rd->cur.type != PERF_RECORD_SAMPLE) {
-			ps_durations__record(rd->dur, rd->s, &rd->cur);
+			if (!rd->o.no_durations)
+				ps_durations__record(rd->dur, rd->s, &rd->cur);
 			ev->kind = PS_READER_RECORD;
 			ev->rec = rd->cur;
 			return 1;

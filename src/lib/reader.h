@@ -75,6 +75,8 @@ struct ps_reader_opts {
 	bool ticks;               /* PS_READER_TICK after every record read */
 	const char *const *pairs; /* --pair specs of durations.h, or NULL */
 	size_t npairs;
+	bool no_durations; /* no duration values worked out: the program reads none
+	                    * (ps_durations__named() tells) */
 	/* ARRIVAL only: */
 	bool unordered;     /* samples decided as they are read, no time-order view */
 	bool write;         /* PS_READER_WRITE events: the records to write */
