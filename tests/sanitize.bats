@@ -75,10 +75,11 @@ inputs() {
 	done
 }
 
-@test "sanitize: the leak suppressions forgive libtraceevent's tep_parse_event and nothing else" {
+@test "sanitize: the leak suppressions forgive libtraceevent's tep_parse_event, libdw's dwarf_getscopes and nothing else" {
 	local supp="$TOP/tests/fuzz/lsan.supp"
-	[ "$(grep -v '^#' "$supp" | grep -c .)" -eq 1 ]
+	[ "$(grep -v '^#' "$supp" | grep -c .)" -eq 2 ]
 	grep -qx 'leak:tep_parse_event' "$supp"
+	grep -qx 'leak:dwarf_getscopes' "$supp"
 }
 
 # ---- perf.data output, empty inputs (issue 21, item 20) ----
