@@ -271,8 +271,10 @@ merged_as_alone() {
 	a=$(cat "$t/raw_syscalls/sys_enter/id")
 	b=$(cat "$t/sched/sched_wakeup/id")
 	perf record -q -o - -e raw_syscalls:sys_enter -- sh -c 'sleep 0.01' >"$d/a.pipe" 2>/dev/null
-	perf record -q -o - -e sched:sched_wakeup -- sh -c 'sleep 0.01; sleep 0.01' \
-		>"$d/b0.pipe" 2>/dev/null
+	# system-wide: a wakeup of the workload's own task may be done on another CPU, in
+	# the idle task's context, so a recording of the workload alone can hold none
+	perf record -q -a -o - -e sched:sched_wakeup -- sleep 0.05 >"$d/b0.pipe" 2>/dev/null
+	perf script -i "$d/b0.pipe" 2>/dev/null | grep -q sched_wakeup
 	# on the second host, sched_wakeup has the id sys_enter has here, and the other way
 	python3 "$TOP/tests/tools/tp_ids.py" "$b=$a" <"$d/b0.pipe" >"$d/b.pipe"
 	python3 "$TOP/tests/tools/tp_ids.py" "$a=$b" <"$d/a.pipe" >"$d/a2.pipe"
