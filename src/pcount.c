@@ -1494,8 +1494,9 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 	if (c->errcol) {
 		int64_t ret;
 
-		c->failed = is_syscall_exit(smp->attr) && ps_key_sum__value(c->ret, smp, &ret) &&
-		            ret < 0 && ret >= -4095;
+		/* the name test last: most calls succeed */
+		c->failed = ps_key_sum__value(c->ret, smp, &ret) && ret < 0 && ret >= -4095 &&
+		            is_syscall_exit(smp->attr);
 	}
 	if (o->folded) {
 		const struct ps_sample *fs = smp;

@@ -59,6 +59,7 @@ struct arole {
 	struct tep_format_field *prev_state;          /* sched_switch, or NULL */
 	struct tep_format_field *pid;                 /* wakeups */
 	struct tep_format_field *key[PS_DUR_MAX_PAIRS][PS_DUR_MAX_KEYS];
+	bool swap; /* the tracepoint data's byte order is not this machine's */
 };
 
 enum {
@@ -381,6 +382,7 @@ static uint32_t attr_roles(const struct ps_durations *d, const struct ps_session
 	memset(r, 0, sizeof(*r));
 	if (!a->tp || !timed(a))
 		return 0;
+	r->swap = ps_tracing__swapped(a->tp);
 	if (tp_is(a, "raw_syscalls", "sys_enter") || tp_is(a, "raw_syscalls", "sys_exit")) {
 		r->nr = num_field(a, "id");
 		if (r->nr && (a->sample_type & PERF_SAMPLE_TID))
@@ -832,9 +834,10 @@ static void set(struct ps_durations *d, int field, uint64_t ns)
 	d->vals.v[field] = ns;
 }
 
-static bool read_num(struct tep_format_field *f, const struct ps_sample *smp, uint64_t *v)
+static bool read_num(const struct arole *r, const struct tep_format_field *f,
+                     const struct ps_sample *smp, uint64_t *v)
 {
-	return f && ps_tracing__read_u64(f, smp->raw, smp->raw_size, v) == 0;
+	return f && ps_tracing__number(f, r->swap, smp->raw, smp->raw_size, v) == 0;
 }
 
 static void syscall_event(struct ps_durations *d, const struct arole *r, uint32_t roles,
@@ -845,7 +848,7 @@ static void syscall_event(struct ps_durations *d, const struct arole *r, uint32_
 	uint64_t nr = 0;
 	struct thr *t;
 
-	if (r->nr && !read_num(r->nr, smp, &nr))
+	if (r->nr && !read_num(r, r->nr, smp, &nr))
 		return;
 	if (roles & (R_ENTER_RAW | R_ENTER_NAMED)) {
 		t = thr_get(d, smp->tid);
@@ -869,7 +872,7 @@ static void wake_event(struct ps_durations *d, const struct arole *r, const stru
 	uint64_t pid;
 	struct thr *t;
 
-	if (!read_num(r->pid, smp, &pid) || !pid)
+	if (!read_num(r, r->pid, smp, &pid) || !pid)
 		return;
 	t = thr_get(d, (uint32_t)pid);
 	if (t && !t->ready)
@@ -920,7 +923,7 @@ static void switch_event(struct ps_durations *d, const struct arole *r, struct p
 	struct cpu_state *c = cpu_get(d, smp->cpu);
 	struct thr *t;
 
-	if (!c || !read_num(r->prev_pid, smp, &prev) || !read_num(r->next_pid, smp, &next))
+	if (!c || !read_num(r, r->prev_pid, smp, &prev) || !read_num(r, r->next_pid, smp, &next))
 		return;
 	tprev = c->last;
 	c->last = smp->time;
@@ -948,8 +951,8 @@ static void switch_event(struct ps_durations *d, const struct arole *r, struct p
 	sched_times(d, smp->time, tprev, t->last_time, t->ready);
 	/* after its EXIT, a task may still sleep and run; it is gone when it leaves the
 	 * cpu as a zombie or dead (prev_state X or Z) */
-	if ((t->flags & T_DEAD) &&
-	    (!r->prev_state || (read_num(r->prev_state, smp, &state) && (state & DEAD_STATES)))) {
+	if ((t->flags & T_DEAD) && (!r->prev_state || (read_num(r, r->prev_state, smp, &state) &&
+	                                               (state & DEAD_STATES)))) {
 		thr_forget(d, t);
 		return;
 	}
@@ -989,7 +992,7 @@ static void pair_event(struct ps_durations *d, const struct arole *r, uint32_t r
 				key[k] = smp->cpu;
 				break;
 			default:
-				ok = read_num(r->key[p][k], smp, &key[k]);
+				ok = read_num(r, r->key[p][k], smp, &key[k]);
 			}
 		}
 		if (!ok)

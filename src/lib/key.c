@@ -26,15 +26,36 @@
 #include "syscalls.h"
 #include "text.h"
 #include "tracing.h"
+#include "xalloc.h"
 
 struct key_kind;
 
+/* field_text()'s view of each attr, by its index: worked out once per attr, not per sample */
+struct fc_attr {
+	const struct ps_attr *a; /* the attr, format and name it was worked out from */
+	const struct tep_event *tp;
+	const char *aname;
+	struct tep_format_field *f; /* the field, or NULL */
+	bool match;                 /* the event named with the field is this attr's */
+	bool swap;                  /* ps_tracing__swapped() */
+};
+
+/* One field's lookups, owned by the key or sum that names it. */
+struct fcache {
+	struct fc_attr *e;
+	size_t n;
+	int df_none;                  /* the duration index with no durations in the sample */
+	const struct ps_durations *d; /* and with these */
+	int df_d;
+};
+
 struct key {
 	const struct key_kind *kind;
-	char *name;      /* the key as given ("comm", "prev_state", "bytes/1024") */
-	char *field;     /* a field key: the field name, without a system:event. prefix */
-	char *event;     /* a field key: "system:event" when qualified, else NULL */
-	uint64_t bucket; /* a field key: histogram bucket size, 0 for exact values */
+	char *name;        /* the key as given ("comm", "prev_state", "bytes/1024") */
+	char *field;       /* a field key: the field name, without a system:event. prefix */
+	char *event;       /* a field key: "system:event" when qualified, else NULL */
+	uint64_t bucket;   /* a field key: histogram bucket size, 0 for exact values */
+	struct fcache *fc; /* a field key: its lookups, or NULL */
 };
 
 struct ps_key {
@@ -45,6 +66,8 @@ struct ps_key {
 	bool arch_known;
 	const char *arch;
 	char arch_buf[64];
+	const char *const *sysnames; /* ps_syscall_names() of @arch */
+	size_t nsysnames;
 	bool enter_known, has_enter;
 	bool exits;              /* ps_key__set_exits() */
 	struct ps_symbols *syms; /* for sym and dso; not owned */
@@ -54,6 +77,7 @@ struct ps_key {
 	/* value_syscall()'s view of each attr, by its index (worked out once per attr) */
 	struct sc_attr *sc;
 	size_t nsc;
+	struct fcache *ret_fc; /* value_errno()'s "ret", or NULL */
 };
 
 /* what an attr is to the syscall key */
@@ -70,12 +94,15 @@ struct sc_attr {
 	enum sc_kind kind;
 	const char *name;            /* SC_NAMED_*: the syscall's name, in the format's name */
 	struct tep_format_field *id; /* SC_RAW_*: the id field */
+	bool swap;                   /* ps_tracing__swapped() */
 };
 
 struct ps_key_sum {
-	char *name;  /* the column's title: NAME= of the spec, or the spec */
-	char *event; /* "system:event" when qualified, else NULL */
-	char *field; /* NULL: count the samples of @event */
+	char *name;        /* the column's title: NAME= of the spec, or the spec */
+	char *event;       /* "system:event" when qualified, else NULL */
+	char *field;       /* NULL: count the samples of @event */
+	bool period;       /* @field is "period" (is_period()) */
+	struct fcache *fc; /* @field's lookups, or NULL */
 };
 
 /*
@@ -139,30 +166,97 @@ static int string_field(const struct ps_sample *smp, const struct tep_format_fie
 	return 0;
 }
 
-/* A tracepoint field's value as text (numbers signed as the format says); -1 if absent. */
+/* The lookups of the field @name; NULL when out of memory (then field_text() looks up). */
+static struct fcache *fc_new(const char *name)
+{
+	struct fcache *fc = calloc(1, sizeof(*fc));
+
+	if (fc)
+		fc->df_none = ps_durations__field(NULL, name);
+	return fc;
+}
+
+static void fc_delete(struct fcache *fc)
+{
+	if (fc)
+		free(fc->e);
+	free(fc);
+}
+
+/* @fc's view of @a; NULL when there is none (no cache, out of memory). */
+static const struct fc_attr *fc_of(struct fcache *fc, const struct ps_attr *a, const char *event,
+                                   const char *name)
+{
+	struct fc_attr *e;
+
+	if (!fc || a->idx < 0 || a->idx >= PS_MAX_ATTRS)
+		return NULL;
+	if ((size_t)a->idx >= fc->n) {
+		size_t n = (size_t)a->idx + 8;
+
+		e = realloc(fc->e, n * sizeof(*e));
+		if (!e)
+			return NULL;
+		memset(e + fc->n, 0, (n - fc->n) * sizeof(*e));
+		fc->e = e;
+		fc->n = n;
+	}
+	e = &fc->e[a->idx];
+	if (e->a != a || e->tp != a->tp || e->aname != a->name) {
+		e->a = a;
+		e->tp = a->tp;
+		e->aname = a->name;
+		e->match = !event || (a->name && strcmp(event, a->name) == 0);
+		e->f = a->tp ? ps_tracing__field(a->tp, name) : NULL;
+		e->swap = ps_tracing__swapped(a->tp);
+	}
+	return e;
+}
+
+/* The duration index of @name for @smp (durations.h), or -1. */
+static int fc_duration(struct fcache *fc, const struct ps_sample *smp, const char *name)
+{
+	const struct ps_durations *d = smp->dur ? smp->dur->d : NULL;
+
+	if (!fc)
+		return ps_durations__field(d, name);
+	if (!d)
+		return fc->df_none;
+	if (fc->d != d) {
+		fc->d = d;
+		fc->df_d = ps_durations__field(d, name);
+	}
+	return fc->df_d;
+}
+
+/* A tracepoint field's value as text (numbers signed as the format says); -1 if absent.
+ * @fc: the field's lookups, or NULL. */
 static int field_text(const struct ps_sample *smp, const char *event, const char *name,
-                      uint64_t bucket, char *buf, size_t len, int64_t *num)
+                      uint64_t bucket, char *buf, size_t len, int64_t *num, struct fcache *fc)
 {
 	const struct ps_attr *a = smp->attr;
+	const struct fc_attr *e = fc_of(fc, a, event, name);
 	struct tep_format_field *f = NULL;
 	bool is_signed = false;
 	uint64_t v;
-	int df;
+	int df, bad;
 
-	if (event && (!a->name || strcmp(event, a->name) != 0))
+	if (e ? !e->match : event && (!a->name || strcmp(event, a->name) != 0))
 		return -1;
 	/* a duration (durations.h): nanoseconds, where the sample has one */
-	df = ps_durations__field(smp->dur ? smp->dur->d : NULL, name);
+	df = fc_duration(fc, smp, name);
 	if (df >= 0) {
 		if (!ps_durations__value(smp, df, &v) || v > INT64_MAX)
 			return -1;
 	} else {
 		if (!a->tp || !smp->raw)
 			return -1;
-		f = ps_tracing__field(a->tp, name);
+		f = e ? e->f : ps_tracing__field(a->tp, name);
 		if (!f)
 			return -1;
-		if (ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v) == 0)
+		bad = e ? ps_tracing__number(f, e->swap, smp->raw, smp->raw_size, &v) :
+		          ps_tracing__read_u64(f, smp->raw, smp->raw_size, &v);
+		if (!bad)
 			is_signed = (f->flags & TEP_FIELD_IS_SIGNED) != 0;
 		else
 			df = -2; /* not a number */
@@ -287,6 +381,7 @@ static void sc_learn(struct tep_event *tp, struct sc_attr *sc)
 		sc->kind = strcmp(tp->name, "sys_exit") == 0 ? SC_RAW_EXIT : SC_RAW_ENTER;
 		sc->id = ps_tracing__field(tp, "id");
 	}
+	sc->swap = ps_tracing__swapped(tp);
 }
 
 /* What @a is to the syscall key; NULL when out of memory.  Worked out for every attr again
@@ -350,14 +445,15 @@ static int value_syscall(struct ps_key *ks, const struct key *k, const struct ps
 	case SC_RAW_ENTER:
 		break;
 	}
-	if (!sc->id || ps_tracing__read_u64(sc->id, smp->raw, smp->raw_size, &id))
+	if (!sc->id || ps_tracing__number(sc->id, sc->swap, smp->raw, smp->raw_size, &id))
 		return -1;
 	if (!ks->arch_known) {
 		ks->arch_known = true;
 		ks->arch = ps_session__feature_string(s, PS_FEAT_ARCH, ks->arch_buf,
 		                                      sizeof(ks->arch_buf));
+		ks->sysnames = ps_syscall_names(ks->arch, &ks->nsysnames);
 	}
-	name = ps_syscall_name(ks->arch, (long)(int64_t)id);
+	name = (int64_t)id >= 0 && id < ks->nsysnames ? ks->sysnames[id] : NULL;
 	if (name)
 		*out = name;
 	else
@@ -371,8 +467,10 @@ static int value_errno(struct ps_key *ks, const struct key *k, const struct ps_s
 {
 	int64_t ret;
 
-	(void)ks, (void)k, (void)s;
-	if (field_text(smp, NULL, "ret", 0, NULL, 0, &ret) || ret >= 0 || ret < -4095)
+	(void)k, (void)s;
+	if (!ks->ret_fc)
+		ks->ret_fc = fc_new("ret"); /* NULL: looked up each time */
+	if (field_text(smp, NULL, "ret", 0, NULL, 0, &ret, ks->ret_fc) || ret >= 0 || ret < -4095)
 		return -1;
 	*out = strerrorname_np((int)-ret);
 	if (!*out)
@@ -391,7 +489,7 @@ static int value_field(struct ps_key *ks, const struct key *k, const struct ps_s
 	    ps_symbolic__has(a->tp, k->field) &&
 	    ps_symbolic__text(a->tp, k->field, smp, buf, len) == 0)
 		return 0;
-	return field_text(smp, k->event, k->field, k->bucket, buf, len, NULL);
+	return field_text(smp, k->event, k->field, k->bucket, buf, len, NULL, k->fc);
 }
 
 static bool has_syscall_event(const struct ps_session *s)
@@ -598,6 +696,7 @@ static int parse_one(struct ps_key *ks, const char *tok, struct ps_error *err)
 	if (!k->field[0])
 		return ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "empty field name in '%s'",
 		                     tok);
+	k->fc = fc_new(k->field); /* NULL: looked up each time */
 	return 0;
 }
 
@@ -655,8 +754,10 @@ void ps_key__delete(struct ps_key *ks)
 		free(ks->keys[i].name);
 		free(ks->keys[i].field);
 		free(ks->keys[i].event);
+		fc_delete(ks->keys[i].fc);
 	}
 	free(ks->sc);
+	fc_delete(ks->ret_fc);
 	free(ks);
 }
 
@@ -1175,6 +1276,9 @@ struct ps_key_sum *ps_key_sum__parse(const char *arg, struct ps_error *err)
 	} else if (!sm->field[0]) {
 		ps_error__set(err, PS_EUSAGE, NULL, PS_NO_OFFSET, "'%s' names no field", arg);
 		goto fail;
+	} else {
+		sm->fc = fc_new(sm->field); /* NULL: looked up each time */
+		sm->period = strcmp(sm->field, "period") == 0;
 	}
 	return sm;
 fail:
@@ -1189,6 +1293,7 @@ void ps_key_sum__delete(struct ps_key_sum *sm)
 	free(sm->name);
 	free(sm->event);
 	free(sm->field);
+	fc_delete(sm->fc);
 	free(sm);
 }
 
@@ -1205,7 +1310,7 @@ const char *ps_key_sum__field(const struct ps_key_sum *sm)
 /* The sample's period stands for "period" where no tracepoint field has that name. */
 static bool is_period(const struct ps_key_sum *sm)
 {
-	return sm->field && strcmp(sm->field, "period") == 0;
+	return sm->period;
 }
 
 static bool counts_ns(const struct ps_attr *a)
@@ -1262,7 +1367,7 @@ bool ps_key_sum__value(const struct ps_key_sum *sm, const struct ps_sample *smp,
 		*val = 1;
 		return true;
 	}
-	if (field_text(smp, sm->event, sm->field, 0, NULL, 0, val) == 0)
+	if (field_text(smp, sm->event, sm->field, 0, NULL, 0, val, sm->fc) == 0)
 		return true;
 	if (!is_period(sm) || (sm->event && strcmp(sm->event, smp->attr->name) != 0))
 		return false;

@@ -41,6 +41,14 @@ const char *ps_syscall_name(const char *arch, long nr)
 	return t.names[nr];
 }
 
+const char *const *ps_syscall_names(const char *arch, size_t *nr)
+{
+	struct table t = table_for(arch);
+
+	*nr = t.nr;
+	return t.names;
+}
+
 long ps_syscall_number(const char *arch, const char *name)
 {
 	struct table t = table_for(arch);

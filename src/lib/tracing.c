@@ -395,16 +395,41 @@ struct tep_format_field *ps_tracing__field(struct tep_event *event, const char *
 	return f ? f : tep_find_common_field(event, name);
 }
 
-int ps_tracing__read_u64(struct tep_format_field *f, const void *raw, uint32_t size, uint64_t *val)
+bool ps_tracing__swapped(const struct tep_event *event)
 {
-	unsigned long long v;
+	return event && event->tep &&
+	       tep_is_file_bigendian(event->tep) != tep_is_local_bigendian(event->tep);
+}
 
-	if ((uint64_t)f->offset + f->size > size)
+int ps_tracing__number(const struct tep_format_field *f, bool swap, const void *raw, uint32_t size,
+                       uint64_t *val)
+{
+	const unsigned char *p;
+
+	if (f->offset < 0 || f->size < 0 || (uint64_t)f->offset + (uint64_t)f->size > size)
 		return -1;
 	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC))
 		return -1;
-	if (tep_read_number_field(f, raw, &v))
+	p = (const unsigned char *)raw + f->offset;
+	switch (f->size) {
+	case 1:
+		*val = p[0];
+		return 0;
+	case 2:
+		*val = ps_get16(p, swap);
+		return 0;
+	case 4:
+		*val = ps_get32(p, swap);
+		return 0;
+	case 8:
+		*val = ps_get64(p, swap);
+		return 0;
+	default:
 		return -1;
-	*val = v;
-	return 0;
+	}
+}
+
+int ps_tracing__read_u64(struct tep_format_field *f, const void *raw, uint32_t size, uint64_t *val)
+{
+	return ps_tracing__number(f, ps_tracing__swapped(f->event), raw, size, val);
 }

@@ -48,4 +48,18 @@ struct tep_format_field *ps_tracing__field(struct tep_event *event, const char *
  */
 int ps_tracing__read_u64(struct tep_format_field *f, const void *raw, uint32_t size, uint64_t *val);
 
+/**
+ * ps_tracing__swapped() - whether @event's data is in the other byte order than this
+ * machine's (the TRACING_DATA's order, which is the traced machine's, not the stream's).
+ */
+bool ps_tracing__swapped(const struct tep_event *event);
+
+/**
+ * ps_tracing__number() - ps_tracing__read_u64() for the per-sample paths: the byte order
+ * @swap worked out once with ps_tracing__swapped() of the field's event, no libtraceevent
+ * call.  The same values tep_read_number_field() gives.
+ */
+int ps_tracing__number(const struct tep_format_field *f, bool swap, const void *raw, uint32_t size,
+                       uint64_t *val);
+
 #endif

@@ -306,9 +306,51 @@ out:
 	ps_reader__close(rd);
 }
 
+/* The durations read fields with ps_tracing__number(): the values libtraceevent reads. */
+static void test_numbers(const char *path)
+{
+	struct ps_reader_opts o = { .path = path };
+	struct ps_error err = { 0 };
+	struct ps_reader_event ev;
+	struct ps_reader *rd = ps_reader__open(&o, &err);
+	size_t read = 0, same = 0;
+	int r;
+
+	CHECK(rd != NULL);
+	if (!rd)
+		return;
+	while ((r = ps_reader__next(rd, &ev, &err)) > 0) {
+		const struct ps_sample *smp = &ev.smp;
+		struct tep_format_field *lists[2], *f;
+		unsigned long long want;
+		uint64_t got;
+
+		if (ev.kind != PS_READER_SAMPLE || !smp->attr->tp || !smp->raw)
+			continue;
+		lists[0] = smp->attr->tp->format.common_fields;
+		lists[1] = smp->attr->tp->format.fields;
+		for (int l = 0; l < 2; l++) {
+			for (f = lists[l]; f; f = f->next) {
+				if (ps_tracing__number(f, ps_tracing__swapped(smp->attr->tp),
+				                       smp->raw, smp->raw_size, &got))
+					continue;
+				read++;
+				same += tep_read_number_field(f, smp->raw, &want) == 0 &&
+				        want == got;
+			}
+		}
+	}
+	CHECK(r == 0);
+	CHECK(read > 1000);
+	CHECK_EQ_U64(same, read);
+	ps_reader__close(rd);
+}
+
 int main(void)
 {
 	test_specs();
+	test_numbers(RAWSYS);
+	test_numbers(SCHED);
 	test_latency();
 	test_sched();
 	test_bound();
