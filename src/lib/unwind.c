@@ -4,7 +4,9 @@
  * functions DWARF names at an address (unwind.h).
  */
 #include <dwarf.h>
+#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -365,8 +367,101 @@ struct inline_entry {
 struct ps_dwarf {
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	/* a separate debug file opened here, some sections left compressed; else NULL and
+	 * the module's own DWARF (dwfl_module_getdwarf) */
+	Dwarf *dbg;
+	Elf *elf;
+	int fd;
 	struct inline_entry *cache;
 };
+
+/*
+ * Debug sections the inline lookup never reads (scopes, names and ranges are all it
+ * needs).  libdw inflates every compressed debug section it knows when it opens a file,
+ * and Debian's debug files are compressed: a third of libc's is line tables and location
+ * lists.  They are marked as holding nothing, in a private copy of the section headers.
+ */
+static bool unread_section(const char *name)
+{
+	static const char *const names[] = { "line",  "loclists", "loc",      "macro", "macinfo",
+		                             "frame", "pubnames", "pubtypes", "names" };
+
+	if (strncmp(name, ".debug_", 7) == 0)
+		name += 7;
+	else if (strncmp(name, ".zdebug_", 8) == 0)
+		name += 8;
+	else
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether @elf has no section named @want; with @hide, the unread sections are marked
+ * empty on the way (only in an Elf opened ELF_C_READ_MMAP_PRIVATE: its headers are a
+ * private copy).  False too when the headers cannot be read.
+ */
+static bool lacks(Elf *elf, const char *want, bool hide)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr shdr;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &shdr) || !(name = elf_strptr(elf, shstrndx, shdr.sh_name)))
+			continue;
+		if (strcmp(name, want) == 0)
+			return false;
+		if (hide && shdr.sh_type == SHT_PROGBITS && unread_section(name)) {
+			shdr.sh_type = SHT_NOBITS;
+			if (!gelf_update_shdr(scn, &shdr))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The module's separate debug file, opened with the sections it does not need hidden;
+ * false when it has none or one that libdw must open itself (dwz's shared file). */
+static bool open_debug_file(struct ps_dwarf *dw, const char *name)
+{
+	GElf_Addr bias;
+	Elf *main_elf = dwfl_module_getelf(dw->mod, &bias);
+	const char *link;
+	GElf_Word crc = 0;
+	void **ud = NULL;
+	char *path = NULL;
+
+	if (!main_elf || bias != 0)
+		return false;
+	/* the object's own DWARF is not compressed by the usual builds: libdw opens that */
+	if (!lacks(main_elf, ".debug_info", false))
+		return false;
+	link = dwelf_elf_gnu_debuglink(main_elf, &crc);
+	if (!dwfl_module_info(dw->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL))
+		return false;
+	dw->fd = dwfl_standard_find_debuginfo(dw->mod, ud, name, 0, name, link, crc, &path);
+	free(path);
+	if (dw->fd < 0)
+		return false;
+	dw->elf = elf_begin(dw->fd, ELF_C_READ_MMAP_PRIVATE, NULL);
+	if (dw->elf && lacks(dw->elf, ".gnu_debugaltlink", true))
+		dw->dbg = dwarf_begin_elf(dw->elf, DWARF_C_READ, NULL);
+	if (dw->dbg)
+		return true;
+	if (dw->elf)
+		elf_end(dw->elf);
+	dw->elf = NULL;
+	close(dw->fd);
+	dw->fd = -1;
+	return false;
+}
 
 struct ps_dwarf *ps_dwarf__open(struct ps_dso *d, const struct ps_dso_paths *p)
 {
@@ -381,6 +476,7 @@ struct ps_dwarf *ps_dwarf__open(struct ps_dso *d, const struct ps_dso_paths *p)
 		close(fd);
 		return NULL;
 	}
+	dw->fd = -1;
 	dw->dwfl = dwfl_begin(&dwfl_callbacks);
 	if (!dw->dwfl) {
 		close(fd);
@@ -392,7 +488,7 @@ struct ps_dwarf *ps_dwarf__open(struct ps_dso *d, const struct ps_dso_paths *p)
 	if (!dw->mod)
 		close(fd);
 	dwfl_report_end(dw->dwfl, NULL, NULL);
-	if (!dw->mod || !dwfl_module_getdwarf(dw->mod, &bias))
+	if (!dw->mod || (!open_debug_file(dw, d->name) && !dwfl_module_getdwarf(dw->mod, &bias)))
 		goto fail;
 	dw->cache = calloc(INLINE_CACHE, sizeof(*dw->cache));
 	if (!dw->cache)
@@ -407,6 +503,12 @@ void ps_dwarf__close(struct ps_dwarf *dw)
 {
 	if (!dw)
 		return;
+	if (dw->dbg)
+		dwarf_end(dw->dbg);
+	if (dw->elf)
+		elf_end(dw->elf);
+	if (dw->fd >= 0)
+		close(dw->fd);
 	if (dw->dwfl)
 		dwfl_end(dw->dwfl);
 	free(dw->cache);
@@ -435,12 +537,13 @@ static const char *die_name(Dwarf_Die *die)
  */
 static size_t lookup(struct ps_dwarf *dw, uint64_t vaddr, const char **names, size_t max)
 {
-	Dwarf_Die *cu, *scopes = NULL, *chain = NULL;
-	Dwarf_Addr bias;
+	Dwarf_Die *cu, *scopes = NULL, *chain = NULL, cu_die;
+	Dwarf_Addr bias = 0;
 	size_t n = 0;
 	int nr, i;
 
-	cu = dwfl_module_addrdie(dw->mod, vaddr, &bias);
+	cu = dw->dbg ? dwarf_addrdie(dw->dbg, vaddr, &cu_die) :
+	               dwfl_module_addrdie(dw->mod, vaddr, &bias);
 	if (!cu)
 		return 0;
 	nr = dwarf_getscopes(cu, vaddr - bias, &scopes);
