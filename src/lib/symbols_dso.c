@@ -871,19 +871,23 @@ static uint8_t kallsyms_bind(char type)
  * read here; anything else (a sign, spaces, more digits) as strtoull() reads it. */
 static uint64_t hex_addr(const char *p, char **end)
 {
+	/* a hex digit's value plus one; 0 for the other bytes (a lookup per digit, 121 k
+	 * lines of 16 digits in a kallsyms) */
+	static const unsigned char digit[256] = {
+		['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
+		['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+		['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+		['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+	};
 	uint64_t v = 0;
 	int i;
 
 	for (i = 0; i < 17; i++) {
-		unsigned int c = (unsigned char)p[i], d;
+		unsigned int d = digit[(unsigned char)p[i]];
 
-		if (c - '0' < 10)
-			d = c - '0';
-		else if ((c | 0x20) - 'a' < 6)
-			d = (c | 0x20) - 'a' + 10;
-		else
+		if (!d)
 			break;
-		v = v << 4 | d;
+		v = v << 4 | (d - 1);
 	}
 	if (i == 0 || i > 16)
 		return strtoull(p, end, 16);
@@ -913,9 +917,11 @@ int ps_kallsyms__read(const char *path, struct ps_symtab *t, uint64_t reloc_text
 		shown += addr != 0;
 		type = end[1];
 		name = end + 3;
-		n = strcspn(name, "\t");
-		if (name[n] == '\t')
-			mod = name + n + 1;
+		/* the line's length is known: a memchr, not a strcspn (to a NUL, as that) */
+		n = strnlen(name, len - (size_t)(name - line));
+		mod = memchr(name, '\t', n);
+		if (mod)
+			n = (size_t)(mod++ - name);
 		if (!text && !mod && ((n == 5 && memcmp(name, "_text", 5) == 0)))
 			text = addr;
 		up = (char)toupper((unsigned char)type);
