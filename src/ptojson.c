@@ -233,6 +233,7 @@ struct ctx {
 	struct ps_sample_writer *w;
 	struct ps_output *out;
 	char host[256];            /* the hostname feature, for --host; "" when absent */
+	char row_host[256];        /* --host: the writer's host now */
 	struct ps_json_buf line;   /* the line being written */
 	struct ps_json_buf pretty; /* a sample's compact object, for -p */
 	unsigned long long lines;
@@ -285,10 +286,27 @@ static int header(struct ctx *c, struct ps_error *err)
 	c->w = ps_sample_writer__new(c->s, c->o->tf, &c->clock);
 	if (!c->w || (c->host[0] && ps_sample_writer__set_host(c->w, c->host) < 0))
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+	snprintf(c->row_host, sizeof(c->row_host), "%s", c->host);
 	ps_sample_writer__keep(c->w, key_mask(c->o));
 	ps_sample_writer__set_symbols(c->w, ps_reader__symbols(c->rd));
 	ps_sample_writer__set_symbolic(c->w, c->o->symbolic);
 	return 0;
+}
+
+/*
+ * --host of a merged stream's sample (pcat --merge, pstream-nats sub of several subjects):
+ * its input's name, as pstream-clickhouse's host column has it (the recording's hostname,
+ * or the file or subject name when the hostnames do not tell the inputs apart).
+ * Return: 0, or -1 when out of memory.
+ */
+static int sample_host(struct ctx *c, const struct ps_sample *smp)
+{
+	const char *want = smp->attr && smp->attr->input ? smp->attr->input : c->host;
+
+	if (!c->o->host || !want[0] || strncmp(want, c->row_host, sizeof(c->row_host)) == 0)
+		return 0;
+	snprintf(c->row_host, sizeof(c->row_host), "%s", want);
+	return ps_sample_writer__set_host(c->w, want);
 }
 
 /* Write one record or sample; 0, or -1 with @err set. */
@@ -309,6 +327,8 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 			        "--time-format iso needs the clock data that 'perf record -k CLOCK' writes; this stream has none");
 		if (smp->type & PERF_SAMPLE_TID)
 			comm = ps_session__comm_text(c->s, smp->tid, unnamed, sizeof(unnamed));
+		if (sample_host(c, smp) < 0)
+			goto nomem;
 		if (c->o->pretty) {
 			c->pretty.len = 0;
 			if (ps_sample_writer__write(c->w, &c->pretty, smp, comm, rec->misc) < 0)

@@ -299,6 +299,9 @@ merged_as_alone() {
 	"$BIN/pcount" -j --by input,comm "$d/m.pipe" |
 		jq -r '.rows[] | "\(.input) \(.comm) \(.count)"' | sort >"$d/rows"
 	printf '%s\n' "alpha dd 896" "beta ee 896" | diff - "$d/rows"
+	# ptojson --host: each sample its own input's host, as the loader's host column
+	"$BIN/ptojson" --host "$d/m.pipe" | jq -r '"\(.host) \(.comm)"' | sort | uniq -c |
+		awk '{ print $2, $3, $1 }' | diff <(printf '%s\n' "alpha dd 896" "beta ee 896") -
 	# every sample of one host follows the other's at the same time: each named as its own
 	perf script -i - <"$d/m.pipe" 2>/dev/null | awk '{print $1}' | uniq -c |
 		awk '$1 != 1 { exit 1 }'
