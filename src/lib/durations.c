@@ -949,6 +949,18 @@ static void switch_event(struct ps_durations *d, const struct arole *r, struct p
 	if (!t)
 		return;
 	sched_times(d, smp->time, tprev, t->last_time, t->ready);
+	/*
+	 * A task past its release in exit is sampled as pid -1.  Its sched times are those
+	 * of timehist's one thread -1; its off-CPU time and its end are the task's own, which
+	 * prev_pid names.
+	 */
+	if ((smp->type & PERF_SAMPLE_TID) && smp->tid == UINT32_MAX) {
+		t->last_time = smp->time;
+		t->ready = 0;
+		t = thr_get(d, (uint32_t)prev);
+		if (!t)
+			return;
+	}
 	/* after its EXIT, a task may still sleep and run; it is gone when it leaves the
 	 * cpu as a zombie or dead (prev_state X or Z) */
 	if ((t->flags & T_DEAD) && (!r->prev_state || (read_num(r, r->prev_state, smp, &state) &&
@@ -959,7 +971,10 @@ static void switch_event(struct ps_durations *d, const struct arole *r, struct p
 	t->last_time = smp->time;
 	t->ready = 0;
 	t->flags |= T_OUT;
-	t->pid = (smp->type & PERF_SAMPLE_TID) ? smp->pid : (uint32_t)prev;
+	if (!(smp->type & PERF_SAMPLE_TID))
+		t->pid = (uint32_t)prev;
+	else if (smp->pid != UINT32_MAX)
+		t->pid = smp->pid;
 	keep_chain(t, smp);
 }
 

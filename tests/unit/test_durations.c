@@ -301,6 +301,21 @@ static void test_deep_chain(void)
 	CHECK_EQ_U64(view.nr_callchain, 129);
 	CHECK(view.callchain && view.nr_callchain == 129 &&
 	      memcmp(view.callchain, chain, sizeof(chain)) == 0);
+	/* a task past its release (exit) is sampled as pid -1: prev_pid still names it */
+	memcpy(raw + pf->offset, &a, 4);
+	memcpy(raw + nf->offset, &zero, 4);
+	smp.pid = smp.tid = UINT32_MAX;
+	smp.time = 9000;
+	smp.dur = NULL;
+	ps_durations__sample(d, ps_reader__session(rd), &smp);
+	memcpy(raw + pf->offset, &b, 4);
+	memcpy(raw + nf->offset, &a, 4);
+	smp.pid = smp.tid = b;
+	smp.time = 9500;
+	smp.dur = NULL;
+	ps_durations__sample(d, ps_reader__session(rd), &smp);
+	CHECK(ps_durations__off_cpu_sample(&smp, &view) && view.tid == a);
+	CHECK(ps_durations__value(&smp, PS_DUR_OFF_CPU, &w) && w == 500);
 out:
 	ps_durations__delete(d);
 	ps_reader__close(rd);
