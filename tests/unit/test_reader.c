@@ -138,14 +138,18 @@ static size_t first(const struct got *g, int kind)
 	return i;
 }
 
-static void sample_times(const struct got *g, uint64_t *t, size_t *n)
+/* the times of the samples among the first @upto events of @g are the @nwant of @want, in
+ * that order (two checks: how many, which) */
+static void check_times(const struct got *g, size_t upto, const uint64_t *want, size_t nwant)
 {
-	size_t i;
+	uint64_t t[64];
+	size_t i, n = 0;
 
-	*n = 0;
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < upto && i < g->n; i++)
 		if (g->kinds[i] == PS_READER_SAMPLE)
-			t[(*n)++] = g->times[i];
+			t[n++] = g->times[i];
+	CHECK_EQ_U64(n, nwant);
+	CHECK(n == nwant && memcmp(t, want, n * sizeof(*t)) == 0);
 }
 
 static struct ps_reader *open_buf(const struct buf *b, size_t len, struct ps_reader_opts *o,
@@ -167,10 +171,8 @@ static void test_time_order(void)
 {
 	struct ps_reader_opts o = { .mode = PS_READER_TIME };
 	struct ps_reader *rd;
-	uint64_t t[8];
 	struct buf b;
 	struct got g;
-	size_t n;
 	int fd;
 
 	stream(&b, true, NULL);
@@ -180,9 +182,7 @@ static void test_time_order(void)
 		return;
 	run(rd, &g, false);
 	CHECK_EQ_U64(g.last, 0);
-	sample_times(&g, t, &n);
-	CHECK_EQ_U64(n, 4);
-	CHECK(n == 4 && t[0] == 10 && t[1] == 20 && t[2] == 30 && t[3] == 40);
+	check_times(&g, g.n, (const uint64_t[]){ 10, 20, 30, 40 }, 4);
 	/* once, before every sample, at FINISHED_INIT (not at the end) */
 	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1);
 	CHECK(first(&g, PS_READER_HEADER) < first(&g, PS_READER_SAMPLE));
@@ -235,10 +235,8 @@ static void test_error_ending(void)
 {
 	struct ps_reader_opts o = { .mode = PS_READER_TIME };
 	struct ps_reader *rd;
-	uint64_t t[8];
 	struct buf b;
 	struct got g;
-	size_t n;
 	int fd;
 
 	stream(&b, false, NULL);
@@ -246,9 +244,7 @@ static void test_error_ending(void)
 	run(rd, &g, false);
 	CHECK_EQ_U64(g.last, -1);
 	CHECK(g.err.code != 0);
-	sample_times(&g, t, &n);
-	CHECK_EQ_U64(n, 3);
-	CHECK(n == 3 && t[0] == 10 && t[1] == 20 && t[2] == 30);
+	check_times(&g, g.n, (const uint64_t[]){ 10, 20, 30 }, 3);
 	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1); /* at the first sample */
 	/* the error comes again, nothing more */
 	CHECK_EQ_U64(ps_reader__next(rd, &(struct ps_reader_event){ 0 }, &g.err), -1);
@@ -297,10 +293,9 @@ static void test_idle(void)
 	struct ps_error err = { 0 };
 	struct ps_reader *rd;
 	char path[64];
-	uint64_t t[8];
 	struct buf b;
 	struct got g;
-	size_t cut, n, i;
+	size_t cut;
 	int p[2];
 	pid_t pid;
 
@@ -327,11 +322,7 @@ static void test_idle(void)
 		CHECK_EQ_U64(g.last, 0);
 		CHECK(count(&g, PS_READER_IDLE) >= 1);
 		/* before the first IDLE: the three samples, in time order */
-		for (i = n = 0; i < first(&g, PS_READER_IDLE); i++)
-			if (g.kinds[i] == PS_READER_SAMPLE)
-				t[n++] = g.times[i];
-		CHECK_EQ_U64(n, 3);
-		CHECK(n == 3 && t[0] == 10 && t[1] == 20 && t[2] == 30);
+		check_times(&g, first(&g, PS_READER_IDLE), (const uint64_t[]){ 10, 20, 30 }, 3);
 		ps_reader__close(rd);
 	}
 	close(p[0]);
@@ -347,22 +338,19 @@ static void test_arrival(bool unordered)
 		                    .write = true,
 		                    .unordered = unordered };
 	struct ps_reader *rd;
-	uint64_t t[8];
 	struct buf b;
 	struct got g;
-	size_t n, i, w;
+	size_t i, w;
 	int fd;
 
 	stream(&b, true, NULL);
 	rd = open_buf(&b, b.len, &o, &fd);
 	run(rd, &g, true);
 	CHECK_EQ_U64(g.last, 0);
-	sample_times(&g, t, &n);
-	CHECK_EQ_U64(n, 4);
-	if (unordered)
-		CHECK(n == 4 && t[0] == 30 && t[1] == 10 && t[2] == 20 && t[3] == 40);
-	else
-		CHECK(n == 4 && t[0] == 10 && t[1] == 20 && t[2] == 30 && t[3] == 40);
+	check_times(&g, g.n,
+	            unordered ? (const uint64_t[]){ 30, 10, 20, 40 } :
+	                        (const uint64_t[]){ 10, 20, 30, 40 },
+	            4);
 	CHECK(first(&g, PS_READER_HEADER) < first(&g, PS_READER_WRITE));
 	/* 9 records, one dropped: the sample of time 20, arrival number 5 */
 	CHECK_EQ_U64(count(&g, PS_READER_WRITE), 8);
