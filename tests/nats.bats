@@ -84,6 +84,16 @@ paused() {
 	cat "$3"
 }
 
+# pub_paused SECONDS ARGS...: $FIX published in the background ($KILL_PIDS) by pstream-nats pub
+# ARGS..., its second half (from a record) SECONDS after the first
+pub_paused() {
+	local t=$BATS_TEST_TMPDIR pause=$1
+	shift
+	split_at "$FIX" 0.5 "$t/a" "$t/b"
+	paused "$t/a" "$pause" "$t/b" | "$PN" pub "$@" &
+	KILL_PIDS=$!
+}
+
 # durable_killed NAME SUBJECT SECONDS: the durable subscriber NAME of SUBJECT writes into
 # $BATS_TEST_TMPDIR/d1.pipe for SECONDS, then is killed with SIGKILL
 durable_killed() {
@@ -120,9 +130,7 @@ durable_killed() {
 
 @test "nats: a late subscriber (--new) gets a stream perf reads, threads named" {
 	local t=$BATS_TEST_TMPDIR
-	split_at "$FIX" 0.5 "$t/a" "$t/b"
-	paused "$t/a" 2 "$t/b" | "$PN" pub --batch 4k --snapshot-every 4 "$SUBJ" &
-	KILL_PIDS=$!
+	pub_paused 2 --batch 4k --snapshot-every 4 "$SUBJ"
 	sleep 1
 	"$PN" sub --new "$SUBJ" >"$t/new.pipe"
 	wait $KILL_PIDS
@@ -164,9 +172,7 @@ durable_killed() {
 
 @test "nats: a durable subscriber killed with SIGKILL resumes and loses nothing" {
 	local t=$BATS_TEST_TMPDIR
-	split_at "$FIX" 0.5 "$t/a" "$t/b"
-	paused "$t/a" 3 "$t/b" | "$PN" pub --batch 4k --snapshot-every 4 "$SUBJ" &
-	KILL_PIDS=$!
+	pub_paused 3 --batch 4k --snapshot-every 4 "$SUBJ"
 	sleep 0.5
 	durable_killed d1 "$SUBJ" 1.5
 	[ -s "$t/d1.pipe" ]
@@ -193,9 +199,7 @@ durable_killed() {
 @test "nats: a server restarted under a publisher loses nothing (bounded buffer)" {
 	[ -n "${NATS_DIR:-}" ] || skip "the server is not ours to restart (PSTREAM_NATS_URL)"
 	local t=$BATS_TEST_TMPDIR
-	split_at "$FIX" 0.5 "$t/a" "$t/b"
-	paused "$t/a" 1 "$t/b" | "$PN" pub --batch 4k --buffer 16k "$SUBJ" 2>"$t/pub.err" &
-	KILL_PIDS=$!
+	pub_paused 1 --batch 4k --buffer 16k "$SUBJ" 2>"$t/pub.err"
 	sleep 0.5
 	"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
 	sleep 2.5
