@@ -320,40 +320,40 @@ static char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-/* @s for a message: bytes outside printable ASCII as \xHH (a file name is anyone's) */
-static char *printable(const char *s)
-{
-	char *t = malloc(strlen(s) * 4 + 1), *p = t;
-
-	if (!t)
-		ps_die_nomem();
-	for (; *s; s++)
-		if (*s >= 0x20 && *s < 0x7f && *s != '\\')
-			*p++ = *s;
-		else
-			p += sprintf(p, "\\x%02x", (unsigned char)*s);
-	*p = 0;
-	return t;
-}
-
-/* @s as a ClickHouse string literal: quote and backslash escaped, other bytes \xHH */
-static char *sql_string(const char *s)
+/*
+ * @s with the bytes outside printable ASCII as \xHH, in a new string: for a message (@quote
+ * 0: a backslash as \x5c too; a file name is anyone's), or as a string literal of ClickHouse
+ * (@quote '\'': in quotes, the quote and the backslash escaped with a backslash)
+ */
+static char *escaped(const char *s, char quote)
 {
 	char *t = malloc(strlen(s) * 4 + 3), *p = t;
 
 	if (!t)
 		ps_die_nomem();
-	*p++ = '\'';
+	if (quote)
+		*p++ = quote;
 	for (; *s; s++)
-		if (*s == '\'' || *s == '\\')
+		if (quote && (*s == quote || *s == '\\'))
 			p += sprintf(p, "\\%c", *s);
-		else if (*s >= 0x20 && *s < 0x7f)
+		else if (*s >= 0x20 && *s < 0x7f && *s != '\\')
 			*p++ = *s;
 		else
 			p += sprintf(p, "\\x%02x", (unsigned char)*s);
-	*p++ = '\'';
+	if (quote)
+		*p++ = quote;
 	*p = 0;
 	return t;
+}
+
+static char *printable(const char *s)
+{
+	return escaped(s, 0);
+}
+
+static char *sql_string(const char *s)
+{
+	return escaped(s, '\'');
 }
 
 static PS_NORETURN void queue_full(struct loader *l)
