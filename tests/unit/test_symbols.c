@@ -425,6 +425,28 @@ static void comm_record(struct ps_symbols *st, uint32_t pid)
 	rec_apply(st, &b);
 }
 
+/* a symbol table of @s that knows process @pid's two perf maps: @map1 at @at1, @map2 at @at2 */
+static struct ps_symbols *two_maps(struct ps_session *s, const struct ps_symbols_opts *o,
+                                   uint32_t pid, uint64_t at1, const char *map1, uint64_t at2,
+                                   const char *map2)
+{
+	struct ps_symbols *st = ps_symbols__new(s, o, NULL);
+
+	mmap2(st, pid, at1, 0x100000, 0, map1, 0);
+	mmap2(st, pid, at2, 0x100000, 0, map2, 0);
+	return st;
+}
+
+/* @st read its tables @reads times and said nothing; it is deleted */
+static void done_quietly(struct ps_symbols *st, uint64_t reads)
+{
+	char notes[4096];
+
+	CHECK_EQ_U64(ps_symbols__reads(st), reads);
+	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
+	ps_symbols__delete(st);
+}
+
 static void test_cache(void)
 {
 	struct ps_session *s = ps_session__new(false);
@@ -457,9 +479,7 @@ static void test_cache(void)
 	ps_symbols__delete(st);
 
 	/* one table, then the other, then the first again: each read once per turn, named */
-	st = ps_symbols__new(s, &o, NULL);
-	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
-	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	st = two_maps(s, &o, pid, B1, b1, B2, b2);
 	named = 0;
 	for (k = 0; k < 300; k++) {
 		uint64_t base = k < 100 || k >= 200 ? B1 : B2;
@@ -468,28 +488,20 @@ static void test_cache(void)
 		named += user_name(st, pid, base + 16u * (unsigned int)k + 4) != NULL;
 	}
 	CHECK_EQ_U64(named, 300);
-	CHECK_EQ_U64(ps_symbols__reads(st), 3);
-	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
-	ps_symbols__delete(st);
+	done_quietly(st, 3);
 
 	/* in turn, each for long (a day of ptop): read again every time it is needed */
-	st = ps_symbols__new(s, &o, NULL);
-	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
-	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	st = two_maps(s, &o, pid, B1, b1, B2, b2);
 	named = 0;
 	for (k = 0; k < 8; k++)
 		for (int i = 0; i < 70000; i++)
 			named += user_name(st, pid, (k % 2 ? B2 : B1) + 16u * (i % 20000u) + 4) !=
 			         NULL;
 	CHECK_EQ_U64(named, 8 * 70000);
-	CHECK_EQ_U64(ps_symbols__reads(st), 8);
-	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
-	ps_symbols__delete(st);
+	done_quietly(st, 8);
 
 	/* the two in turn, sample after sample: a few reads, then one is given up, said once */
-	st = ps_symbols__new(s, &o, NULL);
-	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
-	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	st = two_maps(s, &o, pid, B1, b1, B2, b2);
 	for (k = 0; k < 1000; k++) {
 		comm_record(st, pid + 1);
 		user_name(st, pid, B1 + 4);
