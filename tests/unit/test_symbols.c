@@ -38,12 +38,12 @@ static void add(struct ps_symtab *t, uint64_t start, uint64_t size, const char *
 	CHECK(ps_symtab__add(t, start, start + size, name, strlen(name), (uint8_t)bind, NULL) == 0);
 }
 
-static void test_rules(void)
+/* aliases: sized beats unsized, anything beats weak, global beats local, fewer leading
+ * underscores, then the longer name */
+static void test_aliases(void)
 {
 	struct ps_symtab t = { 0 };
 
-	/* aliases: sized beats unsized, anything beats weak, global beats local, fewer leading
-	 * underscores, then the longer name */
 	add(&t, 0x1000, 0x10, "__libc_malloc", STB_GLOBAL);
 	add(&t, 0x1000, 0x10, "malloc", STB_GLOBAL);
 	add(&t, 0x1000, 0x10, "__malloc", STB_WEAK);
@@ -53,10 +53,6 @@ static void test_rules(void)
 	add(&t, 0x3000, 0x10, "weak_fn", STB_WEAK);
 	add(&t, 0x4000, 0x10, "ab", STB_GLOBAL);
 	add(&t, 0x4000, 0x10, "abc", STB_GLOBAL);
-	/* an unsized symbol reaches the next one; the last one to the next page */
-	add(&t, 0x5000, 0, "asm_stub", STB_GLOBAL);
-	add(&t, 0x5100, 0x10, "after", STB_GLOBAL);
-	add(&t, 0x6010, 0, "last", STB_GLOBAL);
 	ps_symtab__finish(&t, false);
 	CHECK(streq(name_at(&t, 0x1008), "malloc"));
 	CHECK(streq(name_at(&t, 0x2010), "sized"));
@@ -64,6 +60,18 @@ static void test_rules(void)
 	CHECK(streq(name_at(&t, 0x400f), "abc"));
 	CHECK(name_at(&t, 0x4010) == NULL); /* past a sized symbol: nothing */
 	CHECK(name_at(&t, 0x0fff) == NULL);
+	ps_symtab__free(&t);
+}
+
+/* an unsized symbol reaches the next one; the last one to the next page */
+static void test_unsized(void)
+{
+	struct ps_symtab t = { 0 };
+
+	add(&t, 0x5000, 0, "asm_stub", STB_GLOBAL);
+	add(&t, 0x5100, 0x10, "after", STB_GLOBAL);
+	add(&t, 0x6010, 0, "last", STB_GLOBAL);
+	ps_symtab__finish(&t, false);
 	CHECK(streq(name_at(&t, 0x50ff), "asm_stub"));
 	CHECK(name_at(&t, 0x5110) == NULL);
 	CHECK(streq(name_at(&t, 0x7fff), "last"));
@@ -522,7 +530,8 @@ static void test_cache(void)
 
 int main(void)
 {
-	test_rules();
+	test_aliases();
+	test_unsized();
 	test_spaces();
 	test_flat();
 	test_refused();
