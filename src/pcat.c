@@ -21,8 +21,6 @@
 #include "lib/signals.h"
 #include "lib/swap.h"
 
-static const char usage_text[] = "usage: pcat [-fmq] [--data] [--distinct] [-o file] [file ...]\n";
-
 enum {
 	OPT_DATA = PS_OPT_LONG,
 	OPT_DISTINCT,
@@ -42,27 +40,24 @@ struct opts {
 	char **inputs; /* operands; none means standard input */
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT_FORCE_ROW,
-	PS_OPT_FLAG("merge", 'm', "merge the inputs into one stream in sample time order",
-	            struct opts, merge),
-	PS_OPT_FLAG("data", OPT_DATA, "write a perf.data file (with -o FILE) instead of a stream",
-	            struct opts, data),
-	PS_OPT_FLAG("distinct", OPT_DISTINCT,
-	            "with -m: the inputs are different recordings (hosts, runs),\n"
-	            "never pieces of one, even with the same events and ids",
-	            struct opts, distinct),
-	PS_OPT_OUTPUT_ROW,
-	{ "quiet", 'q', PS_ARG_NONE, NULL, "no progress line for a large file (none with -m)",
-	  PS_OPTG_QUIET, 0 },
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: pcat [-fmq] [--data] [--distinct] [-o file] [file ...]\n",
 	.about = "Pass a perf event stream through, turn perf.data files into a stream,\n"
 	         "and concatenate the pieces of one recording (in either byte order).\n",
-	.opts = options,
+	.opts = {
+		PS_OPT_FORCE_ROW,
+		PS_OPT_FLAG("merge", 'm', "merge the inputs into one stream in sample time order",
+		            struct opts, merge),
+		PS_OPT_FLAG("data", OPT_DATA, "write a perf.data file (with -o FILE) instead of a stream",
+		            struct opts, data),
+		PS_OPT_FLAG("distinct", OPT_DISTINCT,
+		            "with -m: the inputs are different recordings (hosts, runs),\n"
+		            "never pieces of one, even with the same events and ids",
+		            struct opts, distinct),
+		PS_OPT_OUTPUT_ROW,
+		{ "quiet", 'q', PS_ARG_NONE, NULL, "no progress line for a large file (none with -m)",
+		  PS_OPTG_QUIET, 0 },
+	},
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)

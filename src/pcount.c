@@ -35,9 +35,6 @@
 #include "lib/signals.h"
 #include "lib/symbols.h"
 
-static const char usage_text[] =
-        "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [--stats field] [--hist field] [-w expression] [--children] [--folded [--off-cpu]] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n";
-
 #define IDLE_MS 100
 #define REDRAW_MS 100 /* a live view redraws its table at most this often */
 #define MAX_SUMS 8
@@ -188,53 +185,50 @@ enum {
 	OPT_CHILDREN,
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT("by", 'b', PS_ARG_REQUIRED, "KEYS",
-	       "comma-separated keys: event (default), comm, pid,\n"
-	       "tid, cpu, syscall, errno, sym, dso, ip, a tracepoint\n"
-	       "field, FIELD/SIZE; checked against the stream"),
-	PS_OPT_FLAG("children", OPT_CHILDREN,
-	            "with sym, dso or ip keys: also count every sample\n"
-	            "a row is on the call chain of (perf's Children)",
-	            struct opts, children),
-	PS_OPT_FLAG("folded", OPT_FOLDED,
-	            "count folded stacks (comm;outer;...;inner COUNT),\n"
-	            "as perf's stackcollapse writes them",
-	            struct opts, folded),
-	PS_OPT("hist", OPT_HIST, PS_ARG_REQUIRED, "[NAME=]FIELD",
-	       "a log2 histogram of FIELD under each row"),
-	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
-	       "print a table every TIME of sample time\n"
-	       "(5, 5s, 500ms, 2m; 1ms to 24h)"),
-	PS_OPT_FLAG("json", 'j', "JSON output (one document per table)", struct opts, json),
-	PS_OPT_FLAG("off-cpu", OPT_OFF_CPU,
-	            "with --folded: the stacks threads left the cpu with,\n"
-	            "weighted by nanoseconds off-CPU (sched_switch)",
-	            struct opts, off_cpu),
-	PS_OPT("late", 'l', PS_ARG_REQUIRED, "TIME",
-	       "with -i: how late a sample may arrive and still\n"
-	       "count in its interval (default 3s)"),
-	PS_OPT("top", 'n', PS_ARG_REQUIRED, "N", "print the N largest rows only"),
-	PS_OPT_FLAG("pace", OPT_PACE, "with -i: replay at the speed of the recording", struct opts,
-	            pace),
-	PS_OPT_QUIET_ROW,
-	PS_OPT("stats", OPT_STATS, PS_ARG_REQUIRED, "[NAME=]FIELD",
-	       "count, min, avg, max, total, stddev of FIELD;\n"
-	       "rows sort by the total"),
-	PS_OPT("sum", 's', PS_ARG_REQUIRED, "[NAME=]FIELD",
-	       "add up FIELD (or count EVENT) in a column;\n"
-	       "repeatable; rows sort by the first sum"),
-	PS_OPT("where", 'w', PS_ARG_REQUIRED, "EXPR",
-	       "count only samples that match EXPR (pfilter(1))"),
-	PS_OPT_PAIR_ROW,
-	PS_OPT_SYMBOL_FILES_ROWS,
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: pcount [-jq] [-b keys] [-i duration] [-l duration] [-n top] [--pace] [-s field] [--stats field] [--hist field] [-w expression] [--children] [--folded [--off-cpu]] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n",
 	.about = "Count the samples of a perf event stream by keys.\n",
-	.opts = options,
+	.opts = {
+		PS_OPT("by", 'b', PS_ARG_REQUIRED, "KEYS",
+		       "comma-separated keys: event (default), comm, pid,\n"
+		       "tid, cpu, syscall, errno, sym, dso, ip, a tracepoint\n"
+		       "field, FIELD/SIZE; checked against the stream"),
+		PS_OPT_FLAG("children", OPT_CHILDREN,
+		            "with sym, dso or ip keys: also count every sample\n"
+		            "a row is on the call chain of (perf's Children)",
+		            struct opts, children),
+		PS_OPT_FLAG("folded", OPT_FOLDED,
+		            "count folded stacks (comm;outer;...;inner COUNT),\n"
+		            "as perf's stackcollapse writes them",
+		            struct opts, folded),
+		PS_OPT("hist", OPT_HIST, PS_ARG_REQUIRED, "[NAME=]FIELD",
+		       "a log2 histogram of FIELD under each row"),
+		PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
+		       "print a table every TIME of sample time\n"
+		       "(5, 5s, 500ms, 2m; 1ms to 24h)"),
+		PS_OPT_FLAG("json", 'j', "JSON output (one document per table)", struct opts, json),
+		PS_OPT_FLAG("off-cpu", OPT_OFF_CPU,
+		            "with --folded: the stacks threads left the cpu with,\n"
+		            "weighted by nanoseconds off-CPU (sched_switch)",
+		            struct opts, off_cpu),
+		PS_OPT("late", 'l', PS_ARG_REQUIRED, "TIME",
+		       "with -i: how late a sample may arrive and still\n"
+		       "count in its interval (default 3s)"),
+		PS_OPT("top", 'n', PS_ARG_REQUIRED, "N", "print the N largest rows only"),
+		PS_OPT_FLAG("pace", OPT_PACE, "with -i: replay at the speed of the recording", struct opts,
+		            pace),
+		PS_OPT_QUIET_ROW,
+		PS_OPT("stats", OPT_STATS, PS_ARG_REQUIRED, "[NAME=]FIELD",
+		       "count, min, avg, max, total, stddev of FIELD;\n"
+		       "rows sort by the total"),
+		PS_OPT("sum", 's', PS_ARG_REQUIRED, "[NAME=]FIELD",
+		       "add up FIELD (or count EVENT) in a column;\n"
+		       "repeatable; rows sort by the first sum"),
+		PS_OPT("where", 'w', PS_ARG_REQUIRED, "EXPR",
+		       "count only samples that match EXPR (pfilter(1))"),
+		PS_OPT_PAIR_ROW,
+		PS_OPT_SYMBOL_FILES_ROWS,
+	},
 };
 
 static void parse_keys(const char *list, struct opts *o)

@@ -29,12 +29,6 @@
 #include "lib/signals.h"
 #include "lib/symbols.h"
 
-static const char usage_text[] =
-        "usage: pfilter [-cfqv] [--explain] [--only-samples] "
-        "[--start time] [--stop time] [--pair spec] [--symfs dir] [--kallsyms file] "
-        "[-i file] [-o file] "
-        "[expression ...]\n";
-
 /* how long an idle input may keep samples waiting for their time order */
 #define IDLE_MS 30
 
@@ -69,36 +63,36 @@ struct opts {
 	const char *const *expr;
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT_FLAG("count", 'c', "print the number of matching samples, not a stream", struct opts,
-	            count),
-	PS_OPT_FLAG("explain", OPT_EXPLAIN,
-	            "print the parsed expression and the part the kernel\n"
-	            "could evaluate, without reading a stream",
-	            struct opts, explain),
-	PS_OPT_FORCE_ROW,
-	PS_OPT("input", 'i', PS_ARG_REQUIRED, "FILE", "read FILE instead of standard input"),
-	PS_OPT("keep-sideband", OPT_KEEP_SIDEBAND, PS_ARG_NONE, NULL,
-	       "pass side-band records (the default)"),
-	PS_OPT_OUTPUT_ROW,
-	PS_OPT_FLAG("only-samples", OPT_ONLY_SAMPLES, "drop side-band records too (COMM, MMAP...)",
-	            struct opts, only_samples),
-	PS_OPT_QUIET_ROW,
-	PS_OPT("start", OPT_START, PS_ARG_REQUIRED, "TIME",
-	       "drop samples before TIME (ns, 1.5s, 2m, or +100ms\n"
-	       "after the first sample)"),
-	PS_OPT("stop", OPT_STOP, PS_ARG_REQUIRED, "TIME", "drop samples after TIME"),
-	PS_OPT_FLAG("invert", 'v', "keep the samples that do not match", struct opts, invert),
-	PS_OPT_PAIR_ROW,
-	PS_OPT_SYMBOL_FILES_ROWS,
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: pfilter [-cfqv] [--explain] [--only-samples] "
+        "[--start time] [--stop time] [--pair spec] [--symfs dir] [--kallsyms file] "
+        "[-i file] [-o file] "
+        "[expression ...]\n",
 	.about = "Keep the samples of a perf event stream that match an expression; header\n"
 	         "and side-band records pass unchanged.  Operands are joined with 'and'.\n",
-	.opts = options,
+	.opts = {
+		PS_OPT_FLAG("count", 'c', "print the number of matching samples, not a stream", struct opts,
+		            count),
+		PS_OPT_FLAG("explain", OPT_EXPLAIN,
+		            "print the parsed expression and the part the kernel\n"
+		            "could evaluate, without reading a stream",
+		            struct opts, explain),
+		PS_OPT_FORCE_ROW,
+		PS_OPT("input", 'i', PS_ARG_REQUIRED, "FILE", "read FILE instead of standard input"),
+		PS_OPT("keep-sideband", OPT_KEEP_SIDEBAND, PS_ARG_NONE, NULL,
+		       "pass side-band records (the default)"),
+		PS_OPT_OUTPUT_ROW,
+		PS_OPT_FLAG("only-samples", OPT_ONLY_SAMPLES, "drop side-band records too (COMM, MMAP...)",
+		            struct opts, only_samples),
+		PS_OPT_QUIET_ROW,
+		PS_OPT("start", OPT_START, PS_ARG_REQUIRED, "TIME",
+		       "drop samples before TIME (ns, 1.5s, 2m, or +100ms\n"
+		       "after the first sample)"),
+		PS_OPT("stop", OPT_STOP, PS_ARG_REQUIRED, "TIME", "drop samples after TIME"),
+		PS_OPT_FLAG("invert", 'v', "keep the samples that do not match", struct opts, invert),
+		PS_OPT_PAIR_ROW,
+		PS_OPT_SYMBOL_FILES_ROWS,
+	},
 	.epilog = "Examples: pfilter comm=dd pid=42    pfilter 'event glob \"sched:*\" and not "
 	          "comm startswith kworker'\n",
 };

@@ -27,11 +27,6 @@
 #include "lib/signals.h"
 #include "lib/symbols.h"
 
-static const char usage_text[] =
-        "usage: pflame [-df] [--icicle] [--off-cpu] [--reverse] [--flamechart] [-b key] "
-        "[-c palette] [-H px] [-i time] [-m px] [-o file] [-t title] [-w px] [--symfs dir] "
-        "[--kallsyms file] [file ...]\n";
-
 enum {
 	OPT_ICICLE = PS_OPT_LONG,
 	OPT_OFF_CPU,
@@ -53,50 +48,49 @@ struct opts {
 	int ninputs;
 };
 
-static const struct ps_opt options[] = {
-	{ "output", 'o', PS_ARG_REQUIRED, "FILE",
-	  "write the SVG to FILE (default: standard output);\n"
-	  "with -i, %n in FILE is the interval's number",
-	  PS_OPTG_OUTPUT, 0 },
-	PS_OPT_FLAG("folded", 'f', "the inputs are folded stack lines ('a;b;c COUNT')", struct opts,
-	            folded),
-	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
-	       "one graph per TIME of sample time (5, 5s, 500ms, 2m;\n"
-	       "needs -o)"),
-	PS_OPT_FLAG("diff", 'd',
-	            "two inputs, BEFORE and AFTER: draw AFTER, coloured by\n"
-	            "the change of each frame's share (red grew, blue shrank)",
-	            struct opts, diff),
-	PS_OPT("by", 'b', PS_ARG_REQUIRED, "comm|pid",
-	       "root the stacks at the comm (default) or at comm-pid"),
-	PS_OPT("title", 't', PS_ARG_REQUIRED, "TEXT", "the graph's title"),
-	PS_OPT("width", 'w', PS_ARG_REQUIRED, "PX", "the image's width (default 1200)"),
-	PS_OPT("height", 'H', PS_ARG_REQUIRED, "PX", "the height of one frame (default 16)"),
-	PS_OPT("minwidth", 'm', PS_ARG_REQUIRED, "PX",
-	       "leave out frames narrower than PX (default 0.1)"),
-	PS_OPT("colors", 'c', PS_ARG_REQUIRED, "PALETTE", "hot (default), cool, mem, gray"),
-	PS_OPT("colours", 'c', PS_ARG_REQUIRED, NULL, NULL),
-	PS_OPT("icicle", OPT_ICICLE, PS_ARG_NONE, NULL,
-	       "roots at the top, stacks growing downwards"),
-	PS_OPT_FLAG("off-cpu", OPT_OFF_CPU,
-	            "the stacks threads left the cpu with, weighted by\n"
-	            "the time off-CPU (sched_switch; with -f: counts in ns)",
-	            struct opts, off_cpu),
-	PS_OPT("reverse", OPT_REVERSE, PS_ARG_NONE, NULL,
-	       "each stack turned around: callees at the root, merged\n"
-	       "at the leaves"),
-	PS_OPT("flamechart", OPT_FLAMECHART, PS_ARG_NONE, NULL,
-	       "a flame chart: samples in the order they came (time)\n"
-	       "on the x axis, not merged by name"),
-	PS_OPT_SYMBOL_FILES_ROWS,
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: pflame [-df] [--icicle] [--off-cpu] [--reverse] [--flamechart] [-b key] "
+        "[-c palette] [-H px] [-i time] [-m px] [-o file] [-t title] [-w px] [--symfs dir] "
+        "[--kallsyms file] [file ...]\n",
 	.about = "Draw the call chains of a perf event stream as an interactive SVG flame "
 	         "graph.\n",
-	.opts = options,
+	.opts = {
+		{ "output", 'o', PS_ARG_REQUIRED, "FILE",
+		  "write the SVG to FILE (default: standard output);\n"
+		  "with -i, %n in FILE is the interval's number",
+		  PS_OPTG_OUTPUT, 0 },
+		PS_OPT_FLAG("folded", 'f', "the inputs are folded stack lines ('a;b;c COUNT')", struct opts,
+		            folded),
+		PS_OPT("interval", 'i', PS_ARG_REQUIRED, "TIME",
+		       "one graph per TIME of sample time (5, 5s, 500ms, 2m;\n"
+		       "needs -o)"),
+		PS_OPT_FLAG("diff", 'd',
+		            "two inputs, BEFORE and AFTER: draw AFTER, coloured by\n"
+		            "the change of each frame's share (red grew, blue shrank)",
+		            struct opts, diff),
+		PS_OPT("by", 'b', PS_ARG_REQUIRED, "comm|pid",
+		       "root the stacks at the comm (default) or at comm-pid"),
+		PS_OPT("title", 't', PS_ARG_REQUIRED, "TEXT", "the graph's title"),
+		PS_OPT("width", 'w', PS_ARG_REQUIRED, "PX", "the image's width (default 1200)"),
+		PS_OPT("height", 'H', PS_ARG_REQUIRED, "PX", "the height of one frame (default 16)"),
+		PS_OPT("minwidth", 'm', PS_ARG_REQUIRED, "PX",
+		       "leave out frames narrower than PX (default 0.1)"),
+		PS_OPT("colors", 'c', PS_ARG_REQUIRED, "PALETTE", "hot (default), cool, mem, gray"),
+		PS_OPT("colours", 'c', PS_ARG_REQUIRED, NULL, NULL),
+		PS_OPT("icicle", OPT_ICICLE, PS_ARG_NONE, NULL,
+		       "roots at the top, stacks growing downwards"),
+		PS_OPT_FLAG("off-cpu", OPT_OFF_CPU,
+		            "the stacks threads left the cpu with, weighted by\n"
+		            "the time off-CPU (sched_switch; with -f: counts in ns)",
+		            struct opts, off_cpu),
+		PS_OPT("reverse", OPT_REVERSE, PS_ARG_NONE, NULL,
+		       "each stack turned around: callees at the root, merged\n"
+		       "at the leaves"),
+		PS_OPT("flamechart", OPT_FLAMECHART, PS_ARG_NONE, NULL,
+		       "a flame chart: samples in the order they came (time)\n"
+		       "on the x axis, not merged by name"),
+		PS_OPT_SYMBOL_FILES_ROWS,
+	},
 };
 
 #define IDLE_MS 100

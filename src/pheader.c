@@ -27,10 +27,6 @@
 #include "lib/text.h"
 #include "lib/xalloc.h"
 
-static const char usage_text[] =
-        "usage: pheader [-adjq] [--stats] [--schema [clickhouse | sql]] [--table name] "
-        "[--symbolic] [file]\n";
-
 /* BUILD_ID records kept for the report; later ones are only counted */
 #define MAX_BUILD_IDS 100000
 #define NR_TYPES (PS_RECORD_TYPE_MAX + 1)
@@ -64,33 +60,31 @@ struct state {
 	bool to_end; /* the whole input was read */
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT("all", 'a', PS_ARG_NONE, NULL,
-	       "read to the end: late build-ids and features, record counts"),
-	PS_OPT("dump", 'd', PS_ARG_NONE, NULL, "print the header as text (the default)"),
-	PS_OPT_FLAG("json", 'j', "print one JSON document instead", struct opts, json),
-	{ "quiet", 'q', PS_ARG_NONE, NULL, "no progress line while -a reads a large file",
-	  PS_OPTG_QUIET, 0 },
-	PS_OPT("stats", OPT_STATS, PS_ARG_NONE, NULL,
-	       "read to the end and print only the record counts"),
-	PS_OPT("schema", OPT_SCHEMA, PS_ARG_OPTIONAL, "[clickhouse | sql]",
-	       "print the table the samples load into (ClickHouse CREATE TABLE,\n"
-	       "or a plain SQL column list, the default)"),
-	PS_OPT("table", OPT_TABLE, PS_ARG_REQUIRED, "NAME",
-	       "the table name for --schema clickhouse (default pstream)"),
-	PS_OPT_FLAG("symbolic", OPT_SYMBOLIC,
-	            "with --schema: a text column for each NAME_sym key that\n"
-	            "ptojson --symbolic writes",
-	            struct opts, symbolic),
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: pheader [-adjq] [--stats] [--schema [clickhouse | sql]] [--table name] "
+        "[--symbolic] [file]\n",
 	.about = "Show what the header records of a perf event stream say: events, features,\n"
 	         "tracepoint formats, build-ids.  Reads up to FINISHED_INIT or the first sample\n"
 	         "unless --all.\n",
-	.opts = options,
+	.opts = {
+		PS_OPT("all", 'a', PS_ARG_NONE, NULL,
+		       "read to the end: late build-ids and features, record counts"),
+		PS_OPT("dump", 'd', PS_ARG_NONE, NULL, "print the header as text (the default)"),
+		PS_OPT_FLAG("json", 'j', "print one JSON document instead", struct opts, json),
+		{ "quiet", 'q', PS_ARG_NONE, NULL, "no progress line while -a reads a large file",
+		  PS_OPTG_QUIET, 0 },
+		PS_OPT("stats", OPT_STATS, PS_ARG_NONE, NULL,
+		       "read to the end and print only the record counts"),
+		PS_OPT("schema", OPT_SCHEMA, PS_ARG_OPTIONAL, "[clickhouse | sql]",
+		       "print the table the samples load into (ClickHouse CREATE TABLE,\n"
+		       "or a plain SQL column list, the default)"),
+		PS_OPT("table", OPT_TABLE, PS_ARG_REQUIRED, "NAME",
+		       "the table name for --schema clickhouse (default pstream)"),
+		PS_OPT_FLAG("symbolic", OPT_SYMBOLIC,
+		            "with --schema: a text column for each NAME_sym key that\n"
+		            "ptojson --symbolic writes",
+		            struct opts, symbolic),
+	},
 };
 
 static void parse_args(int argc, char **argv, struct opts *o)

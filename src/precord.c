@@ -27,9 +27,6 @@
 #include "lib/recorder.h"
 #include "lib/signals.h"
 
-static const char usage_text[] =
-        "usage: precord [-afglq] [-e event] ... [option ...] [command [argument ...]]\n";
-
 #define DRAIN_MS 10    /* the longest an event waits in a ring: the stream stays live */
 #define MANY_EVENTS 50 /* from this many events, say what takes the time on a terminal */
 
@@ -67,51 +64,48 @@ struct workload {
 	int status;
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT_FLAG("all-cpus", 'a', "record every task on every CPU", struct opts, all_cpus),
-	PS_OPT("cpu", 'C', PS_ARG_REQUIRED, "CPUS", "record every task on these CPUs (0-3,6)"),
-	PS_OPT("count", 'c', PS_ARG_REQUIRED, "PERIOD", "sample every PERIOD events"),
-	PS_OPT("event", 'e', PS_ARG_REQUIRED, "EVENT",
-	       "event to record (repeatable): cpu-clock, page-faults,\n"
-	       "cycles, sched:sched_switch, 'syscalls:sys_enter_*'..."),
-	PS_OPT("filter", OPT_FILTER, PS_ARG_REQUIRED, "EXPR",
-	       "kernel filter for the tracepoints of the -e before it"),
-	PS_OPT("freq", 'F', PS_ARG_REQUIRED, "HZ",
-	       "sample software events HZ times a second (4000)"),
-	PS_OPT_FORCE_ROW,
-	PS_OPT(NULL, 'g', PS_ARG_NONE, NULL, "record call chains from frame pointers"),
-	PS_OPT("call-graph", OPT_CALL_GRAPH, PS_ARG_REQUIRED, "MODE",
-	       "fp: frame pointers; dwarf[,SIZE]: the user registers and\n"
-	       "SIZE bytes of user stack (8192), unwound when read"),
-	PS_OPT("clockid", 'k', PS_ARG_REQUIRED, "CLOCK",
-	       "time samples with CLOCK: monotonic (the default),\n"
-	       "monotonic_raw, realtime, boottime, tai"),
-	PS_OPT_FLAG("list", 'l', "list the events that can be recorded", struct opts, list),
-	PS_OPT("mmap-pages", 'm', PS_ARG_REQUIRED, "PAGES",
-	       "ring size per CPU, a power of two (16 MiB, 64 MiB\n"
-	       "over all CPUs at most)"),
-	{ "output", 'o', PS_ARG_REQUIRED, "FILE",
-	  "write to FILE instead of standard output (the command\n"
-	  "then keeps its own standard output)",
-	  PS_OPTG_OUTPUT, 0 },
-	PS_OPT("pid", 'p', PS_ARG_REQUIRED, "PID",
-	       "record this process (and the children it starts)"),
-	{ "quiet", 'q', PS_ARG_NONE, NULL, "no summary line at the end, nor what it opens/closes",
-	  PS_OPTG_QUIET, 0 },
-	PS_OPT("tid", 't', PS_ARG_REQUIRED, "TID",
-	       "record this thread (and the children it starts)"),
-	PS_OPT("duration", OPT_DURATION, PS_ARG_REQUIRED, "TIME",
-	       "stop after TIME (10, 10s, 500ms, 2m, 1h)"),
-	PS_OPT("no-exclude-self", OPT_NO_EXCLUDE_SELF, PS_ARG_NONE, NULL,
-	       "also record precord's own pipeline (-a, -C)"),
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: precord [-afglq] [-e event] ... [option ...] [command [argument ...]]\n",
 	.about = "Record kernel events into a perf pipe stream that perf script and perf report\n"
 	         "read.  With a command, record it (and its children) while it runs.\n",
-	.opts = options,
+	.opts = {
+		PS_OPT_FLAG("all-cpus", 'a', "record every task on every CPU", struct opts, all_cpus),
+		PS_OPT("cpu", 'C', PS_ARG_REQUIRED, "CPUS", "record every task on these CPUs (0-3,6)"),
+		PS_OPT("count", 'c', PS_ARG_REQUIRED, "PERIOD", "sample every PERIOD events"),
+		PS_OPT("event", 'e', PS_ARG_REQUIRED, "EVENT",
+		       "event to record (repeatable): cpu-clock, page-faults,\n"
+		       "cycles, sched:sched_switch, 'syscalls:sys_enter_*'..."),
+		PS_OPT("filter", OPT_FILTER, PS_ARG_REQUIRED, "EXPR",
+		       "kernel filter for the tracepoints of the -e before it"),
+		PS_OPT("freq", 'F', PS_ARG_REQUIRED, "HZ",
+		       "sample software events HZ times a second (4000)"),
+		PS_OPT_FORCE_ROW,
+		PS_OPT(NULL, 'g', PS_ARG_NONE, NULL, "record call chains from frame pointers"),
+		PS_OPT("call-graph", OPT_CALL_GRAPH, PS_ARG_REQUIRED, "MODE",
+		       "fp: frame pointers; dwarf[,SIZE]: the user registers and\n"
+		       "SIZE bytes of user stack (8192), unwound when read"),
+		PS_OPT("clockid", 'k', PS_ARG_REQUIRED, "CLOCK",
+		       "time samples with CLOCK: monotonic (the default),\n"
+		       "monotonic_raw, realtime, boottime, tai"),
+		PS_OPT_FLAG("list", 'l', "list the events that can be recorded", struct opts, list),
+		PS_OPT("mmap-pages", 'm', PS_ARG_REQUIRED, "PAGES",
+		       "ring size per CPU, a power of two (16 MiB, 64 MiB\n"
+		       "over all CPUs at most)"),
+		{ "output", 'o', PS_ARG_REQUIRED, "FILE",
+		  "write to FILE instead of standard output (the command\n"
+		  "then keeps its own standard output)",
+		  PS_OPTG_OUTPUT, 0 },
+		PS_OPT("pid", 'p', PS_ARG_REQUIRED, "PID",
+		       "record this process (and the children it starts)"),
+		{ "quiet", 'q', PS_ARG_NONE, NULL, "no summary line at the end, nor what it opens/closes",
+		  PS_OPTG_QUIET, 0 },
+		PS_OPT("tid", 't', PS_ARG_REQUIRED, "TID",
+		       "record this thread (and the children it starts)"),
+		PS_OPT("duration", OPT_DURATION, PS_ARG_REQUIRED, "TIME",
+		       "stop after TIME (10, 10s, 500ms, 2m, 1h)"),
+		PS_OPT("no-exclude-self", OPT_NO_EXCLUDE_SELF, PS_ARG_NONE, NULL,
+		       "also record precord's own pipeline (-a, -C)"),
+	},
 	.in_order = true, /* the first operand starts the command, whose options are its own */
 };
 

@@ -32,10 +32,6 @@
 #include "lib/signals.h"
 #include "lib/split.h"
 
-static const char usage_text[] =
-        "usage: psplit (--by keys | -n count | -t seconds | -b size) [-v] [-d dir] "
-        "[-o pattern] [-w expression] [file]\n";
-
 #define DEFAULT_MAX_PIECES 1000
 #define DEFAULT_MAX_OPEN 64
 
@@ -70,39 +66,37 @@ struct opts {
 	const char *input;
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT("by", OPT_BY, PS_ARG_REQUIRED, "KEYS",
-	       "one piece per value of KEYS (pcount's keys: event, comm,\n"
-	       "pid, tid, cpu, syscall, FIELD, FIELD/SIZE...)"),
-	PS_OPT("count", 'n', PS_ARG_REQUIRED, "COUNT", "COUNT samples per piece"),
-	PS_OPT("time", 't', PS_ARG_REQUIRED, "SECONDS",
-	       "SECONDS of sample time per piece (0.1, 500ms, 2m)"),
-	PS_OPT("bytes", 'b', PS_ARG_REQUIRED, "SIZE",
-	       "pieces of at most SIZE bytes (k, m, g suffixes)"),
-	PS_OPT("where", 'w', PS_ARG_REQUIRED, "EXPR",
-	       "keep only the samples that match EXPR (pfilter's language)"),
-	PS_OPT("dir", 'd', PS_ARG_REQUIRED, "DIR", "write the pieces into DIR (made when missing)"),
-	{ "output", 'o', PS_ARG_REQUIRED, "PATTERN",
-	  "piece file names: %n the piece number, %k its key,\n"
-	  "%% a percent sign (default x%n-%k.pipe with --by,\n"
-	  "else x%n.pipe)",
-	  PS_OPTG_OUTPUT, 0 },
-	PS_OPT("max-pieces", OPT_MAX_PIECES, PS_ARG_REQUIRED, "N",
-	       "stop with an error rather than make more than N pieces\n"
-	       "(default 1000)"),
-	PS_OPT("max-open", OPT_MAX_OPEN, PS_ARG_REQUIRED, "N",
-	       "pieces open at once; others are closed and reopened\n"
-	       "for appending (default 64)"),
-	PS_OPT_FLAG("data", OPT_DATA, "write the pieces as perf.data files", struct opts, data),
-	PS_OPT_FLAG("verbose", 'v', "one line per piece on standard error", struct opts, verbose),
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: psplit (--by keys | -n count | -t seconds | -b size) [-v] [-d dir] "
+        "[-o pattern] [-w expression] [file]\n",
 	.about = "Split a perf event stream into pieces, each a complete stream perf reads on\n"
 	         "its own: the header records, the side-band its samples need, its samples.\n",
-	.opts = options,
+	.opts = {
+		PS_OPT("by", OPT_BY, PS_ARG_REQUIRED, "KEYS",
+		       "one piece per value of KEYS (pcount's keys: event, comm,\n"
+		       "pid, tid, cpu, syscall, FIELD, FIELD/SIZE...)"),
+		PS_OPT("count", 'n', PS_ARG_REQUIRED, "COUNT", "COUNT samples per piece"),
+		PS_OPT("time", 't', PS_ARG_REQUIRED, "SECONDS",
+		       "SECONDS of sample time per piece (0.1, 500ms, 2m)"),
+		PS_OPT("bytes", 'b', PS_ARG_REQUIRED, "SIZE",
+		       "pieces of at most SIZE bytes (k, m, g suffixes)"),
+		PS_OPT("where", 'w', PS_ARG_REQUIRED, "EXPR",
+		       "keep only the samples that match EXPR (pfilter's language)"),
+		PS_OPT("dir", 'd', PS_ARG_REQUIRED, "DIR", "write the pieces into DIR (made when missing)"),
+		{ "output", 'o', PS_ARG_REQUIRED, "PATTERN",
+		  "piece file names: %n the piece number, %k its key,\n"
+		  "%% a percent sign (default x%n-%k.pipe with --by,\n"
+		  "else x%n.pipe)",
+		  PS_OPTG_OUTPUT, 0 },
+		PS_OPT("max-pieces", OPT_MAX_PIECES, PS_ARG_REQUIRED, "N",
+		       "stop with an error rather than make more than N pieces\n"
+		       "(default 1000)"),
+		PS_OPT("max-open", OPT_MAX_OPEN, PS_ARG_REQUIRED, "N",
+		       "pieces open at once; others are closed and reopened\n"
+		       "for appending (default 64)"),
+		PS_OPT_FLAG("data", OPT_DATA, "write the pieces as perf.data files", struct opts, data),
+		PS_OPT_FLAG("verbose", 'v', "one line per piece on standard error", struct opts, verbose),
+	},
 	.epilog = "The names of the pieces are printed on standard output, one a line.\n"
 	          "Examples: psplit --by cpu -d cpus trace.pipe\n"
 	          "          perf record -o - -a -e sched:sched_switch sleep 9 | psplit -t 1\n",

@@ -46,9 +46,6 @@
 #include "lib/spool.h"
 #include "lib/symbols.h"
 
-static const char usage_text[] =
-        "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n";
-
 enum {
 	OPT_CLIENT = PS_OPT_LONG,
 	OPT_FORMAT,
@@ -58,45 +55,42 @@ enum {
 	OPT_SPOOL_MAX,
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT("database", 'd', PS_ARG_REQUIRED, "NAME",
-	       "the database (default: the client's, \"default\")"),
-	PS_OPT("host", 'H', PS_ARG_REQUIRED, "HOST", "the ClickHouse server (default localhost)"),
-	PS_OPT("interval", 'i', PS_ARG_REQUIRED, "SEC",
-	       "insert at least every SEC seconds (default 1)"),
-	PS_OPT("rows", 'n', PS_ARG_REQUIRED, "N",
-	       "insert every N rows (default 100000, at most 1000000)"),
-	PS_OPT("port", 'P', PS_ARG_REQUIRED, "PORT", "the server's native TCP port (default 9000)"),
-	PS_OPT("setting", 's', PS_ARG_REQUIRED, "N[=V]",
-	       "pass --N[=V] to clickhouse-client (user, password, secure,\n"
-	       "any client setting); repeatable"),
-	PS_OPT("table", 't', PS_ARG_REQUIRED, "NAME",
-	       "the table, NAME or DATABASE.NAME (default pstream)"),
-	PS_OPT("client", OPT_CLIENT, PS_ARG_REQUIRED, "PROG",
-	       "the client program (default clickhouse-client)"),
-	PS_OPT("hostname", OPT_HOSTNAME, PS_ARG_REQUIRED, "NAME",
-	       "the host column (default: the stream's hostname)"),
-	PS_OPT("format", OPT_FORMAT, PS_ARG_REQUIRED, "FMT",
-	       "rows travel as native (default), rowbinary or json"),
-	PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
-	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
-	  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
-	PS_OPT("spool", OPT_SPOOL, PS_ARG_REQUIRED, "DIR",
-	       "keep batches in DIR (default: a new temporary directory);\n"
-	       "batches left there by an earlier run are inserted first"),
-	PS_OPT("spool-max", OPT_SPOOL_MAX, PS_ARG_REQUIRED, "MIB",
-	       "stop reading when the spool holds MIB MiB (default 1024)"),
-	PS_OPT_SYMBOL_FILES_ROWS,
-	PS_OPT("verbose", 'v', PS_ARG_NONE, NULL, "report every batch on standard error"),
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n",
 	.about = "Insert a perf event stream into ClickHouse, live, in batches: the table is\n"
 	         "created from the stream's formats when absent; batches wait on disk while the\n"
 	         "server is down and are retried, each exactly once.\n",
-	.opts = options,
+	.opts = {
+		PS_OPT("database", 'd', PS_ARG_REQUIRED, "NAME",
+		       "the database (default: the client's, \"default\")"),
+		PS_OPT("host", 'H', PS_ARG_REQUIRED, "HOST", "the ClickHouse server (default localhost)"),
+		PS_OPT("interval", 'i', PS_ARG_REQUIRED, "SEC",
+		       "insert at least every SEC seconds (default 1)"),
+		PS_OPT("rows", 'n', PS_ARG_REQUIRED, "N",
+		       "insert every N rows (default 100000, at most 1000000)"),
+		PS_OPT("port", 'P', PS_ARG_REQUIRED, "PORT", "the server's native TCP port (default 9000)"),
+		PS_OPT("setting", 's', PS_ARG_REQUIRED, "N[=V]",
+		       "pass --N[=V] to clickhouse-client (user, password, secure,\n"
+		       "any client setting); repeatable"),
+		PS_OPT("table", 't', PS_ARG_REQUIRED, "NAME",
+		       "the table, NAME or DATABASE.NAME (default pstream)"),
+		PS_OPT("client", OPT_CLIENT, PS_ARG_REQUIRED, "PROG",
+		       "the client program (default clickhouse-client)"),
+		PS_OPT("hostname", OPT_HOSTNAME, PS_ARG_REQUIRED, "NAME",
+		       "the host column (default: the stream's hostname)"),
+		PS_OPT("format", OPT_FORMAT, PS_ARG_REQUIRED, "FMT",
+		       "rows travel as native (default), rowbinary or json"),
+		PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
+		{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
+		  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
+		PS_OPT("spool", OPT_SPOOL, PS_ARG_REQUIRED, "DIR",
+		       "keep batches in DIR (default: a new temporary directory);\n"
+		       "batches left there by an earlier run are inserted first"),
+		PS_OPT("spool-max", OPT_SPOOL_MAX, PS_ARG_REQUIRED, "MIB",
+		       "stop reading when the spool holds MIB MiB (default 1024)"),
+		PS_OPT_SYMBOL_FILES_ROWS,
+		PS_OPT("verbose", 'v', PS_ARG_NONE, NULL, "report every batch on standard error"),
+	},
 };
 
 #define IDLE_MS 100
@@ -326,40 +320,40 @@ static char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
-/* @s for a message: bytes outside printable ASCII as \xHH (a file name is anyone's) */
-static char *printable(const char *s)
-{
-	char *t = malloc(strlen(s) * 4 + 1), *p = t;
-
-	if (!t)
-		ps_die_nomem();
-	for (; *s; s++)
-		if (*s >= 0x20 && *s < 0x7f && *s != '\\')
-			*p++ = *s;
-		else
-			p += sprintf(p, "\\x%02x", (unsigned char)*s);
-	*p = 0;
-	return t;
-}
-
-/* @s as a ClickHouse string literal: quote and backslash escaped, other bytes \xHH */
-static char *sql_string(const char *s)
+/*
+ * @s with the bytes outside printable ASCII as \xHH, in a new string: for a message (@quote
+ * 0: a backslash as \x5c too; a file name is anyone's), or as a string literal of ClickHouse
+ * (@quote '\'': in quotes, the quote and the backslash escaped with a backslash)
+ */
+static char *escaped(const char *s, char quote)
 {
 	char *t = malloc(strlen(s) * 4 + 3), *p = t;
 
 	if (!t)
 		ps_die_nomem();
-	*p++ = '\'';
+	if (quote)
+		*p++ = quote;
 	for (; *s; s++)
-		if (*s == '\'' || *s == '\\')
+		if (quote && (*s == quote || *s == '\\'))
 			p += sprintf(p, "\\%c", *s);
-		else if (*s >= 0x20 && *s < 0x7f)
+		else if (*s >= 0x20 && *s < 0x7f && *s != '\\')
 			*p++ = *s;
 		else
 			p += sprintf(p, "\\x%02x", (unsigned char)*s);
-	*p++ = '\'';
+	if (quote)
+		*p++ = quote;
 	*p = 0;
 	return t;
+}
+
+static char *printable(const char *s)
+{
+	return escaped(s, 0);
+}
+
+static char *sql_string(const char *s)
+{
+	return escaped(s, '\'');
 }
 
 static PS_NORETURN void queue_full(struct loader *l)

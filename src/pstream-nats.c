@@ -23,9 +23,6 @@
 #include "lib/output.h"
 #include "lib/signals.h"
 
-static const char usage_text[] = "usage: pstream-nats [-fFnq] [-o file] [-s url] [option ...] "
-                                 "pub subject [file] | sub subject ...\n";
-
 enum {
 	OPT_BATCH = PS_OPT_LONG,
 	OPT_BUFFER,
@@ -57,44 +54,42 @@ struct opts {
 	char **args;
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT("server", 's', PS_ARG_REQUIRED, "URL",
-	       "the NATS server (default $NATS_URL, else " PS_NATS_DEFAULT_URL ")"),
-	PS_OPT("batch", OPT_BATCH, PS_ARG_REQUIRED, "SIZE",
-	       "pub: records per message, in bytes (default 256k)"),
-	PS_OPT("buffer", OPT_BUFFER, PS_ARG_REQUIRED, "SIZE",
-	       "pub: what is held while the server does not store (default 64m);\n"
-	       "when full, reading stops"),
-	PS_OPT("max-bytes", OPT_MAX_BYTES, PS_ARG_REQUIRED, "SIZE",
-	       "pub: keep at most SIZE bytes of the subject (the oldest go)"),
-	PS_OPT("max-age", OPT_MAX_AGE, PS_ARG_REQUIRED, "TIME",
-	       "pub: keep the subject's messages for TIME (5m, 2h...)"),
-	PS_OPT("dup-window", OPT_DUP_WINDOW, PS_ARG_REQUIRED, "TIME",
-	       "pub: JetStream's duplicate window (default 2m)"),
-	PS_OPT("snapshot-every", OPT_SNAP_EVERY, PS_ARG_REQUIRED, "N",
-	       "pub: a snapshot of the headers and side-band every N messages (64)"),
-	PS_OPT("durable", OPT_DURABLE, PS_ARG_REQUIRED, "NAME",
-	       "sub: a resumable subscription that goes on where it was acknowledged"),
-	PS_OPT_FLAG("new", 'n', "sub: from now on, not from the start of the recording",
-	            struct opts, new_only),
-	PS_OPT("since", OPT_SINCE, PS_ARG_REQUIRED, "TIME",
-	       "sub: what was stored since TIME ago (10m) or since a UTC time\n"
-	       "(2026-12-05T10:00:00Z)"),
-	PS_OPT_FLAG("follow", 'F', "sub: stay for the next recording on the subject", struct opts,
-	            follow),
-	PS_OPT_FORCE_ROW,
-	PS_OPT_OUTPUT_ROW,
-	{ "quiet", 'q', PS_ARG_NONE, NULL, "no notices about the server (gone, back)",
-	  PS_OPTG_QUIET, 0 },
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: pstream-nats [-fFnq] [-o file] [-s url] [option ...] "
+                                 "pub subject [file] | sub subject ...\n",
 	.about = "Carry a perf event stream through NATS JetStream: pub publishes a stream\n"
 	         "under a subject, sub writes the stream of one or more subjects (wildcards,\n"
 	         "merged in time order) to standard output, from wherever it starts.\n",
-	.opts = options,
+	.opts = {
+		PS_OPT("server", 's', PS_ARG_REQUIRED, "URL",
+		       "the NATS server (default $NATS_URL, else " PS_NATS_DEFAULT_URL ")"),
+		PS_OPT("batch", OPT_BATCH, PS_ARG_REQUIRED, "SIZE",
+		       "pub: records per message, in bytes (default 256k)"),
+		PS_OPT("buffer", OPT_BUFFER, PS_ARG_REQUIRED, "SIZE",
+		       "pub: what is held while the server does not store (default 64m);\n"
+		       "when full, reading stops"),
+		PS_OPT("max-bytes", OPT_MAX_BYTES, PS_ARG_REQUIRED, "SIZE",
+		       "pub: keep at most SIZE bytes of the subject (the oldest go)"),
+		PS_OPT("max-age", OPT_MAX_AGE, PS_ARG_REQUIRED, "TIME",
+		       "pub: keep the subject's messages for TIME (5m, 2h...)"),
+		PS_OPT("dup-window", OPT_DUP_WINDOW, PS_ARG_REQUIRED, "TIME",
+		       "pub: JetStream's duplicate window (default 2m)"),
+		PS_OPT("snapshot-every", OPT_SNAP_EVERY, PS_ARG_REQUIRED, "N",
+		       "pub: a snapshot of the headers and side-band every N messages (64)"),
+		PS_OPT("durable", OPT_DURABLE, PS_ARG_REQUIRED, "NAME",
+		       "sub: a resumable subscription that goes on where it was acknowledged"),
+		PS_OPT_FLAG("new", 'n', "sub: from now on, not from the start of the recording",
+		            struct opts, new_only),
+		PS_OPT("since", OPT_SINCE, PS_ARG_REQUIRED, "TIME",
+		       "sub: what was stored since TIME ago (10m) or since a UTC time\n"
+		       "(2026-12-05T10:00:00Z)"),
+		PS_OPT_FLAG("follow", 'F', "sub: stay for the next recording on the subject", struct opts,
+		            follow),
+		PS_OPT_FORCE_ROW,
+		PS_OPT_OUTPUT_ROW,
+		{ "quiet", 'q', PS_ARG_NONE, NULL, "no notices about the server (gone, back)",
+		  PS_OPTG_QUIET, 0 },
+	},
 	.epilog =
 	        "Examples: precord -a -e sched:sched_switch | pstream-nats pub hosts.$(hostname)\n"
 	        "          pstream-nats sub 'hosts.*' | pcount --by input,comm -i 5\n",

@@ -25,9 +25,6 @@
 #include "lib/symbols.h"
 #include "lib/text.h"
 
-static const char usage_text[] =
-        "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--symbolic] [--no-symbols] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n";
-
 #define IDLE_MS 30
 #define ORDER_CAP (64u << 20)
 
@@ -100,31 +97,28 @@ static const char *const known_fields[] = {
 	"input",
 };
 
-static const struct ps_opt options[] = {
-	PS_OPT_FLAG("all", 'a', "every record, each with its \"type\"", struct opts, all),
-	PS_OPT("fields", 'F', PS_ARG_REQUIRED, "LIST", "keep only these keys (comma separated)"),
-	PS_OPT_OUTPUT_ROW,
-	PS_OPT_FLAG("pretty", 'p', "indent the objects, for people", struct opts, pretty),
-	PS_OPT_QUIET_ROW,
-	PS_OPT("time-format", 't', PS_ARG_REQUIRED, "FMT", "time as ns (default), s or iso"),
-	PS_OPT_FLAG("host", OPT_HOST, "a \"host\" key in each sample: the stream's hostname",
-	            struct opts, host),
-	PS_OPT_FLAG("symbolic", OPT_SYMBOLIC,
-	            "next to a field perf prints as a symbol or flags,\n"
-	            "its text: \"prev_state\":1,\"prev_state_sym\":\"S\"",
-	            struct opts, symbolic),
-	{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
-	  "addresses only: no sym, symoff, dso keys", PS_OPTG_NO_SYMBOLS, 0 },
-	PS_OPT_PAIR_ROW,
-	PS_OPT_SYMBOL_FILES_ROWS,
-	{ 0 },
-};
-
 static const struct ps_cmdline cmdline = {
-	.usage = usage_text,
+	.usage = "usage: ptojson [-apq] [-F fields] [-o file] [-t ns | s | iso] [--host] [--symbolic] [--no-symbols] [--pair spec] [--symfs dir] [--kallsyms file] [file]\n",
 	.about = "Write a perf event stream as JSON Lines: one object per sample, in time\n"
 	         "order, tracepoint fields decoded and typed.\n",
-	.opts = options,
+	.opts = {
+		PS_OPT_FLAG("all", 'a', "every record, each with its \"type\"", struct opts, all),
+		PS_OPT("fields", 'F', PS_ARG_REQUIRED, "LIST", "keep only these keys (comma separated)"),
+		PS_OPT_OUTPUT_ROW,
+		PS_OPT_FLAG("pretty", 'p', "indent the objects, for people", struct opts, pretty),
+		PS_OPT_QUIET_ROW,
+		PS_OPT("time-format", 't', PS_ARG_REQUIRED, "FMT", "time as ns (default), s or iso"),
+		PS_OPT_FLAG("host", OPT_HOST, "a \"host\" key in each sample: the stream's hostname",
+		            struct opts, host),
+		PS_OPT_FLAG("symbolic", OPT_SYMBOLIC,
+		            "next to a field perf prints as a symbol or flags,\n"
+		            "its text: \"prev_state\":1,\"prev_state_sym\":\"S\"",
+		            struct opts, symbolic),
+		{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
+		  "addresses only: no sym, symoff, dso keys", PS_OPTG_NO_SYMBOLS, 0 },
+		PS_OPT_PAIR_ROW,
+		PS_OPT_SYMBOL_FILES_ROWS,
+	},
 };
 
 static void check_fields(const char *list)

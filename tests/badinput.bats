@@ -17,7 +17,7 @@ PROGRAMS=(
 
 setup() {
 	load helpers
-	[ -x "$TOOLS/pmangle" ] || { echo "tests/tools/pmangle not built: run make tools"; return 1; }
+	need_tool pmangle
 	GOOD="$DATA/rawsys-dd.pipe"
 }
 
@@ -79,6 +79,13 @@ expect_damage() {
 	done
 }
 
+# expect_record_damage FILE N OPTION NAME: every program stops at record N of FILE, damaged by
+# pmangle OPTION N (into $BATS_TEST_TMPDIR/NAME)
+expect_record_damage() {
+	"$TOOLS/pmangle" "$3" "$2" "$1" >"$BATS_TEST_TMPDIR/$4"
+	expect_damage "$BATS_TEST_TMPDIR/$4" "$(record_offset "$1" "$2")"
+}
+
 @test "badinput: empty input" {
 	: >"$BATS_TEST_TMPDIR/empty"
 	expect_damage "$BATS_TEST_TMPDIR/empty" 0
@@ -102,8 +109,7 @@ expect_damage() {
 @test "badinput: a record whose size runs past the end (truncated mid-record)" {
 	local n
 	n=$(middle_sample "$GOOD")
-	"$TOOLS/pmangle" --truncate-in "$n" "$GOOD" >"$BATS_TEST_TMPDIR/cut"
-	expect_damage "$BATS_TEST_TMPDIR/cut" "$(record_offset "$GOOD" "$n")"
+	expect_record_damage "$GOOD" "$n" --truncate-in cut
 }
 
 @test "badinput: input ends inside a record header" {
@@ -117,8 +123,7 @@ expect_damage() {
 @test "badinput: a record size of 0xffff running past the end" {
 	local n
 	n=$(middle_sample "$GOOD")
-	"$TOOLS/pmangle" --size-huge "$n" "$GOOD" >"$BATS_TEST_TMPDIR/huge"
-	expect_damage "$BATS_TEST_TMPDIR/huge" "$(record_offset "$GOOD" "$n")"
+	expect_record_damage "$GOOD" "$n" --size-huge huge
 }
 
 @test "badinput: a truncated TRACING_DATA payload" {
@@ -129,8 +134,7 @@ expect_damage() {
 @test "badinput: a record size of 0" {
 	local n
 	n=$(middle_sample "$GOOD")
-	"$TOOLS/pmangle" --size-zero "$n" "$GOOD" >"$BATS_TEST_TMPDIR/zero"
-	expect_damage "$BATS_TEST_TMPDIR/zero" "$(record_offset "$GOOD" "$n")"
+	expect_record_damage "$GOOD" "$n" --size-zero zero
 }
 
 @test "badinput: a record size of 0 in the first record" {
@@ -146,8 +150,7 @@ expect_damage() {
 @test "badinput: a compressed stream cut inside a COMPRESSED record" {
 	local f="$DATA/compressed-z.pipe" n
 	n=$(nth_record "$f" 81 3)
-	"$TOOLS/pmangle" --truncate-in "$n" "$f" >"$BATS_TEST_TMPDIR/cut"
-	expect_damage "$BATS_TEST_TMPDIR/cut" "$(record_offset "$f" "$n")"
+	expect_record_damage "$f" "$n" --truncate-in cut
 }
 
 @test "badinput: fixture BAD-truncated-midrecord.pipe" {

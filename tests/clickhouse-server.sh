@@ -18,15 +18,26 @@
 # tail of its error log); 2 usage.
 set -uo pipefail
 
-prog=clickhouse-server.sh
-usage="start|stop|port DIR"
 . "$(dirname "$0")/server-lib.sh"
-[ $# = 2 ] || usage
-cmd=$1
-dir=$2
+server_args "start|stop|port" "$@"
 
 server=$(command -v clickhouse-server || echo /usr/sbin/clickhouse-server)
 client=$(command -v clickhouse-client || true)
+
+# shard_xml PORT DATABASE: a shard of the cluster: one replica, this server at PORT, whose
+# default database is DATABASE
+shard_xml()
+{
+	cat <<EOF
+            <shard>
+                <replica>
+                    <host>127.0.0.1</host>
+                    <port>$1</port>
+                    <default_database>$2</default_database>
+                </replica>
+            </shard>
+EOF
+}
 
 write_config()
 {
@@ -63,20 +74,8 @@ write_config()
     <mlock_executable>false</mlock_executable>
     <remote_servers>
         <pstream_two_shards>
-            <shard>
-                <replica>
-                    <host>127.0.0.1</host>
-                    <port>$tcp</port>
-                    <default_database>shard1</default_database>
-                </replica>
-            </shard>
-            <shard>
-                <replica>
-                    <host>127.0.0.1</host>
-                    <port>$tcp</port>
-                    <default_database>shard2</default_database>
-                </replica>
-            </shard>
+$(shard_xml "$tcp" shard1)
+$(shard_xml "$tcp" shard2)
         </pstream_two_shards>
     </remote_servers>
     <builtin_dictionaries_reload_interval>3600</builtin_dictionaries_reload_interval>

@@ -32,10 +32,7 @@ setup_file() {
 
 teardown_file() {
 	load helpers
-	if [ -n "$CH_OWN" ]; then
-		"$TOP/tests/clickhouse-server.sh" stop "$CH_DIR"
-		rm -rf "$CH_DIR"
-	fi
+	server_stop clickhouse-server.sh "$CH_OWN" "$CH_DIR"
 }
 
 setup() {

@@ -11,47 +11,41 @@ bats_require_minimum_version 1.5.0
 WORK='for i in 1 2 3 4 5 6; do dd if=/dev/zero of=/dev/null bs=4k count=2000 2>/dev/null; sleep 0.01; done'
 
 setup_file() {
-	local w="$BATS_FILE_TMPDIR/w" bin="$BATS_TEST_DIRNAME/../bin"
-	export DUR_W="$w"
-	mkdir -p "$w"
-	command -v perf >/dev/null || return 0
-	[ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-		true
-	[ -e /sys/kernel/tracing/events/sched/sched_switch ] || return 0
+	load helpers
+	perf_workdir sched/sched_switch || return 0
 	# perf's own recordings, and what perf says of them
-	(cd "$w" && perf sched record -g -o sched.data -- sh -c "$WORK") >/dev/null 2>&1 &&
-		perf sched timehist -i "$w/sched.data" >"$w/sched.th" 2>/dev/null &&
-		perf script --ns -i "$w/sched.data" -F comm,tid,time,event,trace,ip,sym \
-			>"$w/sched.script" 2>/dev/null &&
-		"$bin/pcat" "$w/sched.data" >"$w/sched.pipe" &&
-		touch "$w/sched.ok"
+	(cd "$W" && perf sched record -g -o sched.data -- sh -c "$WORK") >/dev/null 2>&1 &&
+		perf sched timehist -i "$W/sched.data" >"$W/sched.th" 2>/dev/null &&
+		perf script --ns -i "$W/sched.data" -F comm,tid,time,event,trace,ip,sym \
+			>"$W/sched.script" 2>/dev/null &&
+		"$BIN/pcat" "$W/sched.data" >"$W/sched.pipe" &&
+		touch "$W/sched.ok"
 	# (the sleep gives exits over any bound the tests take, however fast the machine)
-	perf trace record -o "$w/trace.data" -- \
+	perf trace record -o "$W/trace.data" -- \
 		sh -c 'dd if=/dev/zero of=/dev/null bs=4k count=300 2>/dev/null; sleep 0.01' \
 		>/dev/null 2>&1 &&
-		perf script --ns -i "$w/trace.data" -F tid,time,event,trace >"$w/trace.script" \
+		perf script --ns -i "$W/trace.data" -F tid,time,event,trace >"$W/trace.script" \
 			2>/dev/null &&
-		"$bin/pcat" "$w/trace.data" >"$w/trace.pipe" &&
-		touch "$w/trace.ok"
+		"$BIN/pcat" "$W/trace.data" >"$W/trace.pipe" &&
+		touch "$W/trace.ok"
 	# precord's, and what perf says of them (through pcat --data for timehist)
-	"$bin/precord" -q -a -g -e sched:sched_switch -e sched:sched_waking \
-		-e sched:sched_wakeup_new -o "$w/p-sched.pipe" -- sh -c "$WORK" 2>/dev/null &&
-		"$bin/pcat" --data -o "$w/p-sched.data" "$w/p-sched.pipe" &&
-		perf sched timehist -i "$w/p-sched.data" >"$w/p-sched.th" 2>/dev/null &&
-		perf script --ns -i "$w/p-sched.data" -F comm,tid,time,event,trace,ip,sym \
-			>"$w/p-sched.script" 2>/dev/null &&
-		touch "$w/p-sched.ok"
-	"$bin/precord" -q -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o "$w/p-trace.pipe" \
+	"$BIN/precord" -q -a -g -e sched:sched_switch -e sched:sched_waking \
+		-e sched:sched_wakeup_new -o "$W/p-sched.pipe" -- sh -c "$WORK" 2>/dev/null &&
+		"$BIN/pcat" --data -o "$W/p-sched.data" "$W/p-sched.pipe" &&
+		perf sched timehist -i "$W/p-sched.data" >"$W/p-sched.th" 2>/dev/null &&
+		perf script --ns -i "$W/p-sched.data" -F comm,tid,time,event,trace,ip,sym \
+			>"$W/p-sched.script" 2>/dev/null &&
+		touch "$W/p-sched.ok"
+	"$BIN/precord" -q -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o "$W/p-trace.pipe" \
 		-- dd if=/dev/zero of=/dev/null bs=4k count=300 2>/dev/null &&
-		perf script --ns -i - -F tid,time,event,trace <"$w/p-trace.pipe" \
-			>"$w/p-trace.script" 2>/dev/null &&
-		touch "$w/p-trace.ok"
+		perf script --ns -i - -F tid,time,event,trace <"$W/p-trace.pipe" \
+			>"$W/p-trace.script" 2>/dev/null &&
+		touch "$W/p-trace.ok"
 	return 0
 }
 
 setup() {
 	load helpers
-	W="$DUR_W"
 	CHECK="$BATS_TEST_DIRNAME/tools/durcheck.py"
 }
 

@@ -224,3 +224,32 @@ programs() {
 		[ -x "$BIN/$p" ] && echo "$p"
 	done
 }
+
+# perf_workdir TRACEPOINT: for a setup_file that records with perf: W, a directory for what it
+# records (exported: the tests look there), made; fails where perf or the tracepoint
+# (CATEGORY/NAME; tracefs mounted on the way if need be) is missing
+perf_workdir() {
+	export W="$BATS_FILE_TMPDIR/w"
+	mkdir -p "$W"
+	command -v perf >/dev/null || return 1
+	[ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
+		true
+	[ -e "/sys/kernel/tracing/events/$1" ]
+}
+
+# server_stop SCRIPT OWN DIR: for a teardown_file: stop the private server tests/SCRIPT
+# (clickhouse-server.sh, nats-server.sh) started in DIR and remove DIR, when this file
+# started it (OWN not empty)
+server_stop() {
+	[ -n "$2" ] || return 0
+	"$TOP/tests/$1" stop "$3"
+	rm -rf "$3"
+}
+
+# need_tool NAME: the test tool tests/tools/NAME is built (fails, saying so, when not)
+need_tool() {
+	[ -x "$TOOLS/$1" ] || {
+		echo "tests/tools/$1 not built: run make tools"
+		return 1
+	}
+}

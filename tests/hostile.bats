@@ -21,7 +21,7 @@ PROGRAMS=(
 
 setup() {
 	load helpers
-	[ -x "$TOOLS/phostile" ] || { echo "tests/tools/phostile not built: run make tools"; return 1; }
+	need_tool phostile
 	T="$BATS_TEST_TMPDIR"
 }
 

@@ -13,26 +13,20 @@ bats_require_minimum_version 1.5.0
 WORK='for i in 1 2 3; do dd if=/dev/zero of=/dev/null bs=4k count=100 2>/dev/null; ls / >/dev/null; sleep 0.01; cat /nonexistent-pstream-file 2>/dev/null; done; true'
 
 setup_file() {
-	local w="$BATS_FILE_TMPDIR/w" bin="$BATS_TEST_DIRNAME/../bin"
-	export LAT_W="$w"
-	mkdir -p "$w"
-	command -v perf >/dev/null || return 0
-	[ -e /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-		true
-	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_exit ] || return 0
-	perf trace record -o "$w/t.data" -- sh -c "$WORK" >/dev/null 2>&1 &&
-		"$bin/pcat" "$w/t.data" >"$w/t.pipe" && touch "$w/t.ok"
-	perf trace record -o - -- sh -c "$WORK" >"$w/r.pipe" 2>/dev/null &&
-		"$bin/pcat" --data -o "$w/r.data" "$w/r.pipe" && touch "$w/r.ok"
-	"$bin/precord" -q -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o "$w/p.pipe" \
+	load helpers
+	perf_workdir raw_syscalls/sys_exit || return 0
+	perf trace record -o "$W/t.data" -- sh -c "$WORK" >/dev/null 2>&1 &&
+		"$BIN/pcat" "$W/t.data" >"$W/t.pipe" && touch "$W/t.ok"
+	perf trace record -o - -- sh -c "$WORK" >"$W/r.pipe" 2>/dev/null &&
+		"$BIN/pcat" --data -o "$W/r.data" "$W/r.pipe" && touch "$W/r.ok"
+	"$BIN/precord" -q -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -o "$W/p.pipe" \
 		-- sh -c "$WORK" 2>/dev/null &&
-		"$bin/pcat" --data -o "$w/p.data" "$w/p.pipe" && touch "$w/p.ok"
+		"$BIN/pcat" --data -o "$W/p.data" "$W/p.pipe" && touch "$W/p.ok"
 	return 0
 }
 
 setup() {
 	load helpers
-	W="$LAT_W"
 }
 
 need() {

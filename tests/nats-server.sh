@@ -14,12 +14,8 @@
 # tail of its log); 2 usage.
 set -uo pipefail
 
-prog=nats-server.sh
-usage="start|stop|url DIR"
 . "$(dirname "$0")/server-lib.sh"
-[ $# = 2 ] || usage
-cmd=$1
-dir=$2
+server_args "start|stop|url" "$@"
 
 server=$(command -v nats-server || echo /usr/bin/nats-server)
 

@@ -37,10 +37,7 @@ setup_file() {
 
 teardown_file() {
 	load helpers
-	if [ -n "$NATS_OWN" ]; then
-		"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
-		rm -rf "$NATS_DIR"
-	fi
+	server_stop nats-server.sh "$NATS_OWN" "$NATS_DIR"
 }
 
 setup() {
@@ -79,6 +76,35 @@ open(sys.argv[4], "wb").write(data[cut:])
 EOF
 }
 
+# paused A SECONDS B: A, then SECONDS later B, on standard output (a publisher's input
+# that stops for a while)
+paused() {
+	cat "$1"
+	sleep "$2"
+	cat "$3"
+}
+
+# pub_paused SECONDS ARGS...: $FIX published in the background ($KILL_PIDS) by pstream-nats pub
+# ARGS..., its second half (from a record) SECONDS after the first
+pub_paused() {
+	local t=$BATS_TEST_TMPDIR pause=$1
+	shift
+	split_at "$FIX" 0.5 "$t/a" "$t/b"
+	paused "$t/a" "$pause" "$t/b" | "$PN" pub "$@" &
+	KILL_PIDS=$!
+}
+
+# durable_killed NAME SUBJECT SECONDS: the durable subscriber NAME of SUBJECT writes into
+# $BATS_TEST_TMPDIR/d1.pipe for SECONDS, then is killed with SIGKILL
+durable_killed() {
+	local sp
+	"$PN" sub --durable "$1" "$2" >"$BATS_TEST_TMPDIR/d1.pipe" &
+	sp=$!
+	sleep "$3"
+	kill -9 $sp
+	wait $sp || true
+}
+
 @test "nats: pub then sub gives the stream back; perf script reads the same" {
 	local t=$BATS_TEST_TMPDIR
 	run -0 "$PN" pub "$SUBJ.a" "$FIX"
@@ -104,13 +130,7 @@ EOF
 
 @test "nats: a late subscriber (--new) gets a stream perf reads, threads named" {
 	local t=$BATS_TEST_TMPDIR
-	split_at "$FIX" 0.5 "$t/a" "$t/b"
-	{
-		cat "$t/a"
-		sleep 2
-		cat "$t/b"
-	} | "$PN" pub --batch 4k --snapshot-every 4 "$SUBJ" &
-	KILL_PIDS=$!
+	pub_paused 2 --batch 4k --snapshot-every 4 "$SUBJ"
 	sleep 1
 	"$PN" sub --new "$SUBJ" >"$t/new.pipe"
 	wait $KILL_PIDS
@@ -151,20 +171,10 @@ EOF
 }
 
 @test "nats: a durable subscriber killed with SIGKILL resumes and loses nothing" {
-	local t=$BATS_TEST_TMPDIR sp
-	split_at "$FIX" 0.5 "$t/a" "$t/b"
-	{
-		cat "$t/a"
-		sleep 3
-		cat "$t/b"
-	} | "$PN" pub --batch 4k --snapshot-every 4 "$SUBJ" &
-	KILL_PIDS=$!
+	local t=$BATS_TEST_TMPDIR
+	pub_paused 3 --batch 4k --snapshot-every 4 "$SUBJ"
 	sleep 0.5
-	"$PN" sub --durable d1 "$SUBJ" >"$t/d1.pipe" &
-	sp=$!
-	sleep 1.5
-	kill -9 $sp
-	wait $sp || true
+	durable_killed d1 "$SUBJ" 1.5
 	[ -s "$t/d1.pipe" ]
 	"$PN" sub --durable d1 "$SUBJ" >"$t/d2.pipe"
 	wait $KILL_PIDS
@@ -189,13 +199,7 @@ EOF
 @test "nats: a server restarted under a publisher loses nothing (bounded buffer)" {
 	[ -n "${NATS_DIR:-}" ] || skip "the server is not ours to restart (PSTREAM_NATS_URL)"
 	local t=$BATS_TEST_TMPDIR
-	split_at "$FIX" 0.5 "$t/a" "$t/b"
-	{
-		cat "$t/a"
-		sleep 1
-		cat "$t/b"
-	} | "$PN" pub --batch 4k --buffer 16k "$SUBJ" 2>"$t/pub.err" &
-	KILL_PIDS=$!
+	pub_paused 1 --batch 4k --buffer 16k "$SUBJ" 2>"$t/pub.err"
 	sleep 0.5
 	"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
 	sleep 2.5
@@ -247,30 +251,18 @@ EOF
 }
 
 @test "nats: a durable merge of two subjects killed with SIGKILL resumes and loses nothing" {
-	local t=$BATS_TEST_TMPDIR sp p1 p2
+	local t=$BATS_TEST_TMPDIR p1 p2
 	split_at "$DATA/rawsys-dd.pipe" 0.5 "$t/a1" "$t/b1"
 	split_at "$FIX" 0.5 "$t/a2" "$t/b2"
 	run -0 "$PN" pub "$SUBJ.h1" "$DATA/rwsys-dd.pipe" # the subjects exist; not read
 	run -0 "$PN" pub "$SUBJ.h2" "$DATA/rwsys-dd.pipe"
-	{
-		cat "$t/a1"
-		sleep 6
-		cat "$t/b1"
-	} | "$PN" pub --batch 4k "$SUBJ.h1" &
+	paused "$t/a1" 6 "$t/b1" | "$PN" pub --batch 4k "$SUBJ.h1" &
 	p1=$!
-	{
-		cat "$t/a2"
-		sleep 6
-		cat "$t/b2"
-	} | "$PN" pub --batch 4k "$SUBJ.h2" &
+	paused "$t/a2" 6 "$t/b2" | "$PN" pub --batch 4k "$SUBJ.h2" &
 	p2=$!
 	KILL_PIDS="$p1 $p2"
 	sleep 1.5
-	"$PN" sub --durable dm "$SUBJ.*" >"$t/d1.pipe" &
-	sp=$!
-	sleep 3
-	kill -9 $sp
-	wait $sp || true
+	durable_killed dm "$SUBJ.*" 3
 	"$PN" sub --durable dm "$SUBJ.*" >"$t/d2.pipe"
 	wait $p1 $p2
 	"$BIN/pcat" --merge "$DATA/rawsys-dd.pipe" "$FIX" | perf script -i - >"$t/full.txt" 2>/dev/null

@@ -371,6 +371,12 @@ our_counts() {
 	[ "$(wc -l <"$BATS_TEST_TMPDIR/out")" -le $((100000 + 4096 + 10)) ]
 }
 
+# need_live_view: tmux, and the raw_syscalls tracepoints a live view records
+need_live_view() {
+	command -v tmux >/dev/null || skip "tmux not installed"
+	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
+}
+
 # tmux: a live view on a small terminal
 tmux_run() {
 	command -v tmux >/dev/null || skip "tmux not installed"
@@ -410,8 +416,7 @@ tmux_wait() {
 }
 
 @test "pcount: sctop nosuchprog 1 itself, on a terminal, shows empty intervals at once (defect 5)" {
-	command -v tmux >/dev/null || skip "tmux not installed"
-	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
+	need_live_view
 	tmux_run 80 15 "'$TOP/bin/sctop' nosuchprog 1"
 	# the first empty interval within a few seconds, however loaded the machine
 	tmux_wait "$BATS_TEST_TMPDIR/screen" '^\[[0-9]+\.[0-9]+, [0-9]+\.[0-9]+\) .*0 samples$'
@@ -422,8 +427,7 @@ tmux_wait() {
 }
 
 @test "pcount: a live view on a small terminal keeps its header on the screen, cut to the width" {
-	command -v tmux >/dev/null || skip "tmux not installed"
-	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
+	need_live_view
 	tmux_run 50 10 "'$BIN/precord' -a -e raw_syscalls:sys_enter 2>/dev/null | '$BIN/pcount' -i 1 --by comm,pid,syscall"
 	tmux_wait "$BATS_TEST_TMPDIR/screen" '^\['
 	sleep 1.2
@@ -440,8 +444,7 @@ tmux_wait() {
 }
 
 @test "pcount: a live view is redrawn to the terminal's new size when it is resized" {
-	command -v tmux >/dev/null || skip "tmux not installed"
-	[ -e /sys/kernel/tracing/events/raw_syscalls/sys_enter ] || skip "no raw_syscalls tracepoints"
+	need_live_view
 	local i t="$BATS_TEST_TMPDIR"
 	tmux_run 40 8 "'$BIN/precord' -a -e raw_syscalls:sys_enter 2>/dev/null | '$BIN/pcount' -i 1 --by comm,pid,syscall"
 	tmux_wait "$t/small" '^\['

@@ -72,6 +72,18 @@ need_tracepoints() {
 		skip "tracefs is not available (not mounted, or not readable by $(id -un))"
 }
 
+# need_nobody: setpriv, and root to become another user; $as_nobody runs a command as nobody
+need_nobody() {
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	[ "$(id -u)" = 0 ] || skip "needs root to become another user"
+	as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+}
+
+# need_paranoid LEVEL WHY: kernel.perf_event_paranoid is LEVEL or more (else skip, saying WHY)
+need_paranoid() {
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge "$1" ] || skip "$2"
+}
+
 need_workloads() {
 	[ -x "$HOT" ] && [ -x "$SYSLOOP" ] || skip "no C compiler to build the test workloads"
 }
@@ -151,11 +163,8 @@ summary_of() {
 
 @test "precord: not root, perf_event_paranoid and tracefs are explained with a hint" {
 	need_events
-	command -v setpriv >/dev/null || skip "setpriv not installed"
-	[ "$(id -u)" = 0 ] || skip "needs root to become another user"
-	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 1 ] ||
-		skip "perf_event_paranoid lets every user record system-wide here"
-	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	need_nobody
+	need_paranoid 1 "perf_event_paranoid lets every user record system-wide here"
 	run -1 --separate-stderr $as_nobody "$BIN/precord" -a -o /dev/null --duration 0.1
 	[[ "$stderr" == "precord: cannot open cpu-clock: Permission denied (kernel.perf_event_paranoid is "*"); run as root, or allow it: sysctl kernel.perf_event_paranoid=-1" ]]
 	if [ ! -r /sys/kernel/tracing/events/header_page ] ||
@@ -261,11 +270,8 @@ summary_of() {
 
 @test "precord: where kernel.perf_event_paranoid forbids kernel events, user space only, as perf record falls back" {
 	need_events
-	command -v setpriv >/dev/null || skip "setpriv not installed"
-	[ "$(id -u)" = 0 ] || skip "needs root to become another user"
-	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 2 ] ||
-		skip "perf_event_paranoid lets users record the kernel here"
-	local as_nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	need_nobody
+	need_paranoid 2 "perf_event_paranoid lets users record the kernel here"
 	event_line() { perf report -i - --header-only <"$1" 2>/dev/null | grep '^# event : ' | grep -oE 'name = [^,]*|exclude_(kernel|hv|user) = 1' | tr '\n' ' '; }
 	$as_nobody perf record -e cpu-clock -o - -- true >"$BATS_TEST_TMPDIR/perf.pipe" 2>/dev/null
 	run -0 --separate-stderr bash -c "$as_nobody '$BIN/precord' -e cpu-clock -o - -- true >'$OUT'"

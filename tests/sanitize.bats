@@ -48,7 +48,7 @@ inputs() {
 
 @test "sanitize: symbols on every fixture: objects found, missing (empty tables) and refused" {
 	local f t="$BATS_TEST_TMPDIR"
-	[ -x "$TOOLS/phostile" ] || { echo "tests/tools/phostile not built: run make tools"; return 1; }
+	need_tool phostile
 	mkdir "$t/empty"
 	mkfifo "$t/fifo"
 	# objects that do not exist, and one that is a FIFO

@@ -1,9 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # What the scripts that run a private server for the tests share (sourced by
-# clickhouse-server.sh and nats-server.sh, which set $prog first).
+# clickhouse-server.sh and nats-server.sh).
 
-# usage: the usage line ($usage is set by the script), exit 2
+# the script's name, for its messages
+prog=$(basename "$0")
+
+# server_args VERBS "$@": the command line every such script takes, VERB DIR, into $cmd and
+# $dir (the usage line, exit 2, when it is not two words; VERBS as "start|stop|url")
+server_args()
+{
+	usage="$1 DIR"
+	shift
+	[ $# = 2 ] || usage
+	cmd=$1
+	dir=$2
+}
+
+# usage: the usage line ($usage is set by server_args), exit 2
 usage()
 {
 	echo "usage: $prog $usage" >&2

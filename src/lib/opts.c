@@ -137,6 +137,8 @@ void ps_args__init(struct ps_args *a, const struct ps_cmdline *cl, int argc, cha
 	size_t nl = 0, ns = 0;
 	int i;
 
+	if (cl->opts[PS_OPTS_MAX].name || cl->opts[PS_OPTS_MAX].key)
+		abort(); /* a table with no end: our bug */
 	memset(a, 0, sizeof(*a));
 	memset(common, 0, sizeof(*common));
 	a->cl = cl;

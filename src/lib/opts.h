@@ -126,7 +126,8 @@ enum {
  * @group: PS_OPTG_OWN, or the shared option the parser stores itself
  * @flag: with PS_OPTG_FLAG, the offset of the bool in the struct at ps_args.flags
  *
- * A table ends with a row whose @name and @key are 0.
+ * A table ends with a row whose @name and @key are 0 (in struct ps_cmdline: the rows left
+ * out of its initializer).
  */
 struct ps_opt {
 	const char *name;
@@ -204,18 +205,24 @@ struct ps_opt {
 		        PS_OPTG_PAIR, 0                                          \
 	}
 
+#define PS_ARGS_MAX 64
+
+/* the rows of a program's own: getopt's list (PS_ARGS_MAX) also holds -h and -V */
+#define PS_OPTS_MAX (PS_ARGS_MAX - 2)
+
 /**
- * struct ps_cmdline - a program's command line.
+ * struct ps_cmdline - a program's command line, in the order --help prints it.
  * @usage: the usage line, "usage: PROG ...\n": the SYNOPSIS of its page, word for word
  * @about: the paragraph --help prints after it, or NULL
- * @opts: the options (without -h and -V, which every program has)
+ * @opts: the options (without -h and -V, which every program has), written out in the
+ *        initializer; the rows after them are zero, the end of the table
  * @epilog: text after the options in --help, or NULL
  * @in_order: options stop at the first operand (precord: the command's own follow)
  */
 struct ps_cmdline {
 	const char *usage;
 	const char *about;
-	const struct ps_opt *opts;
+	struct ps_opt opts[PS_OPTS_MAX + 1];
 	const char *epilog;
 	bool in_order;
 };
@@ -236,8 +243,6 @@ struct ps_common_opts {
 	const char *pairs[PS_DUR_MAX_PAIRS];
 	size_t npairs;
 };
-
-#define PS_ARGS_MAX 64
 
 /**
  * struct ps_args - the parser's state, on the caller's stack.

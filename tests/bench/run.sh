@@ -251,6 +251,21 @@ if command -v clickhouse-client >/dev/null && [ "$samples" -gt 0 ]; then
 	rm -rf "$ch"
 fi
 
+# rss_processes WHAT FEW MANY CALLGRAPH CMD: ptojson's peak RSS on a recording (perf record
+# with CALLGRAPH, one option or two) of the shell command CMD run MANY times, against one of
+# it run FEW times: the row "ptojson (WHAT) peak RSS, MANY processes / FEW" (goal ~1x)
+rss_processes() {
+	local what=$1 few=$2 many=$3 cg=$4 cmd=$5 k small large
+	for k in "$few" "$many"; do
+		perf record -q $cg -e cpu-clock -F 999 -o - -- \
+			bash -c "for i in \$(seq $k); do $cmd; done" >"$work/procs$k.pipe" 2>/dev/null
+	done
+	small=$(rss_kb "cat '$work/procs$few.pipe' | '$BIN/ptojson'")
+	large=$(rss_kb "cat '$work/procs$many.pipe' | '$BIN/ptojson'")
+	row "ptojson ($what) peak RSS, $many processes / $few" "$(x "$large" "$small") ($small KiB)" "~1x"
+	rm -f "$work/procs"*.pipe
+}
+
 # ---- symbols: symbolized ptojson on a callchain stream against perf script naming every
 # frame on the same stream; ptojson's peak RSS on a stream of many short-lived processes
 # against one of 10x as many (the maps of each are forgotten at its EXIT) ----
@@ -262,15 +277,8 @@ if command -v perf >/dev/null && command -v gcc >/dev/null &&
 	t2=$(secs "'$BIN/ptojson' < '$work/g.pipe'")
 	row "ptojson (symbols) vs perf script -F ...,ip,sym,dso ($n callchain samples)" \
 		"$(x "$t1" "$t2")" ">= 1x"
-	for k in 20 200; do
-		perf record -q -g -e cpu-clock -F 999 -o - -- \
-			bash -c "for i in \$(seq $k); do '$work/symwork' 2; /bin/true; done" \
-			>"$work/procs$k.pipe" 2>/dev/null
-	done
-	small=$(rss_kb "cat '$work/procs20.pipe' | '$BIN/ptojson'")
-	large=$(rss_kb "cat '$work/procs200.pipe' | '$BIN/ptojson'")
-	row "ptojson (symbols) peak RSS, 200 processes / 20" "$(x "$large" "$small") ($small KiB)" "~1x"
-	rm -f "$work/g.pipe" "$work/procs"*.pipe
+	rss_processes symbols 20 200 -g "'$work/symwork' 2; /bin/true"
+	rm -f "$work/g.pipe"
 else
 	row "ptojson (symbols)" "skipped: needs perf and gcc"
 fi
@@ -287,15 +295,8 @@ if command -v perf >/dev/null && command -v gcc >/dev/null &&
 	t2=$(secs "'$BIN/ptojson' < '$work/dw.pipe'")
 	row "ptojson (dwarf unwinding) vs perf script -F ...,ip,sym,dso ($n samples)" \
 		"$(x "$t1" "$t2")" ">= 2x"
-	for k in 5 50; do
-		perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - -- \
-			bash -c "for i in \$(seq $k); do '$work/dwork' 20; done" \
-			>"$work/dwp$k.pipe" 2>/dev/null
-	done
-	small=$(rss_kb "cat '$work/dwp5.pipe' | '$BIN/ptojson'")
-	large=$(rss_kb "cat '$work/dwp50.pipe' | '$BIN/ptojson'")
-	row "ptojson (dwarf) peak RSS, 50 processes / 5" "$(x "$large" "$small") ($small KiB)" "~1x"
-	rm -f "$work/dw.pipe" "$work/dwp"*.pipe
+	rss_processes dwarf 5 50 "--call-graph dwarf" "'$work/dwork' 20"
+	rm -f "$work/dw.pipe"
 else
 	row "ptojson (dwarf unwinding)" "skipped: needs perf and gcc"
 fi

@@ -30,11 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text, *p, *desc, *kernel = NULL, *rest = NULL;
 	int n = 0;
 
-	if (size > 4096)
+	text = fuzz_begin(data, size, &s, &smp);
+	if (!text)
 		return 0;
-	if (!s)
-		s = fuzz_session(&smp);
-	text = fuzz_text(data, size);
 	for (p = text; n < MAX_OPERANDS && p <= text + size; p += strlen(p) + 1)
 		ops[n++] = p;
 	memset(&ferr, 0, sizeof(ferr));

@@ -26,11 +26,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text, *spec, out[512], col[64];
 	int64_t v;
 
-	if (size > 4096)
+	text = fuzz_begin(data, size, &s, &smp);
+	if (!text)
 		return 0;
-	if (!s)
-		s = fuzz_session(&smp);
-	text = fuzz_text(data, size);
 	spec = text + strlen(text) + 1;
 	k = ps_key__parse(text, &err);
 	if (k) {

@@ -30,11 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t v;
 	int f;
 
-	if (size > 4096)
+	text = fuzz_begin(data, size, &s, &smp);
+	if (!text)
 		return 0;
-	if (!s)
-		s = fuzz_session(&smp);
-	text = fuzz_text(data, size);
 	for (p = text; p <= text + size && n < PS_DUR_MAX_PAIRS + 1; p += strlen(p) + 1)
 		specs[n++] = p;
 	d = ps_durations__new(specs, n, &err);

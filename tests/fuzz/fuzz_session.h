@@ -14,6 +14,7 @@
 #include "lib/input.h"
 #include "lib/sample.h"
 #include "lib/session.h"
+#include "fuzz_util.h"
 
 #define FUZZ_STREAM "tests/data/rawsys-dd.pipe"
 
@@ -74,6 +75,21 @@ static struct ps_session *fuzz_session(struct ps_sample *smp)
 	ps_input__close(in);
 	in = NULL;
 	return fuzz_session_by_hand(smp);
+}
+
+/*
+ * The start of a target that checks text against the stream: @data as text (fuzz_text()),
+ * or NULL for an input over 4 KiB (not tried); *@s and *@smp, the session and its first
+ * sample, made by the first call.
+ */
+static inline char *fuzz_begin(const uint8_t *data, size_t size, struct ps_session **s,
+                               struct ps_sample *smp)
+{
+	if (size > 4096)
+		return NULL;
+	if (!*s)
+		*s = fuzz_session(smp);
+	return fuzz_text(data, size);
 }
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * readback.h - files for the unit tests of the writers (merge, split, datafile): a private
- * scratch directory, a built stream written to a file, and a file read back through
+ * readback.h - files for the unit tests of the writers (merge, split, datafile): a built
+ * stream written to a file, and a file read back through
  * ps_input (the library's own reader, the one every program uses) into a list of records.
  */
 #ifndef PS_UNIT_READBACK_H
@@ -16,27 +16,6 @@
 #include "lib/sample.h"
 #include "lib/session.h"
 #include "build.h"
-
-/* a new empty directory of this test's own (removed by scratch_remove()) */
-static inline char *scratch_dir(void)
-{
-	static char dir[64];
-	const char *t = getenv("TMPDIR");
-
-	snprintf(dir, sizeof(dir), "%s/psunitXXXXXX", t && strlen(t) < 40 ? t : "/tmp");
-	if (!mkdtemp(dir))
-		abort();
-	return dir;
-}
-
-static inline void scratch_remove(const char *dir)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-}
 
 /* @dir/@name, in a static buffer of @slot (0..3) */
 static inline const char *path_in(const char *dir, const char *name, int slot)

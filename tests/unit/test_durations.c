@@ -31,6 +31,50 @@ static int parse(const char *const *specs, size_t n, char *why, size_t len)
 	return d ? 0 : -1;
 }
 
+/* a reader of the recording at @path (one check: it opens) */
+static struct ps_reader *open_path(const char *path)
+{
+	struct ps_reader_opts o = { .path = path };
+	struct ps_error err = { 0 };
+	struct ps_reader *rd = ps_reader__open(&o, &err);
+
+	CHECK(rd != NULL);
+	return rd;
+}
+
+/*
+ * The next sample of @rd from a tracepoint whose name's first @n bytes are @name's (the whole
+ * name with its NUL), of the host's byte order when @native, copied into @smp with its raw
+ * data in @raw (@size bytes at most).  Return: 1, or what ps_reader__next() returned at
+ * the end (0) or on an error (-1).
+ */
+static int next_tp_sample(struct ps_reader *rd, const char *name, size_t n, bool native,
+                          struct ps_sample *smp, unsigned char *raw, size_t size)
+{
+	struct ps_reader_event ev;
+	struct ps_error err = { 0 };
+	int r;
+
+	while ((r = ps_reader__next(rd, &ev, &err)) > 0) {
+		if (ev.kind != PS_READER_SAMPLE || !ev.smp.attr->tp || (native && ev.smp.swap) ||
+		    strncmp(ev.smp.attr->tp->name, name, n) != 0 || ev.smp.raw_size > size)
+			continue;
+		*smp = ev.smp;
+		memcpy(raw, smp->raw, smp->raw_size);
+		smp->raw = raw;
+		return 1;
+	}
+	return r;
+}
+
+/* @spec alone is refused, for a reason that says @reason (NULL: any) */
+static bool refused(const char *spec, const char *reason)
+{
+	char why[300];
+
+	return parse(&spec, 1, why, sizeof(why)) < 0 && (!reason || strstr(why, reason));
+}
+
 static void test_specs(void)
 {
 	const char *ok[] = { "io=block:block_rq_issue,block:block_rq_complete:dev,sector",
@@ -41,7 +85,6 @@ static void test_specs(void)
 	struct ps_error err = { 0 };
 	struct ps_durations *d;
 	char why[300];
-	const char *one;
 
 	CHECK(parse(ok, 3, why, sizeof(why)) == 0);
 	d = ps_durations__new(ok, 3, &err);
@@ -62,22 +105,14 @@ static void test_specs(void)
 	CHECK(ps_durations__field(NULL, "off_cpu") == PS_DUR_OFF_CPU);
 	CHECK(ps_durations__field(NULL, "io") == -1);
 
-	one = "a,b";
-	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "START is a tracepoint"));
-	one = "a:b,c";
-	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "END is a tracepoint"));
-	one = "a:b,c:d:";
-	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "no KEY after the colon"));
-	one = "a:b,c:d:e,f,g,h,i";
-	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "at most 4 keys"));
-	one = "a:b,c:d:e-f";
-	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "a key is a field name"));
-	one = "1x=a:b,c:d";
-	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "NAME is letters"));
-	one = "run_time=a:b,c:d";
-	CHECK(parse(&one, 1, why, sizeof(why)) < 0 && strstr(why, "built-in"));
-	one = "a:b:c,d:e";
-	CHECK(parse(&one, 1, why, sizeof(why)) < 0);
+	CHECK(refused("a,b", "START is a tracepoint"));
+	CHECK(refused("a:b,c", "END is a tracepoint"));
+	CHECK(refused("a:b,c:d:", "no KEY after the colon"));
+	CHECK(refused("a:b,c:d:e,f,g,h,i", "at most 4 keys"));
+	CHECK(refused("a:b,c:d:e-f", "a key is a field name"));
+	CHECK(refused("1x=a:b,c:d", "NAME is letters"));
+	CHECK(refused("run_time=a:b,c:d", "built-in"));
+	CHECK(refused("a:b:c,d:e", NULL));
 	CHECK(parse(dup, 2, why, sizeof(why)) < 0 && strstr(why, "two pairs of the same NAME"));
 	CHECK(parse(five, 5, why, sizeof(why)) < 0 && strstr(why, "at most 4 pairs"));
 }
@@ -85,25 +120,21 @@ static void test_specs(void)
 /* The latency of every exit, against the last entry of the same thread worked out here. */
 static void test_latency(void)
 {
-	struct ps_reader_opts o = { .path = RAWSYS };
-	struct ps_error err = { 0 };
-	struct ps_reader_event ev;
-	struct ps_reader *rd = ps_reader__open(&o, &err);
+	struct ps_reader *rd = open_path(RAWSYS);
 	uint64_t enter_t[65536] = { 0 }, enter_nr[65536] = { 0 };
 	size_t exits = 0, valued = 0, right = 0;
+	unsigned char raw[512];
+	struct ps_sample one;
 	int r;
 
-	CHECK(rd != NULL);
 	if (!rd)
 		return;
-	while ((r = ps_reader__next(rd, &ev, &err)) > 0) {
-		const struct ps_sample *smp = &ev.smp;
+	while ((r = next_tp_sample(rd, "", 0, false, &one, raw, sizeof(raw))) > 0) {
+		const struct ps_sample *smp = &one;
 		struct tep_format_field *f;
 		uint64_t id, ns;
 		uint32_t t;
 
-		if (ev.kind != PS_READER_SAMPLE || !smp->attr->tp)
-			continue;
 		f = ps_tracing__field(smp->attr->tp, "id");
 		if (!f || ps_tracing__read_u64(f, smp->raw, smp->raw_size, &id))
 			continue;
@@ -133,24 +164,22 @@ static void test_latency(void)
 /* run_time is the time since the cpu's previous switch; off_cpu since the task left. */
 static void test_sched(void)
 {
-	struct ps_reader_opts o = { .path = SCHED };
-	struct ps_error err = { 0 };
-	struct ps_reader_event ev;
-	struct ps_reader *rd = ps_reader__open(&o, &err);
+	struct ps_reader *rd = open_path(SCHED);
 	uint64_t last_switch[64] = { 0 }, out_at[65536] = { 0 };
 	size_t switches = 0, run = 0, off = 0, off_right = 0;
+	unsigned char raw[512];
+	struct ps_sample one;
 	int r;
 
-	CHECK(rd != NULL);
 	if (!rd)
 		return;
-	while ((r = ps_reader__next(rd, &ev, &err)) > 0) {
-		const struct ps_sample *smp = &ev.smp;
+	while ((r = next_tp_sample(rd, "sched_switch", sizeof("sched_switch"), false, &one, raw,
+	                           sizeof(raw))) > 0) {
+		const struct ps_sample *smp = &one;
 		struct tep_format_field *pf, *nf;
 		uint64_t prev, next, ns;
 
-		if (ev.kind != PS_READER_SAMPLE || !smp->attr->tp ||
-		    strcmp(smp->attr->tp->name, "sched_switch") != 0 || smp->cpu >= 64)
+		if (smp->cpu >= 64)
 			continue;
 		pf = ps_tracing__field(smp->attr->tp, "prev_pid");
 		nf = ps_tracing__field(smp->attr->tp, "next_pid");
@@ -185,10 +214,8 @@ static void test_sched(void)
 /* More threads woken than the table keeps: the oldest go, counted once at the end. */
 static void test_bound(void)
 {
-	struct ps_reader_opts o = { .path = SCHED };
 	struct ps_error err = { 0 };
-	struct ps_reader_event ev;
-	struct ps_reader *rd = ps_reader__open(&o, &err);
+	struct ps_reader *rd = open_path(SCHED);
 	struct ps_durations *d = ps_durations__new(NULL, 0, &err);
 	unsigned char raw[512];
 	struct ps_sample smp;
@@ -197,19 +224,11 @@ static void test_bound(void)
 	const char *note;
 	char want[64];
 	uint32_t i;
-	int r;
 
-	CHECK(rd != NULL && d != NULL);
+	CHECK(d != NULL);
 	if (!rd || !d)
 		goto out;
-	while (!found && (r = ps_reader__next(rd, &ev, &err)) > 0) {
-		if (ev.kind != PS_READER_SAMPLE || !ev.smp.attr->tp ||
-		    strncmp(ev.smp.attr->tp->name, "sched_wak", 9) != 0 ||
-		    ev.smp.raw_size > sizeof(raw))
-			continue;
-		smp = ev.smp;
-		memcpy(raw, smp.raw, smp.raw_size);
-		smp.raw = raw;
+	while (!found && next_tp_sample(rd, "sched_wak", 9, false, &smp, raw, sizeof(raw)) > 0) {
 		pf = ps_tracing__field(smp.attr->tp, "pid");
 		found = pf && pf->size == 4;
 	}
@@ -238,10 +257,8 @@ out:
  */
 static void test_deep_chain(void)
 {
-	struct ps_reader_opts o = { .path = SCHED };
 	struct ps_error err = { 0 };
-	struct ps_reader_event ev;
-	struct ps_reader *rd = ps_reader__open(&o, &err);
+	struct ps_reader *rd = open_path(SCHED);
 	struct ps_durations *d = ps_durations__new(NULL, 0, &err);
 	struct tep_format_field *pf = NULL, *nf = NULL;
 	unsigned char raw[512], chain[8 * 129];
@@ -249,19 +266,12 @@ static void test_deep_chain(void)
 	bool found = false;
 	uint64_t w;
 	uint32_t a = 4242, b = 4343, zero = 0;
-	int r;
 
-	CHECK(rd != NULL && d != NULL);
+	CHECK(d != NULL);
 	if (!rd || !d)
 		goto out;
-	while (!found && (r = ps_reader__next(rd, &ev, &err)) > 0) {
-		if (ev.kind != PS_READER_SAMPLE || !ev.smp.attr->tp || ev.smp.swap ||
-		    strcmp(ev.smp.attr->tp->name, "sched_switch") != 0 ||
-		    ev.smp.raw_size > sizeof(raw))
-			continue;
-		smp = ev.smp;
-		memcpy(raw, smp.raw, smp.raw_size);
-		smp.raw = raw;
+	while (!found && next_tp_sample(rd, "sched_switch", sizeof("sched_switch"), true, &smp, raw,
+	                                sizeof(raw)) > 0) {
 		pf = ps_tracing__field(smp.attr->tp, "prev_pid");
 		nf = ps_tracing__field(smp.attr->tp, "next_pid");
 		found = pf && nf && pf->size == 4 && nf->size == 4;

@@ -18,7 +18,7 @@
 #include "lib/files.h"
 #include "unit.h"
 
-static char dir[] = "/tmp/test_files.XXXXXX";
+static const char *dir; /* the scratch directory */
 
 static char *at(const char *name)
 {
@@ -237,20 +237,13 @@ static void test_expand(void)
 
 int main(void)
 {
-	char cmd[PATH_MAX + 16];
-
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	dir = scratch_dir();
 	test_tmp();
 	test_link();
 	test_device();
 	test_reopen();
 	test_exit();
 	test_expand();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
+	scratch_remove(dir);
 	return UNIT_DONE("files");
 }

@@ -16,7 +16,7 @@
 #include "lib/signals.h"
 #include "unit.h"
 
-static char tmpdir[] = "/tmp/test_output.XXXXXX";
+static const char *tmpdir; /* the scratch directory */
 
 /* Read back the whole file @path into @buf (at most @cap bytes); returns its length. */
 static size_t slurp(const char *path, unsigned char *buf, size_t cap)
@@ -278,21 +278,14 @@ static void test_terminal(void)
 
 int main(void)
 {
-	char cmd[64];
-
 	ps_signals__init(); /* SIGPIPE ignored: writes fail with EPIPE instead */
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	tmpdir = scratch_dir();
 	test_header();
 	test_records();
 	test_epipe();
 	test_hook_failure();
 	test_write_errors();
 	test_terminal();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "test_output: could not remove %s\n", tmpdir);
+	scratch_remove(tmpdir);
 	return UNIT_DONE("output");
 }

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -48,6 +49,21 @@ static void *write_pattern(void *arg)
 	return NULL;
 }
 
+/*
+ * What a read of @ra that returned @n says: true, nothing there yet (EAGAIN): wait for more
+ * and read again; else false, with @n bytes to look at, or the end (@n 0; an error fails).
+ */
+static bool retry(struct ps_readahead *ra, ssize_t n)
+{
+	if (n < 0 && errno == EAGAIN) {
+		CHECK(ps_readahead__wait(ra, -1) == 1);
+		return true;
+	}
+	if (n <= 0)
+		CHECK(n == 0);
+	return false;
+}
+
 /* Read @fd (written by write_pattern() from another thread) through a ring of @ring bytes,
  * @take bytes at a time; every byte must come out, in order, then the end. */
 static void drain_pattern(int fd, struct writer *w, size_t ring, size_t take)
@@ -64,14 +80,10 @@ static void drain_pattern(int fd, struct writer *w, size_t ring, size_t take)
 	for (;;) {
 		ssize_t n = ps_readahead__take(ra, buf, take);
 
-		if (n < 0 && errno == EAGAIN) {
-			CHECK(ps_readahead__wait(ra, -1) == 1);
+		if (retry(ra, n))
 			continue;
-		}
-		if (n <= 0) {
-			CHECK(n == 0);
+		if (n <= 0)
 			break;
-		}
 		for (i = 0; i < (size_t)n; i++)
 			bad += buf[i] != byte_at(got + i);
 		got += (size_t)n;
@@ -123,14 +135,10 @@ static void test_in_place(void)
 		ssize_t n = ps_readahead__advance(ra, done, have);
 		uint64_t i;
 
-		if (n < 0 && errno == EAGAIN) {
-			CHECK(ps_readahead__wait(ra, -1) == 1);
+		if (retry(ra, n))
 			continue;
-		}
-		if (n <= 0) {
-			CHECK(n == 0);
+		if (n <= 0)
 			break;
-		}
 		/* everything from done to the end of what is there, in one run */
 		have += (uint64_t)n;
 		CHECK(have - done <= cap);

@@ -138,14 +138,18 @@ static size_t first(const struct got *g, int kind)
 	return i;
 }
 
-static void sample_times(const struct got *g, uint64_t *t, size_t *n)
+/* the times of the samples among the first @upto events of @g are the @nwant of @want, in
+ * that order (two checks: how many, which) */
+static void check_times(const struct got *g, size_t upto, const uint64_t *want, size_t nwant)
 {
-	size_t i;
+	uint64_t t[64];
+	size_t i, n = 0;
 
-	*n = 0;
-	for (i = 0; i < g->n; i++)
+	for (i = 0; i < upto && i < g->n; i++)
 		if (g->kinds[i] == PS_READER_SAMPLE)
-			t[(*n)++] = g->times[i];
+			t[n++] = g->times[i];
+	CHECK_EQ_U64(n, nwant);
+	CHECK(n == nwant && memcmp(t, want, n * sizeof(*t)) == 0);
 }
 
 static struct ps_reader *open_buf(const struct buf *b, size_t len, struct ps_reader_opts *o,
@@ -163,37 +167,63 @@ static struct ps_reader *open_buf(const struct buf *b, size_t len, struct ps_rea
 	return rd;
 }
 
+/* what a test reads: the test stream in a file, and a reader of it */
+struct fix {
+	struct buf b;
+	struct ps_reader *rd;
+	int fd;
+	struct got g;
+};
+
+/* stream() (@finish_init as it takes it) into a file, all but its last @cut bytes read by
+ * a reader of @o */
+static struct ps_reader *fix_open(struct fix *f, bool finish_init, size_t cut,
+                                  struct ps_reader_opts *o)
+{
+	stream(&f->b, finish_init, NULL);
+	f->rd = open_buf(&f->b, f->b.len - cut, o, &f->fd);
+	return f->rd;
+}
+
+static void fix_close(struct fix *f)
+{
+	ps_reader__close(f->rd);
+	close(f->fd);
+}
+
+/* the first @len bytes of the stream, read again by a reader of @o */
+static void fix_reopen(struct fix *f, size_t len, struct ps_reader_opts *o)
+{
+	fix_close(f);
+	f->rd = open_buf(&f->b, len, o, &f->fd);
+}
+
+static void fix_done(struct fix *f)
+{
+	fix_close(f);
+	free(f->b.p);
+}
+
 static void test_time_order(void)
 {
 	struct ps_reader_opts o = { .mode = PS_READER_TIME };
-	struct ps_reader *rd;
-	uint64_t t[8];
-	struct buf b;
-	struct got g;
-	size_t n;
-	int fd;
+	struct fix f;
 
-	stream(&b, true, NULL);
-	rd = open_buf(&b, b.len, &o, &fd);
-	CHECK(rd != NULL);
-	if (!rd)
+	CHECK(fix_open(&f, true, 0, &o) != NULL);
+	if (!f.rd)
 		return;
-	run(rd, &g, false);
-	CHECK_EQ_U64(g.last, 0);
-	sample_times(&g, t, &n);
-	CHECK_EQ_U64(n, 4);
-	CHECK(n == 4 && t[0] == 10 && t[1] == 20 && t[2] == 30 && t[3] == 40);
+	run(f.rd, &f.g, false);
+	CHECK_EQ_U64(f.g.last, 0);
+	check_times(&f.g, f.g.n, (const uint64_t[]){ 10, 20, 30, 40 }, 4);
 	/* once, before every sample, at FINISHED_INIT (not at the end) */
-	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1);
-	CHECK(first(&g, PS_READER_HEADER) < first(&g, PS_READER_SAMPLE));
-	CHECK_EQ_U64(g.times[first(&g, PS_READER_HEADER)], 0);
-	CHECK_EQ_U64(g.types[first(&g, PS_READER_HEADER) + 1], PS_RECORD_FINISHED_INIT);
+	CHECK_EQ_U64(count(&f.g, PS_READER_HEADER), 1);
+	CHECK(first(&f.g, PS_READER_HEADER) < first(&f.g, PS_READER_SAMPLE));
+	CHECK_EQ_U64(f.g.times[first(&f.g, PS_READER_HEADER)], 0);
+	CHECK_EQ_U64(f.g.types[first(&f.g, PS_READER_HEADER) + 1], PS_RECORD_FINISHED_INIT);
 	/* the session knows the thread's name as the samples come */
-	CHECK(ps_session__comm(ps_reader__session(rd), 7) &&
-	      strcmp(ps_session__comm(ps_reader__session(rd), 7), "seven") == 0);
-	ps_reader__close(rd);
-	close(fd);
-	free(b.p);
+	CHECK(ps_session__comm(ps_reader__session(f.rd), 7) &&
+	      strcmp(ps_session__comm(ps_reader__session(f.rd), 7), "seven") == 0);
+	fix_done(&f);
 }
 
 /* Without FINISHED_INIT, the first sample makes the header moment; without sample either,
@@ -201,32 +231,23 @@ static void test_time_order(void)
 static void test_header_moment(void)
 {
 	struct ps_reader_opts o = { .mode = PS_READER_AS_READ };
-	struct ps_reader *rd;
-	struct buf b;
-	struct got g;
-	int fd;
+	struct fix f;
 
-	stream(&b, false, NULL);
-	rd = open_buf(&b, b.len, &o, &fd);
-	run(rd, &g, false);
-	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1);
+	run(fix_open(&f, false, 0, &o), &f.g, false);
+	CHECK_EQ_U64(count(&f.g, PS_READER_HEADER), 1);
 	/* ATTR, COMM as read, then the header, then the first sample */
-	CHECK_EQ_U64(first(&g, PS_READER_HEADER), 2);
-	CHECK_EQ_U64(first(&g, PS_READER_SAMPLE), 3);
-	CHECK_EQ_U64(g.times[3], 30); /* as read */
-	ps_reader__close(rd);
-	close(fd);
+	CHECK_EQ_U64(first(&f.g, PS_READER_HEADER), 2);
+	CHECK_EQ_U64(first(&f.g, PS_READER_SAMPLE), 3);
+	CHECK_EQ_U64(f.g.times[3], 30); /* as read */
 
 	/* ATTR and COMM only */
-	rd = open_buf(&b, PS_PIPE_HEADER_SIZE + 136 + 40, &o, &fd);
-	run(rd, &g, false);
-	CHECK_EQ_U64(g.last, 0);
-	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1);
-	CHECK_EQ_U64(first(&g, PS_READER_HEADER), 2);
-	CHECK_EQ_U64(g.times[2], 1); /* at_end */
-	ps_reader__close(rd);
-	close(fd);
-	free(b.p);
+	fix_reopen(&f, PS_PIPE_HEADER_SIZE + 136 + 40, &o);
+	run(f.rd, &f.g, false);
+	CHECK_EQ_U64(f.g.last, 0);
+	CHECK_EQ_U64(count(&f.g, PS_READER_HEADER), 1);
+	CHECK_EQ_U64(first(&f.g, PS_READER_HEADER), 2);
+	CHECK_EQ_U64(f.g.times[2], 1); /* at_end */
+	fix_done(&f);
 }
 
 /* A stream cut inside its last record: every sample before the cut, in time order, then
@@ -234,60 +255,43 @@ static void test_header_moment(void)
 static void test_error_ending(void)
 {
 	struct ps_reader_opts o = { .mode = PS_READER_TIME };
-	struct ps_reader *rd;
-	uint64_t t[8];
-	struct buf b;
-	struct got g;
-	size_t n;
-	int fd;
+	struct fix f;
 
-	stream(&b, false, NULL);
-	rd = open_buf(&b, b.len - 4, &o, &fd);
-	run(rd, &g, false);
-	CHECK_EQ_U64(g.last, -1);
-	CHECK(g.err.code != 0);
-	sample_times(&g, t, &n);
-	CHECK_EQ_U64(n, 3);
-	CHECK(n == 3 && t[0] == 10 && t[1] == 20 && t[2] == 30);
-	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 1); /* at the first sample */
+	run(fix_open(&f, false, 4, &o), &f.g, false);
+	CHECK_EQ_U64(f.g.last, -1);
+	CHECK(f.g.err.code != 0);
+	check_times(&f.g, f.g.n, (const uint64_t[]){ 10, 20, 30 }, 3);
+	CHECK_EQ_U64(count(&f.g, PS_READER_HEADER), 1); /* at the first sample */
 	/* the error comes again, nothing more */
-	CHECK_EQ_U64(ps_reader__next(rd, &(struct ps_reader_event){ 0 }, &g.err), -1);
-	ps_reader__close(rd);
-	close(fd);
+	CHECK_EQ_U64(ps_reader__next(f.rd, &(struct ps_reader_event){ 0 }, &f.g.err), -1);
 
 	/* cut before any sample: the error, and no header moment */
-	rd = open_buf(&b, PS_PIPE_HEADER_SIZE + 136 + 20, &o, &fd);
-	run(rd, &g, false);
-	CHECK_EQ_U64(g.last, -1);
-	CHECK_EQ_U64(count(&g, PS_READER_HEADER), 0);
-	CHECK_EQ_U64(count(&g, PS_READER_RECORD), 1); /* the ATTR */
-	ps_reader__close(rd);
-	close(fd);
-	free(b.p);
+	fix_reopen(&f, PS_PIPE_HEADER_SIZE + 136 + 20, &o);
+	run(f.rd, &f.g, false);
+	CHECK_EQ_U64(f.g.last, -1);
+	CHECK_EQ_U64(count(&f.g, PS_READER_HEADER), 0);
+	CHECK_EQ_U64(count(&f.g, PS_READER_RECORD), 1); /* the ATTR */
+	fix_done(&f);
 }
 
 /* A memory cap too small for one round: released early, said once as a notice. */
 static void test_notice(void)
 {
 	struct ps_reader_opts o = { .mode = PS_READER_TIME, .order_cap = 64 };
-	struct ps_reader *rd;
 	struct ps_reader_event ev = { 0 };
 	struct ps_error err = { 0 };
-	struct buf b;
-	int fd, r, notices = 0;
+	struct fix f;
+	int r, notices = 0;
 
-	stream(&b, true, NULL);
-	rd = open_buf(&b, b.len, &o, &fd);
-	while ((r = ps_reader__next(rd, &ev, &err)) > 0)
+	fix_open(&f, true, 0, &o);
+	while ((r = ps_reader__next(f.rd, &ev, &err)) > 0)
 		if (ev.kind == PS_READER_NOTICE) {
 			notices++;
 			CHECK(strstr(ev.text, "released early") != NULL);
 		}
 	CHECK_EQ_U64(r, 0);
 	CHECK_EQ_U64(notices, 1);
-	ps_reader__close(rd);
-	close(fd);
-	free(b.p);
+	fix_done(&f);
 }
 
 /* A writer that pauses after three samples: they come out, in time order, before IDLE. */
@@ -297,10 +301,9 @@ static void test_idle(void)
 	struct ps_error err = { 0 };
 	struct ps_reader *rd;
 	char path[64];
-	uint64_t t[8];
 	struct buf b;
 	struct got g;
-	size_t cut, n, i;
+	size_t cut;
 	int p[2];
 	pid_t pid;
 
@@ -327,11 +330,7 @@ static void test_idle(void)
 		CHECK_EQ_U64(g.last, 0);
 		CHECK(count(&g, PS_READER_IDLE) >= 1);
 		/* before the first IDLE: the three samples, in time order */
-		for (i = n = 0; i < first(&g, PS_READER_IDLE); i++)
-			if (g.kinds[i] == PS_READER_SAMPLE)
-				t[n++] = g.times[i];
-		CHECK_EQ_U64(n, 3);
-		CHECK(n == 3 && t[0] == 10 && t[1] == 20 && t[2] == 30);
+		check_times(&g, first(&g, PS_READER_IDLE), (const uint64_t[]){ 10, 20, 30 }, 3);
 		ps_reader__close(rd);
 	}
 	close(p[0]);
@@ -346,35 +345,25 @@ static void test_arrival(bool unordered)
 	struct ps_reader_opts o = { .mode = PS_READER_ARRIVAL,
 		                    .write = true,
 		                    .unordered = unordered };
-	struct ps_reader *rd;
-	uint64_t t[8];
-	struct buf b;
-	struct got g;
-	size_t n, i, w;
-	int fd;
+	struct fix f;
+	size_t i, w;
 
-	stream(&b, true, NULL);
-	rd = open_buf(&b, b.len, &o, &fd);
-	run(rd, &g, true);
-	CHECK_EQ_U64(g.last, 0);
-	sample_times(&g, t, &n);
-	CHECK_EQ_U64(n, 4);
-	if (unordered)
-		CHECK(n == 4 && t[0] == 30 && t[1] == 10 && t[2] == 20 && t[3] == 40);
-	else
-		CHECK(n == 4 && t[0] == 10 && t[1] == 20 && t[2] == 30 && t[3] == 40);
-	CHECK(first(&g, PS_READER_HEADER) < first(&g, PS_READER_WRITE));
+	run(fix_open(&f, true, 0, &o), &f.g, true);
+	CHECK_EQ_U64(f.g.last, 0);
+	check_times(&f.g, f.g.n,
+	            unordered ? (const uint64_t[]){ 30, 10, 20, 40 } :
+	                        (const uint64_t[]){ 10, 20, 30, 40 },
+	            4);
+	CHECK(first(&f.g, PS_READER_HEADER) < first(&f.g, PS_READER_WRITE));
 	/* 9 records, one dropped: the sample of time 20, arrival number 5 */
-	CHECK_EQ_U64(count(&g, PS_READER_WRITE), 8);
-	for (i = w = 0; i < g.n; i++) {
-		if (g.kinds[i] != PS_READER_WRITE)
+	CHECK_EQ_U64(count(&f.g, PS_READER_WRITE), 8);
+	for (i = w = 0; i < f.g.n; i++) {
+		if (f.g.kinds[i] != PS_READER_WRITE)
 			continue;
-		CHECK_EQ_U64(g.times[i], w + (w >= 5));
+		CHECK_EQ_U64(f.g.times[i], w + (w >= 5));
 		w++;
 	}
-	ps_reader__close(rd);
-	close(fd);
-	free(b.p);
+	fix_done(&f);
 }
 
 int main(void)

@@ -69,6 +69,16 @@ static bool has(const char *text, const char *line)
 	return text && strstr(text, line) != NULL;
 }
 
+/* @text has each line of @want (NULL-ended): a check each, a missing one said */
+static void check_has_all(const char *text, const char *const *want)
+{
+	for (; *want; want++) {
+		CHECK(has(text, *want));
+		if (!has(text, *want))
+			fprintf(stderr, "  missing: %s\n", *want);
+	}
+}
+
 static size_t lines(const char *text)
 {
 	size_t n = 0;
@@ -148,6 +158,26 @@ static void hostile_names(void)
 
 int main(void)
 {
+	static const char *const ch_columns[] = {
+		"CREATE TABLE IF NOT EXISTS `db`.`ev`\n(\n    `host` String,\n",
+		"    `time` UInt64,\n",
+		"    `pid` Int32,\n",
+		"    `ip` String,\n",
+		/* int and long: the wider */
+		"    `fields.x` Int64,\n",
+		/* unsigned char and short, then unsigned int: signed, twice the unsigned width */
+		"    `fields.y` Int64,\n",
+		/* unsigned int and unsigned long */
+		"    `fields.z` UInt64,\n",
+		/* long and unsigned long: no 64-bit type holds both, a 38-digit decimal does */
+		"    `fields.ret` Decimal128(0),\n",
+		"    `fields.big` UInt64,\n",
+		/* a pointer is a "0x..." string; char arrays and __data_loc strings are text */
+		"    `fields.p` String,\n",
+		"    `fields.name` String,\n",
+		"    `fields.arr` Array(Int32),\n",
+		NULL,
+	};
 	struct ps_session *s = ps_session__new(false);
 	struct ps_error err = { 0 };
 	char *ch, *sql;
@@ -159,23 +189,7 @@ int main(void)
 
 	ch = ps_schema__text(s, PS_SCHEMA_CLICKHOUSE, "db.ev", 0, &err);
 	CHECK(ch != NULL);
-	CHECK(has(ch, "CREATE TABLE IF NOT EXISTS `db`.`ev`\n(\n    `host` String,\n"));
-	CHECK(has(ch, "    `time` UInt64,\n"));
-	CHECK(has(ch, "    `pid` Int32,\n"));
-	CHECK(has(ch, "    `ip` String,\n"));
-	/* int and long: the wider */
-	CHECK(has(ch, "    `fields.x` Int64,\n"));
-	/* unsigned char and short, then unsigned int: signed, twice the unsigned width */
-	CHECK(has(ch, "    `fields.y` Int64,\n"));
-	/* unsigned int and unsigned long */
-	CHECK(has(ch, "    `fields.z` UInt64,\n"));
-	/* long and unsigned long: no 64-bit type holds both, a 38-digit decimal does */
-	CHECK(has(ch, "    `fields.ret` Decimal128(0),\n"));
-	CHECK(has(ch, "    `fields.big` UInt64,\n"));
-	/* a pointer is a "0x..." string; char arrays and __data_loc strings are text */
-	CHECK(has(ch, "    `fields.p` String,\n"));
-	CHECK(has(ch, "    `fields.name` String,\n"));
-	CHECK(has(ch, "    `fields.arr` Array(Int32),\n"));
+	check_has_all(ch, ch_columns);
 	/* text in one event, a number in the other: no column, a comment */
 	CHECK(!has(ch, "`fields.s`"));
 	CHECK(has(ch, "    -- no column fields.s: text in one event, a number in test:ev_b\n"));

@@ -67,14 +67,37 @@ static int split_file(const char *path, struct ps_split_config *cfg, const char 
 	return r < 0 ? -1 : 0;
 }
 
-/* a scratch directory holding stream() as in.pipe (@b keeps its bytes) */
-static char *setup(struct buf *b)
-{
-	char *dir = scratch_dir();
+/* a scratch directory holding stream() as in.pipe (@b keeps its bytes), and a splitter's
+ * config that writes its pieces there */
+struct fixture {
+	struct buf b;
+	char *dir;
+	struct ps_split_config cfg;
+};
 
-	stream(b);
-	write_file(path_in(dir, "in.pipe", 0), b);
-	return dir;
+static void setup(struct fixture *f, bool swap, const char *pattern, size_t max_pieces,
+                  size_t max_open)
+{
+	memset(f, 0, sizeof(*f));
+	f->b.swap = swap;
+	f->dir = scratch_dir();
+	stream(&f->b);
+	write_file(path_in(f->dir, "in.pipe", 0), &f->b);
+	f->cfg = (struct ps_split_config){
+		.dir = f->dir, .pattern = pattern, .max_pieces = max_pieces, .max_open = max_open
+	};
+}
+
+static void teardown(struct fixture *f)
+{
+	buf_free(&f->b);
+	scratch_remove(f->dir);
+}
+
+/* split_file() of in.pipe by @f's config */
+static int split(struct fixture *f, const char *const keys[2], struct ps_error *err)
+{
+	return split_file(path_in(f->dir, "in.pipe", 0), &f->cfg, keys, err);
 }
 
 static void test_patterns(void)
@@ -127,77 +150,65 @@ static void check_piece(const struct back *k, size_t n, uint32_t tid)
 static void test_split(bool swap)
 {
 	static const char *const keys[2] = { "ten", "twenty" };
-	struct buf b = { .swap = swap };
-	char *dir = setup(&b);
-	struct ps_split_config cfg = {
-		.dir = dir, .pattern = "p-%k-%n.pipe", .max_pieces = 10, .max_open = 1
-	};
 	struct ps_error err = { 0 };
+	struct fixture f;
 	struct back k;
 	char names[128];
 
-	CHECK(split_file(path_in(dir, "in.pipe", 0), &cfg, keys, &err) == 0);
-	read_back(path_in(dir, "p-ten-0000.pipe", 1), 0, &k);
+	setup(&f, swap, "p-%k-%n.pipe", 10, 1);
+	CHECK(split(&f, keys, &err) == 0);
+	read_back(path_in(f.dir, "p-ten-0000.pipe", 1), 0, &k);
 	CHECK(k.swapped == swap);
 	check_piece(&k, 3, 10);
 	comms(&k, names, sizeof(names));
 	CHECK(strcmp(names, "ten ten-b ten-b") == 0);
 	back_free(&k);
-	read_back(path_in(dir, "p-twenty-0001.pipe", 1), 0, &k);
+	read_back(path_in(f.dir, "p-twenty-0001.pipe", 1), 0, &k);
 	check_piece(&k, 2, 20);
 	comms(&k, names, sizeof(names));
 	CHECK(strcmp(names, "twenty twenty") == 0);
 	back_free(&k);
-	buf_free(&b);
-	scratch_remove(dir);
+	teardown(&f);
 }
 
 /* what a splitter says about its pieces, and the keys that are not file names */
 static void test_info(void)
 {
 	static const char *const keys[2] = { "-a/b", "" };
-	struct buf b = { 0 };
-	char *dir = setup(&b);
-	struct ps_split_config cfg = {
-		.dir = dir, .pattern = "%k", .max_pieces = 10, .max_open = 4
-	};
 	struct ps_error err = { 0 };
+	struct fixture f;
 	struct stat st;
 
-	CHECK(split_file(path_in(dir, "in.pipe", 0), &cfg, keys, &err) == 0);
-	CHECK(stat(path_in(dir, "%2Da%2Fb", 1), &st) == 0); /* no option, no directory */
-	CHECK(stat(path_in(dir, "%", 1), &st) == 0);        /* the empty key */
-	buf_free(&b);
-	scratch_remove(dir);
+	setup(&f, false, "%k", 10, 4);
+	CHECK(split(&f, keys, &err) == 0);
+	CHECK(stat(path_in(f.dir, "%2Da%2Fb", 1), &st) == 0); /* no option, no directory */
+	CHECK(stat(path_in(f.dir, "%", 1), &st) == 0);        /* the empty key */
+	teardown(&f);
 }
 
 static void test_refused(void)
 {
 	static const char *const keys[2] = { "a", "b" };
-	struct buf b = { 0 };
-	char *dir = setup(&b);
-	struct ps_split_config cfg = {
-		.dir = dir, .pattern = "%k", .max_pieces = 1, .max_open = 1
-	};
 	struct ps_error err = { 0 };
+	struct fixture f;
 
-	CHECK(split_file(path_in(dir, "in.pipe", 0), &cfg, keys, &err) < 0);
+	setup(&f, false, "%k", 1, 1);
+	CHECK(split(&f, keys, &err) < 0);
 	CHECK_EQ_U64(err.code, PS_ECAP);
 	CHECK(strstr(err.detail, "more than 1 pieces (the next one is for key 'b')") != NULL);
-	cfg.max_pieces = 10;
-	cfg.pattern = "same.pipe";
+	f.cfg.max_pieces = 10;
+	f.cfg.pattern = "same.pipe";
 	memset(&err, 0, sizeof(err));
-	CHECK(split_file(path_in(dir, "in.pipe", 0), &cfg, keys, &err) < 0);
+	CHECK(split(&f, keys, &err) < 0);
 	CHECK_EQ_U64(err.code, PS_EUSAGE);
 	CHECK(strstr(err.detail, "would both be named") != NULL);
 	/* no piece over the input */
-	cfg.pattern = "in.pipe";
-	cfg.input = path_in(dir, "in.pipe", 0);
+	f.cfg.pattern = "in.pipe";
+	f.cfg.input = path_in(f.dir, "in.pipe", 0);
 	memset(&err, 0, sizeof(err));
-	CHECK(split_file(path_in(dir, "in.pipe", 0), &cfg, keys, &err) < 0);
+	CHECK(split(&f, keys, &err) < 0);
 	CHECK(err.code != 0);
-	buf_free(&b);
-	scratch_remove(dir);
+	teardown(&f);
 }
 
 int main(void)

@@ -38,12 +38,12 @@ static void add(struct ps_symtab *t, uint64_t start, uint64_t size, const char *
 	CHECK(ps_symtab__add(t, start, start + size, name, strlen(name), (uint8_t)bind, NULL) == 0);
 }
 
-static void test_rules(void)
+/* aliases: sized beats unsized, anything beats weak, global beats local, fewer leading
+ * underscores, then the longer name */
+static void test_aliases(void)
 {
 	struct ps_symtab t = { 0 };
 
-	/* aliases: sized beats unsized, anything beats weak, global beats local, fewer leading
-	 * underscores, then the longer name */
 	add(&t, 0x1000, 0x10, "__libc_malloc", STB_GLOBAL);
 	add(&t, 0x1000, 0x10, "malloc", STB_GLOBAL);
 	add(&t, 0x1000, 0x10, "__malloc", STB_WEAK);
@@ -53,10 +53,6 @@ static void test_rules(void)
 	add(&t, 0x3000, 0x10, "weak_fn", STB_WEAK);
 	add(&t, 0x4000, 0x10, "ab", STB_GLOBAL);
 	add(&t, 0x4000, 0x10, "abc", STB_GLOBAL);
-	/* an unsized symbol reaches the next one; the last one to the next page */
-	add(&t, 0x5000, 0, "asm_stub", STB_GLOBAL);
-	add(&t, 0x5100, 0x10, "after", STB_GLOBAL);
-	add(&t, 0x6010, 0, "last", STB_GLOBAL);
 	ps_symtab__finish(&t, false);
 	CHECK(streq(name_at(&t, 0x1008), "malloc"));
 	CHECK(streq(name_at(&t, 0x2010), "sized"));
@@ -64,6 +60,18 @@ static void test_rules(void)
 	CHECK(streq(name_at(&t, 0x400f), "abc"));
 	CHECK(name_at(&t, 0x4010) == NULL); /* past a sized symbol: nothing */
 	CHECK(name_at(&t, 0x0fff) == NULL);
+	ps_symtab__free(&t);
+}
+
+/* an unsized symbol reaches the next one; the last one to the next page */
+static void test_unsized(void)
+{
+	struct ps_symtab t = { 0 };
+
+	add(&t, 0x5000, 0, "asm_stub", STB_GLOBAL);
+	add(&t, 0x5100, 0x10, "after", STB_GLOBAL);
+	add(&t, 0x6010, 0, "last", STB_GLOBAL);
+	ps_symtab__finish(&t, false);
 	CHECK(streq(name_at(&t, 0x50ff), "asm_stub"));
 	CHECK(name_at(&t, 0x5110) == NULL);
 	CHECK(streq(name_at(&t, 0x7fff), "last"));
@@ -425,6 +433,28 @@ static void comm_record(struct ps_symbols *st, uint32_t pid)
 	rec_apply(st, &b);
 }
 
+/* a symbol table of @s that knows process @pid's two perf maps: @map1 at @at1, @map2 at @at2 */
+static struct ps_symbols *two_maps(struct ps_session *s, const struct ps_symbols_opts *o,
+                                   uint32_t pid, uint64_t at1, const char *map1, uint64_t at2,
+                                   const char *map2)
+{
+	struct ps_symbols *st = ps_symbols__new(s, o, NULL);
+
+	mmap2(st, pid, at1, 0x100000, 0, map1, 0);
+	mmap2(st, pid, at2, 0x100000, 0, map2, 0);
+	return st;
+}
+
+/* @st read its tables @reads times and said nothing; it is deleted */
+static void done_quietly(struct ps_symbols *st, uint64_t reads)
+{
+	char notes[4096];
+
+	CHECK_EQ_U64(ps_symbols__reads(st), reads);
+	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
+	ps_symbols__delete(st);
+}
+
 static void test_cache(void)
 {
 	struct ps_session *s = ps_session__new(false);
@@ -457,9 +487,7 @@ static void test_cache(void)
 	ps_symbols__delete(st);
 
 	/* one table, then the other, then the first again: each read once per turn, named */
-	st = ps_symbols__new(s, &o, NULL);
-	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
-	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	st = two_maps(s, &o, pid, B1, b1, B2, b2);
 	named = 0;
 	for (k = 0; k < 300; k++) {
 		uint64_t base = k < 100 || k >= 200 ? B1 : B2;
@@ -468,28 +496,20 @@ static void test_cache(void)
 		named += user_name(st, pid, base + 16u * (unsigned int)k + 4) != NULL;
 	}
 	CHECK_EQ_U64(named, 300);
-	CHECK_EQ_U64(ps_symbols__reads(st), 3);
-	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
-	ps_symbols__delete(st);
+	done_quietly(st, 3);
 
 	/* in turn, each for long (a day of ptop): read again every time it is needed */
-	st = ps_symbols__new(s, &o, NULL);
-	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
-	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	st = two_maps(s, &o, pid, B1, b1, B2, b2);
 	named = 0;
 	for (k = 0; k < 8; k++)
 		for (int i = 0; i < 70000; i++)
 			named += user_name(st, pid, (k % 2 ? B2 : B1) + 16u * (i % 20000u) + 4) !=
 			         NULL;
 	CHECK_EQ_U64(named, 8 * 70000);
-	CHECK_EQ_U64(ps_symbols__reads(st), 8);
-	CHECK_EQ_U64(take_notices(st, notes, sizeof(notes)), 0);
-	ps_symbols__delete(st);
+	done_quietly(st, 8);
 
 	/* the two in turn, sample after sample: a few reads, then one is given up, said once */
-	st = ps_symbols__new(s, &o, NULL);
-	mmap2(st, pid, B1, 0x100000, 0, b1, 0);
-	mmap2(st, pid, B2, 0x100000, 0, b2, 0);
+	st = two_maps(s, &o, pid, B1, b1, B2, b2);
 	for (k = 0; k < 1000; k++) {
 		comm_record(st, pid + 1);
 		user_name(st, pid, B1 + 4);
@@ -510,7 +530,8 @@ static void test_cache(void)
 
 int main(void)
 {
-	test_rules();
+	test_aliases();
+	test_unsized();
 	test_spaces();
 	test_flat();
 	test_refused();

@@ -6,7 +6,10 @@
 #ifndef PS_UNIT_H
 #define PS_UNIT_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int unit_passed, unit_failed;
 
@@ -31,6 +34,36 @@ static int unit_passed, unit_failed;
 			        __LINE__, #a, unit_a, #b, unit_b);                            \
 		}                                                                             \
 	} while (0)
+
+/* xorshift64: a pseudo-random number, the same sequence on every run from the seed in @state */
+static inline uint64_t unit_xorshift(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}
+
+/* a new empty directory of this test's own (removed by scratch_remove()) */
+static inline char *scratch_dir(void)
+{
+	static char dir[64];
+	const char *t = getenv("TMPDIR");
+
+	snprintf(dir, sizeof(dir), "%s/psunitXXXXXX", t && strlen(t) < 40 ? t : "/tmp");
+	if (!mkdtemp(dir))
+		abort();
+	return dir;
+}
+
+static inline void scratch_remove(const char *dir)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
 
 #define UNIT_DONE(name)                                                          \
 	(printf("%s: %d passed, %d failed\n", (name), unit_passed, unit_failed), \
