@@ -250,6 +250,22 @@ out:
 	ps_reader__close(rd);
 }
 
+/* @smp (a sched_switch whose raw data it may write) as @prev leaving the cpu for @next,
+ * sampled as thread @tid at @time, through @d */
+static void switch_at(struct ps_durations *d, struct ps_reader *rd, struct ps_sample *smp,
+                      const struct tep_format_field *pf, const struct tep_format_field *nf,
+                      uint32_t prev, uint32_t next, uint32_t tid, uint64_t time)
+{
+	unsigned char *raw = (unsigned char *)smp->raw;
+
+	memcpy(raw + pf->offset, &prev, 4);
+	memcpy(raw + nf->offset, &next, 4);
+	smp->pid = smp->tid = tid;
+	smp->time = time;
+	smp->dur = NULL;
+	ps_durations__sample(d, ps_reader__session(rd), smp);
+}
+
 /*
  * off_cpu keeps the whole call chain of a switch-out: 127 frames (perf's
  * perf_event_max_stack) with their context words, so the stack of pcount --folded
@@ -265,7 +281,7 @@ static void test_deep_chain(void)
 	struct ps_sample smp, view;
 	bool found = false;
 	uint64_t w;
-	uint32_t a = 4242, b = 4343, zero = 0;
+	uint32_t a = 4242, b = 4343;
 
 	CHECK(d != NULL);
 	if (!rd || !d)
@@ -287,22 +303,12 @@ static void test_deep_chain(void)
 		memcpy(chain + 8 * i, &w, 8);
 	}
 	/* a leaves the cpu with that chain, then comes back */
-	memcpy(raw + pf->offset, &a, 4);
-	memcpy(raw + nf->offset, &zero, 4);
 	smp.type |= PERF_SAMPLE_CALLCHAIN;
 	smp.callchain = chain;
 	smp.nr_callchain = 129;
-	smp.pid = smp.tid = a;
-	smp.time = 1000;
-	smp.dur = NULL;
-	ps_durations__sample(d, ps_reader__session(rd), &smp);
-	memcpy(raw + pf->offset, &b, 4);
-	memcpy(raw + nf->offset, &a, 4);
+	switch_at(d, rd, &smp, pf, nf, a, 0, a, 1000);
 	smp.nr_callchain = 0;
-	smp.pid = smp.tid = b;
-	smp.time = 5000;
-	smp.dur = NULL;
-	ps_durations__sample(d, ps_reader__session(rd), &smp);
+	switch_at(d, rd, &smp, pf, nf, b, a, b, 5000);
 	found = ps_durations__off_cpu_sample(&smp, &view);
 	CHECK(found);
 	if (!found)
@@ -312,18 +318,8 @@ static void test_deep_chain(void)
 	CHECK(view.callchain && view.nr_callchain == 129 &&
 	      memcmp(view.callchain, chain, sizeof(chain)) == 0);
 	/* a task past its release (exit) is sampled as pid -1: prev_pid still names it */
-	memcpy(raw + pf->offset, &a, 4);
-	memcpy(raw + nf->offset, &zero, 4);
-	smp.pid = smp.tid = UINT32_MAX;
-	smp.time = 9000;
-	smp.dur = NULL;
-	ps_durations__sample(d, ps_reader__session(rd), &smp);
-	memcpy(raw + pf->offset, &b, 4);
-	memcpy(raw + nf->offset, &a, 4);
-	smp.pid = smp.tid = b;
-	smp.time = 9500;
-	smp.dur = NULL;
-	ps_durations__sample(d, ps_reader__session(rd), &smp);
+	switch_at(d, rd, &smp, pf, nf, a, 0, UINT32_MAX, 9000);
+	switch_at(d, rd, &smp, pf, nf, b, a, b, 9500);
 	CHECK(ps_durations__off_cpu_sample(&smp, &view) && view.tid == a);
 	CHECK(ps_durations__value(&smp, PS_DUR_OFF_CPU, &w) && w == 500);
 out:
