@@ -20,6 +20,7 @@
 #include "durations.h"
 #include "session.h"
 #include "symbols.h"
+#include "tpfield.h"
 #include "xalloc.h"
 
 #define MAX_LEN (1u << 30) /* a string or array in a row, when rows are read back */
@@ -147,26 +148,13 @@ struct column {
 	bool sign;
 };
 
-enum field_kind {
-	F_NUMBER,
-	F_STRING,
-	F_ARRAY
-};
-
-/* one event's field that fills a column */
-struct field {
-	enum field_kind kind;
-	unsigned int off, len, elem;
-	bool dynamic, relative, sign, pointer;
-};
-
 struct event {
 	bool ready;
 	char *name; /* the attr's name it was built for */
 	const struct tep_event *tp;
 	char *text; /* the name as the event column holds it */
 	size_t text_len;
-	struct field **fields; /* by column: NULL where the event has none */
+	struct ps_tp_field **fields; /* by column: NULL where the event has none */
 };
 
 struct ps_rowbinary {
@@ -339,22 +327,6 @@ static void put_default(struct ps_json_buf *b, const struct column *c)
 
 /* ---- the events ---- */
 
-static uint64_t read_number(const unsigned char *p, unsigned int size, bool swap)
-{
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		return ps_get16(p, swap);
-	case 4:
-		return ps_get32(p, swap);
-	case 8:
-		return ps_get64(p, swap);
-	default:
-		return 0;
-	}
-}
-
 static void event_clear(struct event *e, size_t ncols)
 {
 	if (e->fields)
@@ -382,40 +354,25 @@ static char *valid_text(const char *s)
 	return t;
 }
 
-static struct field *field_of(const struct tep_format_field *f)
+/* one event's field that fills a column */
+static struct ps_tp_field *field_of(const struct tep_format_field *f)
 {
-	struct field *t = calloc(1, sizeof(*t));
+	struct ps_tp_field *t = malloc(sizeof(*t));
 
-	if (!t)
-		return NULL;
-	t->off = (unsigned int)f->offset;
-	t->len = (unsigned int)f->size;
-	t->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
-	t->relative = f->flags & TEP_FIELD_IS_RELATIVE;
-	t->sign = f->flags & TEP_FIELD_IS_SIGNED;
-	t->pointer = f->flags & TEP_FIELD_IS_POINTER;
-	if ((f->flags & TEP_FIELD_IS_STRING) ||
-	    ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) && strstr(f->type, "char")))
-		t->kind = F_STRING;
-	else if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
-		t->kind = F_NUMBER;
-	else
-		t->kind = F_ARRAY;
-	t->elem = f->elementsize ? (unsigned int)f->elementsize : 1;
-	if (t->elem != 1 && t->elem != 2 && t->elem != 4 && t->elem != 8)
-		t->elem = 1;
+	if (t)
+		ps_tp_field__init(t, f);
 	return t;
 }
 
 /* the field fits the column's type as ptojson writes it; else the column's default */
-static bool fits(const struct field *f, const struct column *c)
+static bool fits(const struct ps_tp_field *f, const struct column *c)
 {
 	switch (f->kind) {
-	case F_STRING:
+	case PS_TP_STRING:
 		return c->code == T_STR;
-	case F_NUMBER:
+	case PS_TP_NUMBER:
 		return f->pointer ? c->code == T_STR : c->code < T_STR;
-	case F_ARRAY:
+	case PS_TP_ARRAY:
 		return f->pointer ? c->code == (T_ARRAY | T_STR) :
 		                    (c->code & T_ARRAY) && (c->code & 15) < T_STR;
 	}
@@ -605,38 +562,25 @@ const char *ps_rowbinary__header(const struct ps_rowbinary *rb)
 }
 
 /* a tracepoint field's value in its column's type */
-static void put_field(struct ps_json_buf *b, const struct column *c, const struct field *t,
+static void put_field(struct ps_json_buf *b, const struct column *c, const struct ps_tp_field *t,
                       const struct ps_sample *smp)
 {
 	const unsigned char *raw = smp->raw;
 	uint32_t size = smp->raw_size;
 	bool swap = smp->swap;
-	unsigned int off = t->off, len = t->len, j;
+	unsigned int off, len, j;
 
-	if (!raw || (uint64_t)off + len > size)
+	if (!raw || !ps_tp_field__locate(t, raw, size, swap, &off, &len))
 		goto none;
-	if (t->dynamic) {
-		uint32_t loc = (uint32_t)read_number(raw + off, 4, swap);
-
-		if (len < 4) /* tep_read_number reads 4 bytes whatever the size */
-			loc = 0;
-		if (t->relative)
-			off = off + len + (loc & 0xffff);
-		else
-			off = loc & 0xffff;
-		len = loc >> 16;
-		if ((uint64_t)off + len > size)
-			goto none;
-	}
 	switch (t->kind) {
-	case F_STRING: {
+	case PS_TP_STRING: {
 		const unsigned char *nul = memchr(raw + off, 0, len);
 
 		put_text(b, (const char *)raw + off, nul ? (size_t)(nul - (raw + off)) : len);
 		return;
 	}
-	case F_NUMBER: {
-		uint64_t v = read_number(raw + off, len, swap);
+	case PS_TP_NUMBER: {
+		uint64_t v = ps_tp_number(raw + off, len, swap);
 
 		if (t->pointer)
 			put_hex(b, v);
@@ -645,10 +589,10 @@ static void put_field(struct ps_json_buf *b, const struct column *c, const struc
 			        t->sign);
 		return;
 	}
-	case F_ARRAY:
+	case PS_TP_ARRAY:
 		put_varint(b, len / t->elem);
 		for (j = 0; j + t->elem <= len; j += t->elem) {
-			uint64_t v = read_number(raw + off + j, t->elem, swap);
+			uint64_t v = ps_tp_number(raw + off + j, t->elem, swap);
 
 			if (t->pointer)
 				put_hex(b, v);
