@@ -240,24 +240,6 @@ static size_t text_len(const unsigned char *s, size_t len, bool *clean)
 	return out;
 }
 
-/* @len bytes of @s at @d, every bad byte U+FFFD (room: text_len()) */
-static void copy_text(unsigned char *d, const unsigned char *s, size_t len)
-{
-	for (size_t i = 0; i < len;) {
-		size_t n = s[i] < 0x80 ? 1 : ps_json__utf8_seq(s + i, len - i);
-
-		if (n) {
-			memcpy(d, s + i, n);
-			d += n;
-			i += n;
-		} else {
-			memcpy(d, "\xef\xbf\xbd", 3);
-			d += 3;
-			i++;
-		}
-	}
-}
-
 /* text as ptojson writes it: valid UTF-8 */
 static void put_text(struct ps_json_buf *b, const char *str, size_t len)
 {
@@ -281,7 +263,7 @@ static void put_text(struct ps_json_buf *b, const char *str, size_t len)
 	d = room(b, out);
 	if (!d)
 		return;
-	copy_text(d, s, len);
+	ps_json__valid_utf8((char *)d, str, len);
 	b->len += out;
 }
 
@@ -348,7 +330,7 @@ static char *valid_text(const char *s)
 	out = text_len((const unsigned char *)s, len, &clean);
 	t = malloc(out + 1);
 	if (t) {
-		copy_text((unsigned char *)t, (const unsigned char *)s, len);
+		ps_json__valid_utf8(t, s, len);
 		t[out] = 0;
 	}
 	return t;
