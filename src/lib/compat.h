@@ -83,6 +83,31 @@ static inline int64_t ps_sign_extend(uint64_t v, unsigned int size)
 	}
 }
 
+/*
+ * ps_upper_bound() - in @n entries of @size bytes at @base, sorted by the uint64_t at byte
+ * @off of each (a start address), the index of the first whose key is above @key; the one
+ * before it is the last at or below @key.  Inline, with constant @size and @off, it is the
+ * loop over the struct member.
+ */
+static inline size_t ps_upper_bound(const void *base, size_t n, size_t size, size_t off,
+                                    uint64_t key)
+{
+	const unsigned char *p = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+
+		memcpy(&v, p + mid * size + off, sizeof(v));
+		if (v <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static inline bool ps_host_is_big_endian(void)
 {
 	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "compat.h"
 #include "files.h"
 #include "recorder_int.h"
 #include "xalloc.h"
@@ -191,17 +192,8 @@ static void proc_remove(struct rec_bids *b, struct proc *p)
 /* index of the first map whose start is above @addr */
 static uint32_t upper(const struct proc *p, uint64_t addr)
 {
-	uint32_t lo = 0, hi = p->nr;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)ps_upper_bound(p->maps, p->nr, sizeof(p->maps[0]),
+	                                offsetof(struct map, start), addr);
 }
 
 static void insert_map(struct proc *p, uint64_t start, uint64_t end, struct dso *d)
