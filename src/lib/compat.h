@@ -68,6 +68,23 @@ static inline void ps_put64(void *p, uint64_t v, bool swap)
 	memcpy(p, &v, sizeof(v));
 }
 
+/* an unsigned number of @size bytes (1, 2, 4 or 8) at @p, in the stream's order; else 0 */
+static inline uint64_t ps_get_num(const void *p, unsigned int size, bool swap)
+{
+	switch (size) {
+	case 1:
+		return *(const unsigned char *)p;
+	case 2:
+		return ps_get16(p, swap);
+	case 4:
+		return ps_get32(p, swap);
+	case 8:
+		return ps_get64(p, swap);
+	default:
+		return 0;
+	}
+}
+
 /* @v read from a signed field of @size bytes (1, 2, 4 or 8), as a signed 64-bit value */
 static inline int64_t ps_sign_extend(uint64_t v, unsigned int size)
 {

@@ -63,7 +63,7 @@ struct dead {
 struct rec_bids {
 	void *dsos;
 	struct dso **list; /* in order of first mapping */
-	size_t nr_dsos;
+	size_t nr_dsos, list_cap;
 	void *procs;
 	size_t nr_procs;
 	struct proc *last;
@@ -122,17 +122,14 @@ void ps_rec_bids__delete(struct rec_bids *b)
 
 static struct dso *dso_findnew(struct rec_bids *b, const char *name)
 {
-	struct dso key = { .name = (char *)name }, *d, **found, **nl;
+	struct dso key = { .name = (char *)name }, *d, **found;
 
 	found = tfind(&key, &b->dsos, cmp_dso);
 	if (found)
 		return *found;
-	if (b->nr_dsos >= REC_BIDS_MAX_DSOS)
+	if (b->nr_dsos >= REC_BIDS_MAX_DSOS ||
+	    ps_grow((void **)&b->list, &b->list_cap, b->nr_dsos + 1, sizeof(*b->list), 16))
 		return NULL;
-	nl = ps_realloc_array(b->list, b->nr_dsos + 1, sizeof(*nl));
-	if (!nl)
-		return NULL;
-	b->list = nl;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;

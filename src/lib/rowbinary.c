@@ -562,7 +562,7 @@ static void put_field(struct ps_json_buf *b, const struct column *c, const struc
 		return;
 	}
 	case PS_TP_NUMBER: {
-		uint64_t v = ps_tp_number(raw + off, len, swap);
+		uint64_t v = ps_get_num(raw + off, len, swap);
 
 		if (t->pointer)
 			put_hex(b, v);
@@ -574,7 +574,7 @@ static void put_field(struct ps_json_buf *b, const struct column *c, const struc
 	case PS_TP_ARRAY:
 		put_varint(b, len / t->elem);
 		for (j = 0; j + t->elem <= len; j += t->elem) {
-			uint64_t v = ps_tp_number(raw + off + j, t->elem, swap);
+			uint64_t v = ps_get_num(raw + off + j, t->elem, swap);
 
 			if (t->pointer)
 				put_hex(b, v);

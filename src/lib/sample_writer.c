@@ -301,7 +301,7 @@ static inline void key(struct ps_json_buf *b, const char *k, size_t len)
 static void number(struct ps_json_buf *b, const struct tp_field *t, const unsigned char *p,
                    unsigned int size, bool swap)
 {
-	uint64_t v = ps_tp_number(p, size, swap);
+	uint64_t v = ps_get_num(p, size, swap);
 
 	if (t->val.pointer)
 		ps_json__hex(b, v);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * tpfield.h - how a tracepoint field's value is read from a sample's RAW data, as ptojson
- * writes it: a number, a string or an array, at a fixed place or through a __data_loc or
- * __rel_loc word.  Prepared once per event (ps_tp_field__init), read per sample (the
- * writers' hot path: static inline): sample_writer.c and rowbinary.c.
+ * writes it: a number (ps_get_num(), as tep_read_number() reads it), a string or an array,
+ * at a fixed place or through a __data_loc or __rel_loc word.  Prepared once per event
+ * (ps_tp_field__init), read per sample (the writers' hot path: static inline):
+ * sample_writer.c and rowbinary.c.
  */
 #ifndef PS_TPFIELD_H
 #define PS_TPFIELD_H
@@ -48,23 +49,6 @@ static inline void ps_tp_field__init(struct ps_tp_field *t, const struct tep_for
 		t->elem = 1;
 }
 
-/* a number of @size bytes in the stream's byte order, as tep_read_number() reads; else 0 */
-static inline uint64_t ps_tp_number(const unsigned char *p, unsigned int size, bool swap)
-{
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		return ps_get16(p, swap);
-	case 4:
-		return ps_get32(p, swap);
-	case 8:
-		return ps_get64(p, swap);
-	default:
-		return 0;
-	}
-}
-
 /*
  * ps_tp_field__locate() - where @t's value is in @raw of @size bytes: @*off and @*len.
  * Return: false when it (or, for a dynamic field, its location word) lies outside.
@@ -81,7 +65,7 @@ static inline bool ps_tp_field__locate(const struct ps_tp_field *t, const unsign
 		return false;
 	if (!t->dynamic)
 		return true;
-	loc = (uint32_t)ps_tp_number(raw + *off, 4, swap);
+	loc = (uint32_t)ps_get_num(raw + *off, 4, swap);
 	if (*len < 4) /* tep_read_number reads 4 bytes whatever the size */
 		loc = 0;
 	if (t->relative)
