@@ -149,9 +149,7 @@ struct column {
 };
 
 struct event {
-	bool ready;
-	char *name; /* the attr's name it was built for */
-	const struct tep_event *tp;
+	struct ps_tp_event h;
 	char *text; /* the name as the event column holds it */
 	size_t text_len;
 	struct ps_tp_field **fields; /* by column: NULL where the event has none */
@@ -315,7 +313,7 @@ static void event_clear(struct event *e, size_t ncols)
 		for (size_t i = 0; i < ncols; i++)
 			free(e->fields[i]);
 	free(e->fields);
-	free(e->name);
+	free(e->h.name);
 	free(e->text);
 	memset(e, 0, sizeof(*e));
 }
@@ -364,13 +362,13 @@ static bool fits(const struct ps_tp_field *f, const struct column *c)
 static int prepare(struct ps_rowbinary *rb, struct event *e, const struct ps_attr *a)
 {
 	event_clear(e, rb->n);
-	e->name = strdup(a->name);
+	e->h.name = strdup(a->name);
 	e->text = valid_text(a->name);
 	e->fields = calloc(rb->n ? rb->n : 1, sizeof(*e->fields));
-	if (!e->name || !e->text || !e->fields)
+	if (!e->h.name || !e->text || !e->fields)
 		goto fail;
 	e->text_len = strlen(e->text);
-	e->tp = a->tp;
+	e->h.tp = a->tp;
 	if (a->tp)
 		for (struct tep_format_field *f = a->tp->format.fields; f; f = f->next) {
 			char name[300], *key;
@@ -396,7 +394,7 @@ static int prepare(struct ps_rowbinary *rb, struct event *e, const struct ps_att
 				}
 			free(key);
 		}
-	e->ready = true;
+	e->h.ready = true;
 	return 0;
 fail:
 	event_clear(e, rb->n);
@@ -405,23 +403,9 @@ fail:
 
 static struct event *event_of(struct ps_rowbinary *rb, const struct ps_attr *a)
 {
-	size_t i = (size_t)a->idx;
-	struct event *e;
+	struct event *e = ps_slot((void **)&rb->events, &rb->nr_events, sizeof(*e), a->idx);
 
-	if (a->idx < 0)
-		return NULL;
-	if (i >= rb->nr_events) {
-		size_t n = i + 8;
-		struct event *ne = ps_realloc_array(rb->events, n, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		memset(ne + rb->nr_events, 0, (n - rb->nr_events) * sizeof(*ne));
-		rb->events = ne;
-		rb->nr_events = n;
-	}
-	e = &rb->events[i];
-	if (e->ready && e->tp == a->tp && strcmp(e->name, a->name) == 0)
+	if (!e || ps_tp_event__serves(&e->h, a))
 		return e;
 	return prepare(rb, e, a) < 0 ? NULL : e;
 }

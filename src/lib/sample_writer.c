@@ -92,9 +92,7 @@ struct tp_field {
 
 /* what one event's samples share; rebuilt when the attr's name or format changes */
 struct event {
-	bool ready;
-	char *name; /* the attr's name it was built for */
-	const struct tep_event *tp;
+	struct ps_tp_event h;
 	char *head; /* ,"event":"NAME" */
 	size_t head_len;
 	struct tp_field *fields;
@@ -142,7 +140,7 @@ static void event_clear(struct event *e)
 	}
 	free(e->fields);
 	free(e->head);
-	free(e->name);
+	free(e->h.name);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -239,13 +237,13 @@ static int prepare(struct event *e, const struct ps_attr *a, bool symbolic)
 	size_t n = 0;
 
 	event_clear(e);
-	e->name = strdup(a->name);
+	e->h.name = strdup(a->name);
 	ps_json__raw(&b, ",\"event\":", 9);
 	ps_json__string(&b, a->name, strlen(a->name));
 	e->head = take(&b, &e->head_len);
-	if (!e->name || !e->head)
+	if (!e->h.name || !e->head)
 		goto fail;
-	e->tp = a->tp;
+	e->h.tp = a->tp;
 	if (a->tp) {
 		for (f = a->tp->format.fields; f; f = f->next)
 			n++;
@@ -257,7 +255,7 @@ static int prepare(struct event *e, const struct ps_attr *a, bool symbolic)
 			if (prepare_field(&e->fields[e->nr_fields++], a->tp, f, symbolic) < 0)
 				goto fail;
 	}
-	e->ready = true;
+	e->h.ready = true;
 	return 0;
 fail:
 	event_clear(e);
@@ -267,23 +265,9 @@ fail:
 /* the prepared event of @a, rebuilt if its name or format changed since */
 static struct event *event_of(struct ps_sample_writer *w, const struct ps_attr *a)
 {
-	size_t i = (size_t)a->idx;
-	struct event *e;
+	struct event *e = ps_slot((void **)&w->events, &w->nr_events, sizeof(*e), a->idx);
 
-	if (a->idx < 0)
-		return NULL;
-	if (i >= w->nr_events) {
-		size_t n = i + 8;
-		struct event *ne = ps_realloc_array(w->events, n, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		memset(ne + w->nr_events, 0, (n - w->nr_events) * sizeof(*ne));
-		w->events = ne;
-		w->nr_events = n;
-	}
-	e = &w->events[i];
-	if (e->ready && e->tp == a->tp && strcmp(e->name, a->name) == 0)
+	if (!e || ps_tp_event__serves(&e->h, a))
 		return e;
 	return prepare(e, a, w->symbolic) < 0 ? NULL : e;
 }

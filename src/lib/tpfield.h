@@ -15,6 +15,7 @@
 #include <traceevent/event-parse.h>
 
 #include "compat.h"
+#include "session.h"
 
 enum ps_tp_kind {
 	PS_TP_NUMBER,
@@ -74,6 +75,22 @@ static inline bool ps_tp_field__locate(const struct ps_tp_field *t, const unsign
 		*off = loc & 0xffff;
 	*len = loc >> 16;
 	return (uint64_t)*off + *len <= size;
+}
+
+/*
+ * struct ps_tp_event - the head of what a writer prepares once for an event's samples: good
+ * while the attr keeps the name and the format it was prepared for.
+ */
+struct ps_tp_event {
+	bool ready;
+	char *name; /* the attr's name it was built for */
+	const struct tep_event *tp;
+};
+
+/* whether @h, prepared before, still serves the samples of @a */
+static inline bool ps_tp_event__serves(const struct ps_tp_event *h, const struct ps_attr *a)
+{
+	return h->ready && h->tp == a->tp && strcmp(h->name, a->name) == 0;
 }
 
 #endif
