@@ -68,6 +68,23 @@ static inline void ps_put64(void *p, uint64_t v, bool swap)
 	memcpy(p, &v, sizeof(v));
 }
 
+/* an unsigned number of @size bytes (1, 2, 4 or 8) at @p, in the stream's order; else 0 */
+static inline uint64_t ps_get_num(const void *p, unsigned int size, bool swap)
+{
+	switch (size) {
+	case 1:
+		return *(const unsigned char *)p;
+	case 2:
+		return ps_get16(p, swap);
+	case 4:
+		return ps_get32(p, swap);
+	case 8:
+		return ps_get64(p, swap);
+	default:
+		return 0;
+	}
+}
+
 /* @v read from a signed field of @size bytes (1, 2, 4 or 8), as a signed 64-bit value */
 static inline int64_t ps_sign_extend(uint64_t v, unsigned int size)
 {
@@ -81,6 +98,31 @@ static inline int64_t ps_sign_extend(uint64_t v, unsigned int size)
 	default:
 		return (int64_t)v;
 	}
+}
+
+/*
+ * ps_upper_bound() - in @n entries of @size bytes at @base, sorted by the uint64_t at byte
+ * @off of each (a start address), the index of the first whose key is above @key; the one
+ * before it is the last at or below @key.  Inline, with constant @size and @off, it is the
+ * loop over the struct member.
+ */
+static inline size_t ps_upper_bound(const void *base, size_t n, size_t size, size_t off,
+                                    uint64_t key)
+{
+	const unsigned char *p = base;
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t v;
+
+		memcpy(&v, p + mid * size + off, sizeof(v));
+		if (v <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 static inline bool ps_host_is_big_endian(void)

@@ -30,13 +30,14 @@ static void put_str(const char *s)
 	put_text(s, strlen(s));
 }
 
-/* a message formatted, then written as put_text() writes it */
-static void put_fmt(const char *fmt, va_list ap)
+/* "PROG: " and a message formatted, then written as put_text() writes it */
+static void put_msg(const char *fmt, va_list ap)
 {
 	char small[512], *big = NULL;
 	va_list again;
 	int n;
 
+	fprintf(stderr, "%s: ", ps_progname);
 	va_copy(again, ap);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	if (n >= (int)sizeof(small) && (big = malloc((size_t)n + 1)) != NULL)
@@ -78,9 +79,8 @@ void ps_msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", ps_progname);
 	va_start(ap, fmt);
-	put_fmt(fmt, ap);
+	put_msg(fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -96,9 +96,8 @@ void ps_status(const char *fmt, ...)
 		return;
 	fputs("\r\033[K", stderr);
 	if (fmt) {
-		fprintf(stderr, "%s: ", ps_progname);
 		va_start(ap, fmt);
-		put_fmt(fmt, ap);
+		put_msg(fmt, ap);
 		va_end(ap);
 	}
 	fflush(stderr);
@@ -114,9 +113,8 @@ void ps_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", ps_progname);
 	va_start(ap, fmt);
-	put_fmt(fmt, ap);
+	put_msg(fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n%s: try '%s --help'\n", ps_progname, ps_progname);
 	exit(2);

@@ -23,9 +23,12 @@ const char *ps_strerror(int code)
 	return "unknown error";
 }
 
+/* @err (when not NULL) filled */
 static void fill(struct ps_error *err, int code, const char *input, uint64_t offset,
                  const char *fmt, va_list ap)
 {
+	if (!err)
+		return;
 	err->code = code;
 	err->sys_errno = 0;
 	err->input = input;
@@ -42,8 +45,6 @@ int ps_error__set(struct ps_error *err, int code, const char *input, uint64_t of
 {
 	va_list ap;
 
-	if (!err)
-		return -1;
 	va_start(ap, fmt);
 	fill(err, code, input, offset, fmt, ap);
 	va_end(ap);
@@ -55,11 +56,10 @@ int ps_error__sys(struct ps_error *err, int code, const char *input, const char 
 	int saved = errno;
 	va_list ap;
 
-	if (!err)
-		return -1;
 	va_start(ap, fmt);
 	fill(err, code, input, PS_NO_OFFSET, fmt, ap);
 	va_end(ap);
-	err->sys_errno = saved;
+	if (err)
+		err->sys_errno = saved;
 	return -1;
 }

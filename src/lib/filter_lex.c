@@ -129,19 +129,10 @@ static int lex_quoted(struct flexer *lx, struct ftoken *t, struct ps_filter_erro
 		case '"':
 		case '\'':
 		case '\\':
-			out[n++] = c;
-			i += 2;
-			break;
 		case 'n':
-			out[n++] = '\n';
-			i += 2;
-			break;
 		case 't':
-			out[n++] = '\t';
-			i += 2;
-			break;
 		case 'r':
-			out[n++] = '\r';
+			out[n++] = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c;
 			i += 2;
 			break;
 		case 'x': {

@@ -590,18 +590,20 @@ static int parse_not(struct parser *p, struct fnode **out)
 	}
 }
 
-static int parse_and(struct parser *p, struct fnode **out)
+/* operands joined by @op into left-leaning @kind nodes: "a and b and c" is "(a and b) and c" */
+static int parse_chain(struct parser *p, struct fnode **out, enum ftok op, enum fnode_kind kind,
+                       int (*operand)(struct parser *, struct fnode **))
 {
 	struct fnode *a = NULL, *b = NULL;
 
-	if (parse_not(p, &a))
+	if (operand(p, &a))
 		return -1;
-	while (p->tok.kind == TK_AND) {
-		if (advance(p, LEX_NORMAL) || parse_not(p, &b)) {
+	while (p->tok.kind == op) {
+		if (advance(p, LEX_NORMAL) || operand(p, &b)) {
 			free_node(a);
 			return -1;
 		}
-		a = new_node(p, FN_AND, a, b);
+		a = new_node(p, kind, a, b);
 		if (!a)
 			return -1;
 	}
@@ -609,23 +611,14 @@ static int parse_and(struct parser *p, struct fnode **out)
 	return 0;
 }
 
+static int parse_and(struct parser *p, struct fnode **out)
+{
+	return parse_chain(p, out, TK_AND, FN_AND, parse_not);
+}
+
 static int parse_or(struct parser *p, struct fnode **out)
 {
-	struct fnode *a = NULL, *b = NULL;
-
-	if (parse_and(p, &a))
-		return -1;
-	while (p->tok.kind == TK_OR) {
-		if (advance(p, LEX_NORMAL) || parse_and(p, &b)) {
-			free_node(a);
-			return -1;
-		}
-		a = new_node(p, FN_OR, a, b);
-		if (!a)
-			return -1;
-	}
-	*out = a;
-	return 0;
+	return parse_chain(p, out, TK_OR, FN_OR, parse_and);
 }
 
 static int parse_operand(struct ps_filter *f, const char *src, struct fnode **out,

@@ -34,46 +34,60 @@ static uint32_t child_hash(uint32_t parent, uint32_t name)
 	return (uint32_t)(k >> 32);
 }
 
-static int rehash_names(struct ps_flame *f, size_t size)
+/* index @i into the open-addressing table @t of @size slots (a power of two) at @hash */
+static inline void tab_put(uint32_t *t, size_t size, size_t hash, uint32_t i)
 {
-	uint32_t *t = calloc(size, sizeof(*t));
-	size_t i;
+	size_t j = hash & (size - 1);
 
-	if (!t)
-		return -1;
-	for (i = 0; i < f->nnames; i++) {
-		size_t j = f->names[i].hash & (size - 1);
-
-		while (t[j])
-			j = (j + 1) & (size - 1);
-		t[j] = (uint32_t)i + 1;
-	}
-	free(f->name_tab);
-	f->name_tab = t;
-	f->name_tab_size = size;
-	return 0;
+	while (t[j])
+		j = (j + 1) & (size - 1);
+	t[j] = i + 1;
 }
 
-static int rehash_children(struct ps_flame *f, size_t size)
+/* every name into the name table @t of @size slots */
+static void put_names(const struct ps_flame *f, uint32_t *t, size_t size)
 {
-	uint32_t *t = calloc(size, sizeof(*t));
 	size_t i;
 
+	for (i = 0; i < f->nnames; i++)
+		tab_put(t, size, f->names[i].hash, (uint32_t)i);
+}
+
+/* every node but the root and the self frames into the child table @t of @size slots */
+static void put_children(const struct ps_flame *f, uint32_t *t, size_t size)
+{
+	size_t i;
+
+	for (i = 1; i < f->nnodes; i++)
+		if (!f->nodes[i].self)
+			tab_put(t, size, child_hash(f->nodes[i].parent, f->nodes[i].name),
+			        (uint32_t)i);
+}
+
+/* the name table (@children: the child table) made to hold @n entries at half load */
+static int fit_table(struct ps_flame *f, bool children, size_t n)
+{
+	size_t old = children ? f->child_tab_size : f->name_tab_size, size = old;
+	uint32_t *t;
+
+	while (n * 2 > size)
+		size *= 2;
+	if (size == old)
+		return 0;
+	t = calloc(size, sizeof(*t));
 	if (!t)
 		return -1;
-	for (i = 1; i < f->nnodes; i++) {
-		size_t j = child_hash(f->nodes[i].parent, f->nodes[i].name) & (size - 1);
-
-		if (f->nodes[i].self)
-			continue;
-
-		while (t[j])
-			j = (j + 1) & (size - 1);
-		t[j] = (uint32_t)i + 1;
+	if (children) {
+		put_children(f, t, size);
+		free(f->child_tab);
+		f->child_tab = t;
+		f->child_tab_size = size;
+	} else {
+		put_names(f, t, size);
+		free(f->name_tab);
+		f->name_tab = t;
+		f->name_tab_size = size;
 	}
-	free(f->child_tab);
-	f->child_tab = t;
-	f->child_tab_size = size;
 	return 0;
 }
 
@@ -258,22 +272,8 @@ static int reserve(struct ps_flame *f, size_t n, size_t bytes, struct ps_error *
 	    ps_grow((void **)&f->names, &f->names_cap, f->nnames + n, sizeof(*f->names), 64) ||
 	    ps_grow((void **)&f->chars, &f->chars_cap, f->nchars + bytes, 1, 64))
 		goto nomem;
-	if ((f->nnames + n) * 2 > f->name_tab_size) {
-		size_t size = f->name_tab_size;
-
-		while ((f->nnames + n) * 2 > size)
-			size *= 2;
-		if (rehash_names(f, size))
-			goto nomem;
-	}
-	if ((f->nnodes + n) * 2 > f->child_tab_size) {
-		size_t size = f->child_tab_size;
-
-		while ((f->nnodes + n) * 2 > size)
-			size *= 2;
-		if (rehash_children(f, size))
-			goto nomem;
-	}
+	if (fit_table(f, false, f->nnames + n) || fit_table(f, true, f->nnodes + n))
+		goto nomem;
 	return 0;
 nomem:
 	return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "frame tree of %zu frames",
@@ -378,32 +378,15 @@ static int compact(struct ps_flame *f, size_t need)
 	f->nnames = nm;
 	f->nchars = off;
 	memset(f->name_tab, 0, f->name_tab_size * sizeof(*f->name_tab));
-	for (i = 0; i < nm; i++) {
-		size_t j = f->names[i].hash & (f->name_tab_size - 1);
-
-		while (f->name_tab[j])
-			j = (j + 1) & (f->name_tab_size - 1);
-		f->name_tab[j] = (uint32_t)i + 1;
-	}
+	put_names(f, f->name_tab, f->name_tab_size);
 	memset(f->child_tab, 0, f->child_tab_size * sizeof(*f->child_tab));
-	for (i = 1; i < nn; i++) {
-		size_t j =
-		        child_hash(f->nodes[i].parent, f->nodes[i].name) & (f->child_tab_size - 1);
-
-		if (f->nodes[i].self)
-			continue;
-
-		while (f->child_tab[j])
-			j = (j + 1) & (f->child_tab_size - 1);
-		f->child_tab[j] = (uint32_t)i + 1;
-	}
+	put_children(f, f->child_tab, f->child_tab_size);
 	return 0;
 }
 
 static uint32_t intern(struct ps_flame *f, const char *s, size_t len)
 {
 	uint32_t h = hash_bytes(s, len), i = find_name(f, s, len, h);
-	size_t j;
 
 	if (i != FLAME_NONE)
 		return i;
@@ -411,10 +394,7 @@ static uint32_t intern(struct ps_flame *f, const char *s, size_t len)
 	f->names[i] = (struct flame_name){ f->nchars, (uint32_t)len, h };
 	memcpy(f->chars + f->nchars, s, len);
 	f->nchars += len;
-	j = h & (f->name_tab_size - 1);
-	while (f->name_tab[j])
-		j = (j + 1) & (f->name_tab_size - 1);
-	f->name_tab[j] = i + 1;
+	tab_put(f->name_tab, f->name_tab_size, h, i);
 	return i;
 }
 
@@ -526,7 +506,6 @@ again:
 		size_t len = name_len(lens[i]);
 		uint32_t name = intern(f, names[i], len);
 		struct flame_node *c;
-		size_t j;
 
 		child = (uint32_t)f->nnodes++;
 		c = &f->nodes[child];
@@ -541,10 +520,7 @@ again:
 		c->count = 0;
 		c->self = 0;
 		f->nodes[cur].first_child = child;
-		j = child_hash(cur, name) & (f->child_tab_size - 1);
-		while (f->child_tab[j])
-			j = (j + 1) & (f->child_tab_size - 1);
-		f->child_tab[j] = child + 1;
+		tab_put(f->child_tab, f->child_tab_size, child_hash(cur, name), child);
 		cur = child;
 	}
 	if (f->mode & PS_FLAME_CHART) {

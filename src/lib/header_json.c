@@ -390,26 +390,26 @@ static bool need(struct cur *c, size_t n)
 	return true;
 }
 
+/* a number of @width bytes (4 or 8), or 0 when it does not fit */
+static uint64_t get(struct cur *c, unsigned int width)
+{
+	uint64_t v;
+
+	if (!need(c, width))
+		return 0;
+	v = width == 4 ? ps_get32(c->p + c->pos, c->swap) : ps_get64(c->p + c->pos, c->swap);
+	c->pos += width;
+	return v;
+}
+
 static uint32_t get32(struct cur *c)
 {
-	uint32_t v;
-
-	if (!need(c, 4))
-		return 0;
-	v = ps_get32(c->p + c->pos, c->swap);
-	c->pos += 4;
-	return v;
+	return (uint32_t)get(c, 4);
 }
 
 static uint64_t get64(struct cur *c)
 {
-	uint64_t v;
-
-	if (!need(c, 8))
-		return 0;
-	v = ps_get64(c->p + c->pos, c->swap);
-	c->pos += 8;
-	return v;
+	return get(c, 8);
 }
 
 /* perf's "string": u32 len, then len bytes holding the text, NUL-padded */

@@ -1161,6 +1161,24 @@ static int skip_payload(struct ps_input *in, struct ps_error *err)
 	return 1;
 }
 
+/*
+ * The @what ("record", "payload") of @len bytes of a @type record: @need bytes from
+ * buf[start], the part before it @before.  As ensure(), but an input that ends first (and
+ * was not stopped) fails: the record runs past its end.
+ */
+static inline int whole(struct ps_input *in, size_t need, uint32_t type, const char *what,
+                        uint64_t len, size_t before, struct ps_error *err)
+{
+	char tmp[32];
+	int r = ensure(in, need, err);
+
+	if (r != 0 || ps_stop)
+		return r;
+	return fail(in, err, PS_ETRUNC, in->pos,
+	            "%s %s of %" PRIu64 " bytes runs past the end of the input (%zu bytes left)",
+	            type_name(type, tmp, sizeof(tmp)), what, len, in->end - in->start - before);
+}
+
 int ps_input__next(struct ps_input *in, struct ps_record *rec, struct ps_error *err)
 {
 	char tmp[32];
@@ -1235,15 +1253,9 @@ again:
 		            "record type %" PRIu32 " (0x%" PRIx32
 		            ") is not a record type: the stream is corrupt here",
 		            type, type);
-	r = ensure(in, size, err);
-	if (r < 0 || r == PS_INPUT_IDLE)
+	r = whole(in, size, type, "record", size, 0, err);
+	if (r <= 0 || r == PS_INPUT_IDLE)
 		return r;
-	if (r == 0)
-		return ps_stop ?
-		               0 :
-		               fail(in, err, PS_ETRUNC, in->pos,
-		                    "%s record of %u bytes runs past the end of the input (%zu bytes left)",
-		                    type_name(type, tmp, sizeof(tmp)), size, in->end - in->start);
 	total = size;
 	if (type == PS_RECORD_HEADER_TRACING_DATA || type == PS_RECORD_AUXTRACE) {
 		uint64_t extra, cap;
@@ -1272,17 +1284,9 @@ again:
 			return deliver(in, rec, in->buf + in->start, size, in->pos, 0, err);
 		}
 		total += extra;
-		r = ensure(in, total, err);
-		if (r < 0 || r == PS_INPUT_IDLE)
+		r = whole(in, total, type, "payload", extra, size, err);
+		if (r <= 0 || r == PS_INPUT_IDLE)
 			return r;
-		if (r == 0)
-			return ps_stop ?
-			               0 :
-			               fail(in, err, PS_ETRUNC, in->pos,
-			                    "%s payload of %" PRIu64
-			                    " bytes runs past the end of the input (%zu bytes left)",
-			                    type_name(type, tmp, sizeof(tmp)), extra,
-			                    in->end - in->start - size);
 	}
 	in->consume = total;
 	if ((type == PS_RECORD_COMPRESSED || type == PS_RECORD_COMPRESSED2) &&

@@ -206,6 +206,35 @@ static const unsigned char byte_class[256] = {
 	3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3,
 };
 
+/* the sequence at @p (@left bytes on) at @d, or U+FFFD for a byte that starts none; the end
+ * of what was written, @*used the bytes read */
+static inline char *put_seq(char *d, const unsigned char *p, size_t left, size_t *used)
+{
+	size_t n = *p < 0x80 ? 1 : ps_json__utf8_seq(p, left);
+
+	if (!n) {
+		memcpy(d, "\xef\xbf\xbd", 3);
+		*used = 1;
+		return d + 3;
+	}
+	memcpy(d, p, n);
+	*used = n;
+	return d + n;
+}
+
+size_t ps_json__valid_utf8(char *d, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	char *start = d;
+	size_t used;
+
+	while (p < end) {
+		d = put_seq(d, p, (size_t)(end - p), &used);
+		p += used;
+	}
+	return (size_t)(d - start);
+}
+
 void ps_json__string(struct ps_json_buf *b, const char *bytes, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
@@ -264,16 +293,8 @@ void ps_json__string(struct ps_json_buf *b, const char *bytes, size_t len)
 			p++;
 			break;
 		default:
-			n = ps_json__utf8_seq(p, (size_t)(end - p));
-			if (n) {
-				memcpy(d, p, n);
-				d += n;
-				p += n;
-			} else {
-				memcpy(d, "\xef\xbf\xbd", 3);
-				d += 3;
-				p++;
-			}
+			d = put_seq(d, p, (size_t)(end - p), &n);
+			p += n;
 			break;
 		}
 	}
@@ -353,8 +374,6 @@ void ps_json__indent(struct ps_json_buf *b, const char *s, size_t len, unsigned 
 /* @len bytes made valid UTF-8 (invalid bytes as U+FFFD), NUL-terminated, its length in @n */
 static char *valid_utf8(const char *bytes, size_t len, size_t *n)
 {
-	const unsigned char *p = (const unsigned char *)bytes;
-	size_t i = 0, o = 0;
 	char *buf;
 
 	/* the worst case: every byte becomes the 3-byte U+FFFD */
@@ -363,21 +382,8 @@ static char *valid_utf8(const char *bytes, size_t len, size_t *n)
 	buf = malloc(len * 3 + 1);
 	if (!buf)
 		return NULL;
-	while (i < len) {
-		size_t k = ps_json__utf8_seq(p + i, len - i);
-
-		if (k) {
-			memcpy(buf + o, p + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(buf + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	buf[o] = 0;
-	*n = o;
+	*n = ps_json__valid_utf8(buf, bytes, len);
+	buf[*n] = 0;
 	return buf;
 }
 

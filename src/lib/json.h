@@ -141,6 +141,15 @@ void ps_json__indent(struct ps_json_buf *b, const char *s, size_t len, unsigned 
  */
 size_t ps_json__utf8_seq(const unsigned char *p, size_t n);
 
+/**
+ * ps_json__valid_utf8() - the @len bytes at @s written at @d made valid UTF-8 as
+ * ps_json__string() writes them: a byte that starts no valid sequence becomes U+FFFD.
+ * @d: room for 3 bytes for every bad one (3 * @len at the most)
+ *
+ * Return: the bytes written.
+ */
+size_t ps_json__valid_utf8(char *d, const char *s, size_t len);
+
 /* ---- the same values as jansson objects ---- */
 
 /**

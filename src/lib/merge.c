@@ -26,13 +26,6 @@
 #define MAX_HELD (16u << 20)
 #define SCRATCH (65536 + 64)
 
-struct stash {
-	unsigned char *data;
-	size_t len;
-	uint32_t type;
-	uint64_t offset;
-};
-
 struct idmap {
 	uint64_t old, new;
 };
@@ -54,10 +47,9 @@ struct src {
 	size_t pend_off;
 	struct ps_error err;
 	bool failed;
-	struct stash *hdr;
-	size_t nhdr;
-	size_t nattr_seen; /* ATTR records rewritten so far */
-	struct idmap *ids; /* sorted by old */
+	struct ps_record_copies hdr; /* the header records, kept to be written once merged */
+	size_t nattr_seen;           /* ATTR records rewritten so far */
+	struct idmap *ids;           /* sorted by old */
 	size_t nids;
 	uint64_t *attr_new; /* per attr: the first new id */
 	size_t nattrs;
@@ -177,7 +169,6 @@ void ps_merge__set_wait_hook(struct ps_merge *m, void (*fn)(void *), void *arg)
 void ps_merge__close(struct ps_merge *m)
 {
 	int i;
-	size_t j;
 
 	if (!m)
 		return;
@@ -187,9 +178,7 @@ void ps_merge__close(struct ps_merge *m)
 		ps_order__delete(s->ord);
 		ps_swap__delete(s->turn);
 		ps_input__close(s->in);
-		for (j = 0; j < s->nhdr; j++)
-			free(s->hdr[j].data);
-		free(s->hdr);
+		ps_record_copies__release(&s->hdr);
 		free(s->ids);
 		free(s->attr_new);
 		free(s->label);
@@ -352,25 +341,6 @@ static inline void refill(struct ps_merge *m, struct src *s)
 	fill_popped(m, s, got);
 }
 
-static int stash(struct src *s, const struct ps_record *rec)
-{
-	struct stash *n = realloc(s->hdr, (s->nhdr + 1) * sizeof(*n));
-
-	if (!n)
-		return -1;
-	s->hdr = n;
-	n = &s->hdr[s->nhdr];
-	n->data = malloc(rec->len ? rec->len : 1);
-	if (!n->data)
-		return -1;
-	memcpy(n->data, rec->data, rec->len);
-	n->len = rec->len;
-	n->type = rec->type;
-	n->offset = rec->offset;
-	s->nhdr++;
-	return 0;
-}
-
 /* ---- begin: the header records ---- */
 
 static int cmp_idmap(const void *a, const void *b)
@@ -464,12 +434,12 @@ static int make_labels(struct ps_merge *m)
 }
 
 /* The first TRACING_DATA record of @s, or NULL. */
-static const struct stash *tracing_of(const struct ps_merge *m, const struct src *s)
+static const struct ps_record_copy *tracing_of(const struct ps_merge *m, const struct src *s)
 {
 	size_t i;
 
-	for (i = 0; i < s->nhdr; i++) {
-		const struct stash *h = &s->hdr[i];
+	for (i = 0; i < s->hdr.n; i++) {
+		const struct ps_record_copy *h = &s->hdr.v[i];
 		size_t hs;
 
 		if (h->type != PS_RECORD_HEADER_TRACING_DATA || h->len < 12)
@@ -493,7 +463,7 @@ static int join_tracing(struct ps_merge *m, struct ps_error *err)
 	const unsigned char **blobs = calloc((size_t)m->n, sizeof(*blobs));
 	struct ps_tp_remap *remap = calloc((size_t)m->n, sizeof(*remap));
 	size_t *lens = calloc((size_t)m->n, sizeof(*lens)), n = 0, out_len, hsize;
-	const struct stash *first = NULL, *h;
+	const struct ps_record_copy *first = NULL, *h;
 	int *which = calloc((size_t)m->n, sizeof(*which)), k, r = -1;
 	bool differ = false;
 	unsigned char *out;
@@ -581,7 +551,7 @@ static bool header_kept(const struct ps_merge *m, const struct src *s, uint32_t 
 }
 
 /* The header record @h of input @s, turned to the host's byte order in place. */
-static int turn_stash(struct src *s, struct stash *h, struct ps_error *err)
+static int turn_stash(struct src *s, struct ps_record_copy *h, struct ps_error *err)
 {
 	bool sw = ps_input__swapped(s->in);
 	struct ps_record rec = { .data = h->data, .len = h->len, .type = h->type };
@@ -598,12 +568,12 @@ static int turn_stash(struct src *s, struct stash *h, struct ps_error *err)
 }
 
 /* The payload of the first header record of @s of type @type (and feature @feat). */
-static const struct stash *header_of(const struct src *s, uint32_t type, uint64_t feat)
+static const struct ps_record_copy *header_of(const struct src *s, uint32_t type, uint64_t feat)
 {
 	size_t i;
 
-	for (i = 0; i < s->nhdr; i++) {
-		const struct stash *h = &s->hdr[i];
+	for (i = 0; i < s->hdr.n; i++) {
+		const struct ps_record_copy *h = &s->hdr.v[i];
 
 		if (h->type != type)
 			continue;
@@ -623,7 +593,7 @@ static const struct stash *header_of(const struct src *s, uint32_t type, uint64_
  */
 static bool same_recording(const struct ps_merge *m, const struct src *a, const struct src *b)
 {
-	const struct stash *x, *y;
+	const struct ps_record_copy *x, *y;
 	size_t i;
 
 	(void)m;
@@ -635,8 +605,8 @@ static bool same_recording(const struct ps_merge *m, const struct src *a, const 
 	y = header_of(b, PS_RECORD_HEADER_TRACING_DATA, 0);
 	if (x && y && (x->len != y->len || memcmp(x->data, y->data, x->len) != 0))
 		return false;
-	for (i = 0; i < a->nhdr; i++) {
-		x = &a->hdr[i];
+	for (i = 0; i < a->hdr.n; i++) {
+		x = &a->hdr.v[i];
 		if (x->type != PS_RECORD_HEADER_FEATURE || x->len < 16)
 			continue;
 		y = header_of(b, PS_RECORD_HEADER_FEATURE,
@@ -657,7 +627,7 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 		for (;;) {
 			fill(m, s);
 			if (s->has_head && is_header(s->head.type)) {
-				if (stash(s, &s->head) < 0)
+				if (ps_record_copies__add(&s->hdr, &s->head) < 0)
 					return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET,
 					                     "out of memory");
 				s->has_head = false;
@@ -682,8 +652,9 @@ int ps_merge__begin(struct ps_merge *m, struct ps_error *err)
 		struct src *s = &m->src[i];
 		size_t j;
 
-		for (j = 0; s->turn && j < s->nhdr; j++)
-			if (header_kept(m, s, s->hdr[j].type) && turn_stash(s, &s->hdr[j], err) < 0)
+		for (j = 0; s->turn && j < s->hdr.n; j++)
+			if (header_kept(m, s, s->hdr.v[j].type) &&
+			    turn_stash(s, &s->hdr.v[j], err) < 0)
 				return -1;
 	}
 	if (!m->same) {
@@ -716,7 +687,7 @@ static void remap_at(const struct src *s, unsigned char *p, bool swap)
 }
 
 /* ATTR: PERF_SAMPLE_IDENTIFIER added, the ids replaced by the new ones. */
-static int rewrite_attr(struct ps_merge *m, struct src *s, const struct stash *h,
+static int rewrite_attr(struct ps_merge *m, struct src *s, const struct ps_record_copy *h,
                         struct ps_record *out)
 {
 	const struct ps_attr *a = ps_session__attr(s->s, s->nattr_seen);
@@ -777,7 +748,7 @@ static void identity_record(struct ps_merge *m, const struct src *s, uint64_t id
  * A header record of input @s, as the merged stream carries it.
  * Return: 1 to give @out, 0 to drop it, -1 when it cannot be rewritten.
  */
-static int header_out(struct ps_merge *m, struct src *s, const struct stash *h,
+static int header_out(struct ps_merge *m, struct src *s, const struct ps_record_copy *h,
                       struct ps_record *out)
 {
 	bool first = s == &m->src[0];
@@ -805,9 +776,9 @@ static int header_out(struct ps_merge *m, struct src *s, const struct stash *h,
 
 		/* the same formats from an input before: once is enough */
 		for (j = 0; &m->src[j] != s; j++)
-			for (i = 0; i < m->src[j].nhdr; i++)
-				if (m->src[j].hdr[i].len == h->len &&
-				    memcmp(m->src[j].hdr[i].data, h->data, h->len) == 0)
+			for (i = 0; i < m->src[j].hdr.n; i++)
+				if (m->src[j].hdr.v[i].len == h->len &&
+				    memcmp(m->src[j].hdr.v[i].data, h->data, h->len) == 0)
 					return 0;
 		return 1;
 	}
@@ -1135,7 +1106,7 @@ static int give_header(struct ps_merge *m, struct ps_record *rec, struct ps_erro
 {
 	while (m->hphase < 2) {
 		struct src *s;
-		const struct stash *h;
+		const struct ps_record_copy *h;
 		int r;
 
 		if (m->hsrc >= m->n) {
@@ -1145,7 +1116,7 @@ static int give_header(struct ps_merge *m, struct ps_record *rec, struct ps_erro
 			continue;
 		}
 		s = &m->src[m->hsrc];
-		if (m->hidx >= s->nhdr) {
+		if (m->hidx >= s->hdr.n) {
 			if (m->hphase == 0 && !m->same && m->ident_i < s->nattrs) {
 				identity_record(m, s, s->attr_new[m->ident_i++], rec);
 				return 1;
@@ -1155,7 +1126,7 @@ static int give_header(struct ps_merge *m, struct ps_record *rec, struct ps_erro
 			m->ident_i = 0;
 			continue;
 		}
-		h = &s->hdr[m->hidx++];
+		h = &s->hdr.v[m->hidx++];
 		if ((h->type == PS_RECORD_HEADER_ATTR) != (m->hphase == 0))
 			continue;
 		r = header_out(m, s, h, rec);
@@ -1183,8 +1154,8 @@ static const unsigned char *round_record(bool swap)
 static int give_header_head(struct ps_merge *m, struct src *best, struct ps_record *rec,
                             struct ps_error *err)
 {
-	struct stash h = { (unsigned char *)best->head.data, best->head.len, best->head.type,
-		           best->head.offset };
+	struct ps_record_copy h = { (unsigned char *)best->head.data, best->head.len,
+		                    best->head.type, best->head.offset };
 	int r;
 
 	memset(rec, 0, sizeof(*rec));

@@ -3,10 +3,12 @@
  * record.c - the record type table: names, classes, smallest sizes and body layouts;
  * the feature names.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "compat.h"
 #include "record.h"
+#include "xalloc.h"
 
 #define F(name, off, kind, width)                 \
 	{                                         \
@@ -327,4 +329,33 @@ static const char *const features[] = {
 const char *ps_feature_name(uint64_t feat)
 {
 	return feat < ARRAY_SIZE(features) ? features[feat] : NULL;
+}
+
+int ps_record_copies__add(struct ps_record_copies *l, const struct ps_record *rec)
+{
+	struct ps_record_copy *c;
+
+	if (ps_grow((void **)&l->v, &l->cap, l->n + 1, sizeof(*l->v), 16))
+		return -1;
+	c = &l->v[l->n];
+	c->data = malloc(rec->len ? rec->len : 1);
+	if (!c->data)
+		return -1;
+	memcpy(c->data, rec->data, rec->len);
+	c->len = rec->len;
+	c->type = rec->type;
+	c->offset = rec->offset;
+	l->n++;
+	l->bytes += rec->len;
+	return 0;
+}
+
+void ps_record_copies__release(struct ps_record_copies *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].data);
+	free(l->v);
+	*l = (struct ps_record_copies){ 0 };
 }

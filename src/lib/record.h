@@ -166,6 +166,36 @@ bool ps_record_type_repeats_per_piece(uint32_t type);
 bool ps_record_type_has_trailer(uint32_t type);
 
 /**
+ * struct ps_record_copy - a record's bytes kept, to be written again (header records).
+ */
+struct ps_record_copy {
+	unsigned char *data;
+	size_t len;
+	uint32_t type;
+	uint64_t offset; /* where the record was in its input */
+};
+
+/**
+ * struct ps_record_copies - a list of record copies, in the order kept; starts zeroed.
+ * @bytes: the sum of their lengths
+ */
+struct ps_record_copies {
+	struct ps_record_copy *v;
+	size_t n, cap, bytes;
+};
+
+/**
+ * ps_record_copies__add() - a copy of @rec appended to @l.
+ * Return: 0, or -1 when out of memory (@l as it was).
+ */
+int ps_record_copies__add(struct ps_record_copies *l, const struct ps_record *rec);
+
+/**
+ * ps_record_copies__release() - every copy in @l freed, and the list; @l zeroed again.
+ */
+void ps_record_copies__release(struct ps_record_copies *l);
+
+/**
  * ps_feature_fields() - the fields of feature @feat's payload when it is a fixed set of
  * numbers (nrcpus, sample_time, compressed, clock_data, clockid, dir_format; offsets in
  * the payload), their number in @n.

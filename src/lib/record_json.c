@@ -274,13 +274,9 @@ static void w_kernel_body(struct ps_json_buf *b, const struct ps_record *rec,
 			ps_json__i64(b, (int32_t)ps_get32(p + f->off, swap));
 			break;
 		case PS_FIELD_U16:
-			ps_json__u64(b, ps_get16(p + f->off, swap));
-			break;
 		case PS_FIELD_U32:
-			ps_json__u64(b, ps_get32(p + f->off, swap));
-			break;
 		case PS_FIELD_U64:
-			ps_json__u64(b, ps_get64(p + f->off, swap));
+			ps_json__u64(b, ps_get_num(p + f->off, f->width, swap));
 			break;
 		case PS_FIELD_HEX:
 			ps_json__hex(b, ps_get64(p + f->off, swap));

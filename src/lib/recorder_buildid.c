@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "compat.h"
 #include "files.h"
 #include "recorder_int.h"
 #include "xalloc.h"
@@ -62,7 +63,7 @@ struct dead {
 struct rec_bids {
 	void *dsos;
 	struct dso **list; /* in order of first mapping */
-	size_t nr_dsos;
+	size_t nr_dsos, list_cap;
 	void *procs;
 	size_t nr_procs;
 	struct proc *last;
@@ -121,17 +122,14 @@ void ps_rec_bids__delete(struct rec_bids *b)
 
 static struct dso *dso_findnew(struct rec_bids *b, const char *name)
 {
-	struct dso key = { .name = (char *)name }, *d, **found, **nl;
+	struct dso key = { .name = (char *)name }, *d, **found;
 
 	found = tfind(&key, &b->dsos, cmp_dso);
 	if (found)
 		return *found;
-	if (b->nr_dsos >= REC_BIDS_MAX_DSOS)
+	if (b->nr_dsos >= REC_BIDS_MAX_DSOS ||
+	    ps_grow((void **)&b->list, &b->list_cap, b->nr_dsos + 1, sizeof(*b->list), 16))
 		return NULL;
-	nl = ps_realloc_array(b->list, b->nr_dsos + 1, sizeof(*nl));
-	if (!nl)
-		return NULL;
-	b->list = nl;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
@@ -191,17 +189,8 @@ static void proc_remove(struct rec_bids *b, struct proc *p)
 /* index of the first map whose start is above @addr */
 static uint32_t upper(const struct proc *p, uint64_t addr)
 {
-	uint32_t lo = 0, hi = p->nr;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)ps_upper_bound(p->maps, p->nr, sizeof(p->maps[0]),
+	                                offsetof(struct map, start), addr);
 }
 
 static void insert_map(struct proc *p, uint64_t start, uint64_t end, struct dso *d)

@@ -63,7 +63,7 @@ struct rec_bids;
 struct ps_recorder {
 	struct ps_recorder_config cfg;
 	struct rec_event *ev;
-	size_t nr_ev;
+	size_t nr_ev, ev_cap;
 	int groups; /* add_event() calls so far */
 	char tracefs[64];
 	int *cpus;

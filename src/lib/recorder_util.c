@@ -57,15 +57,12 @@ const size_t ps_rec_nr_hw = ARRAY_SIZE(ps_rec_hw_events);
 
 struct rec_event *ps_rec_event__add(struct ps_recorder *r, const char *name)
 {
-	struct rec_event *v, *e;
+	struct rec_event *e;
 
-	if (r->nr_ev >= PS_MAX_ATTRS)
+	if (r->nr_ev >= PS_MAX_ATTRS ||
+	    ps_grow((void **)&r->ev, &r->ev_cap, r->nr_ev + 1, sizeof(*r->ev), 8))
 		return NULL;
-	v = ps_realloc_array(r->ev, r->nr_ev + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	r->ev = v;
-	e = &v[r->nr_ev];
+	e = &r->ev[r->nr_ev];
 	memset(e, 0, sizeof(*e));
 	e->name = strdup(name);
 	if (!e->name)

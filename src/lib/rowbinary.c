@@ -20,6 +20,7 @@
 #include "durations.h"
 #include "session.h"
 #include "symbols.h"
+#include "tpfield.h"
 #include "xalloc.h"
 
 #define MAX_LEN (1u << 30) /* a string or array in a row, when rows are read back */
@@ -147,26 +148,11 @@ struct column {
 	bool sign;
 };
 
-enum field_kind {
-	F_NUMBER,
-	F_STRING,
-	F_ARRAY
-};
-
-/* one event's field that fills a column */
-struct field {
-	enum field_kind kind;
-	unsigned int off, len, elem;
-	bool dynamic, relative, sign, pointer;
-};
-
 struct event {
-	bool ready;
-	char *name; /* the attr's name it was built for */
-	const struct tep_event *tp;
+	struct ps_tp_event h;
 	char *text; /* the name as the event column holds it */
 	size_t text_len;
-	struct field **fields; /* by column: NULL where the event has none */
+	struct ps_tp_field **fields; /* by column: NULL where the event has none */
 };
 
 struct ps_rowbinary {
@@ -252,24 +238,6 @@ static size_t text_len(const unsigned char *s, size_t len, bool *clean)
 	return out;
 }
 
-/* @len bytes of @s at @d, every bad byte U+FFFD (room: text_len()) */
-static void copy_text(unsigned char *d, const unsigned char *s, size_t len)
-{
-	for (size_t i = 0; i < len;) {
-		size_t n = s[i] < 0x80 ? 1 : ps_json__utf8_seq(s + i, len - i);
-
-		if (n) {
-			memcpy(d, s + i, n);
-			d += n;
-			i += n;
-		} else {
-			memcpy(d, "\xef\xbf\xbd", 3);
-			d += 3;
-			i++;
-		}
-	}
-}
-
 /* text as ptojson writes it: valid UTF-8 */
 static void put_text(struct ps_json_buf *b, const char *str, size_t len)
 {
@@ -293,7 +261,7 @@ static void put_text(struct ps_json_buf *b, const char *str, size_t len)
 	d = room(b, out);
 	if (!d)
 		return;
-	copy_text(d, s, len);
+	ps_json__valid_utf8((char *)d, str, len);
 	b->len += out;
 }
 
@@ -339,29 +307,13 @@ static void put_default(struct ps_json_buf *b, const struct column *c)
 
 /* ---- the events ---- */
 
-static uint64_t read_number(const unsigned char *p, unsigned int size, bool swap)
-{
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		return ps_get16(p, swap);
-	case 4:
-		return ps_get32(p, swap);
-	case 8:
-		return ps_get64(p, swap);
-	default:
-		return 0;
-	}
-}
-
 static void event_clear(struct event *e, size_t ncols)
 {
 	if (e->fields)
 		for (size_t i = 0; i < ncols; i++)
 			free(e->fields[i]);
 	free(e->fields);
-	free(e->name);
+	free(e->h.name);
 	free(e->text);
 	memset(e, 0, sizeof(*e));
 }
@@ -376,46 +328,31 @@ static char *valid_text(const char *s)
 	out = text_len((const unsigned char *)s, len, &clean);
 	t = malloc(out + 1);
 	if (t) {
-		copy_text((unsigned char *)t, (const unsigned char *)s, len);
+		ps_json__valid_utf8(t, s, len);
 		t[out] = 0;
 	}
 	return t;
 }
 
-static struct field *field_of(const struct tep_format_field *f)
+/* one event's field that fills a column */
+static struct ps_tp_field *field_of(const struct tep_format_field *f)
 {
-	struct field *t = calloc(1, sizeof(*t));
+	struct ps_tp_field *t = malloc(sizeof(*t));
 
-	if (!t)
-		return NULL;
-	t->off = (unsigned int)f->offset;
-	t->len = (unsigned int)f->size;
-	t->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
-	t->relative = f->flags & TEP_FIELD_IS_RELATIVE;
-	t->sign = f->flags & TEP_FIELD_IS_SIGNED;
-	t->pointer = f->flags & TEP_FIELD_IS_POINTER;
-	if ((f->flags & TEP_FIELD_IS_STRING) ||
-	    ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) && strstr(f->type, "char")))
-		t->kind = F_STRING;
-	else if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
-		t->kind = F_NUMBER;
-	else
-		t->kind = F_ARRAY;
-	t->elem = f->elementsize ? (unsigned int)f->elementsize : 1;
-	if (t->elem != 1 && t->elem != 2 && t->elem != 4 && t->elem != 8)
-		t->elem = 1;
+	if (t)
+		ps_tp_field__init(t, f);
 	return t;
 }
 
 /* the field fits the column's type as ptojson writes it; else the column's default */
-static bool fits(const struct field *f, const struct column *c)
+static bool fits(const struct ps_tp_field *f, const struct column *c)
 {
 	switch (f->kind) {
-	case F_STRING:
+	case PS_TP_STRING:
 		return c->code == T_STR;
-	case F_NUMBER:
+	case PS_TP_NUMBER:
 		return f->pointer ? c->code == T_STR : c->code < T_STR;
-	case F_ARRAY:
+	case PS_TP_ARRAY:
 		return f->pointer ? c->code == (T_ARRAY | T_STR) :
 		                    (c->code & T_ARRAY) && (c->code & 15) < T_STR;
 	}
@@ -425,13 +362,13 @@ static bool fits(const struct field *f, const struct column *c)
 static int prepare(struct ps_rowbinary *rb, struct event *e, const struct ps_attr *a)
 {
 	event_clear(e, rb->n);
-	e->name = strdup(a->name);
+	e->h.name = strdup(a->name);
 	e->text = valid_text(a->name);
 	e->fields = calloc(rb->n ? rb->n : 1, sizeof(*e->fields));
-	if (!e->name || !e->text || !e->fields)
+	if (!e->h.name || !e->text || !e->fields)
 		goto fail;
 	e->text_len = strlen(e->text);
-	e->tp = a->tp;
+	e->h.tp = a->tp;
 	if (a->tp)
 		for (struct tep_format_field *f = a->tp->format.fields; f; f = f->next) {
 			char name[300], *key;
@@ -457,7 +394,7 @@ static int prepare(struct ps_rowbinary *rb, struct event *e, const struct ps_att
 				}
 			free(key);
 		}
-	e->ready = true;
+	e->h.ready = true;
 	return 0;
 fail:
 	event_clear(e, rb->n);
@@ -466,23 +403,9 @@ fail:
 
 static struct event *event_of(struct ps_rowbinary *rb, const struct ps_attr *a)
 {
-	size_t i = (size_t)a->idx;
-	struct event *e;
+	struct event *e = ps_slot((void **)&rb->events, &rb->nr_events, sizeof(*e), a->idx);
 
-	if (a->idx < 0)
-		return NULL;
-	if (i >= rb->nr_events) {
-		size_t n = i + 8;
-		struct event *ne = ps_realloc_array(rb->events, n, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		memset(ne + rb->nr_events, 0, (n - rb->nr_events) * sizeof(*ne));
-		rb->events = ne;
-		rb->nr_events = n;
-	}
-	e = &rb->events[i];
-	if (e->ready && e->tp == a->tp && strcmp(e->name, a->name) == 0)
+	if (!e || ps_tp_event__serves(&e->h, a))
 		return e;
 	return prepare(rb, e, a) < 0 ? NULL : e;
 }
@@ -605,38 +528,25 @@ const char *ps_rowbinary__header(const struct ps_rowbinary *rb)
 }
 
 /* a tracepoint field's value in its column's type */
-static void put_field(struct ps_json_buf *b, const struct column *c, const struct field *t,
+static void put_field(struct ps_json_buf *b, const struct column *c, const struct ps_tp_field *t,
                       const struct ps_sample *smp)
 {
 	const unsigned char *raw = smp->raw;
 	uint32_t size = smp->raw_size;
 	bool swap = smp->swap;
-	unsigned int off = t->off, len = t->len, j;
+	unsigned int off, len, j;
 
-	if (!raw || (uint64_t)off + len > size)
+	if (!raw || !ps_tp_field__locate(t, raw, size, swap, &off, &len))
 		goto none;
-	if (t->dynamic) {
-		uint32_t loc = (uint32_t)read_number(raw + off, 4, swap);
-
-		if (len < 4) /* tep_read_number reads 4 bytes whatever the size */
-			loc = 0;
-		if (t->relative)
-			off = off + len + (loc & 0xffff);
-		else
-			off = loc & 0xffff;
-		len = loc >> 16;
-		if ((uint64_t)off + len > size)
-			goto none;
-	}
 	switch (t->kind) {
-	case F_STRING: {
+	case PS_TP_STRING: {
 		const unsigned char *nul = memchr(raw + off, 0, len);
 
 		put_text(b, (const char *)raw + off, nul ? (size_t)(nul - (raw + off)) : len);
 		return;
 	}
-	case F_NUMBER: {
-		uint64_t v = read_number(raw + off, len, swap);
+	case PS_TP_NUMBER: {
+		uint64_t v = ps_get_num(raw + off, len, swap);
 
 		if (t->pointer)
 			put_hex(b, v);
@@ -645,10 +555,10 @@ static void put_field(struct ps_json_buf *b, const struct column *c, const struc
 			        t->sign);
 		return;
 	}
-	case F_ARRAY:
+	case PS_TP_ARRAY:
 		put_varint(b, len / t->elem);
 		for (j = 0; j + t->elem <= len; j += t->elem) {
-			uint64_t v = read_number(raw + off + j, t->elem, swap);
+			uint64_t v = ps_get_num(raw + off + j, t->elem, swap);
 
 			if (t->pointer)
 				put_hex(b, v);

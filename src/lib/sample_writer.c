@@ -22,6 +22,7 @@
 #include "session.h"
 #include "symbolic.h"
 #include "symbols.h"
+#include "tpfield.h"
 #include "xalloc.h"
 
 static const char *const key_names[PS_NR_SAMPLE_KEYS] = {
@@ -79,12 +80,6 @@ int ps_sample_key_of(const char *name, size_t len)
 	return -1;
 }
 
-enum field_kind {
-	FIELD_NUMBER,
-	FIELD_STRING,
-	FIELD_ARRAY
-};
-
 /* one tracepoint field, as the oracle's ps_tracepoint_json() reads it */
 struct tp_field {
 	char *key; /* ,"NAME": */
@@ -92,16 +87,12 @@ struct tp_field {
 	const char *name;
 	char *sym_key; /* ,"NAME_sym": with set_symbolic, for a symbolic field; else NULL */
 	size_t sym_key_len;
-	enum field_kind kind;
-	unsigned int off, len, elem;
-	bool dynamic, relative, is_signed, pointer;
+	struct ps_tp_field val; /* how its value is read */
 };
 
 /* what one event's samples share; rebuilt when the attr's name or format changes */
 struct event {
-	bool ready;
-	char *name; /* the attr's name it was built for */
-	const struct tep_event *tp;
+	struct ps_tp_event h;
 	char *head; /* ,"event":"NAME" */
 	size_t head_len;
 	struct tp_field *fields;
@@ -149,7 +140,7 @@ static void event_clear(struct event *e)
 	}
 	free(e->fields);
 	free(e->head);
-	free(e->name);
+	free(e->h.name);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -235,22 +226,7 @@ static int prepare_field(struct tp_field *t, const struct tep_event *ev,
 		if (!t->sym_key)
 			return -1;
 	}
-	t->off = (unsigned int)f->offset;
-	t->len = (unsigned int)f->size;
-	t->dynamic = f->flags & TEP_FIELD_IS_DYNAMIC;
-	t->relative = f->flags & TEP_FIELD_IS_RELATIVE;
-	t->is_signed = f->flags & TEP_FIELD_IS_SIGNED;
-	t->pointer = f->flags & TEP_FIELD_IS_POINTER;
-	if ((f->flags & TEP_FIELD_IS_STRING) ||
-	    ((f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)) && strstr(f->type, "char")))
-		t->kind = FIELD_STRING;
-	else if (!(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
-		t->kind = FIELD_NUMBER;
-	else
-		t->kind = FIELD_ARRAY;
-	t->elem = f->elementsize ? (unsigned int)f->elementsize : 1;
-	if (t->elem != 1 && t->elem != 2 && t->elem != 4 && t->elem != 8)
-		t->elem = 1;
+	ps_tp_field__init(&t->val, f);
 	return 0;
 }
 
@@ -261,13 +237,13 @@ static int prepare(struct event *e, const struct ps_attr *a, bool symbolic)
 	size_t n = 0;
 
 	event_clear(e);
-	e->name = strdup(a->name);
+	e->h.name = strdup(a->name);
 	ps_json__raw(&b, ",\"event\":", 9);
 	ps_json__string(&b, a->name, strlen(a->name));
 	e->head = take(&b, &e->head_len);
-	if (!e->name || !e->head)
+	if (!e->h.name || !e->head)
 		goto fail;
-	e->tp = a->tp;
+	e->h.tp = a->tp;
 	if (a->tp) {
 		for (f = a->tp->format.fields; f; f = f->next)
 			n++;
@@ -279,7 +255,7 @@ static int prepare(struct event *e, const struct ps_attr *a, bool symbolic)
 			if (prepare_field(&e->fields[e->nr_fields++], a->tp, f, symbolic) < 0)
 				goto fail;
 	}
-	e->ready = true;
+	e->h.ready = true;
 	return 0;
 fail:
 	event_clear(e);
@@ -289,23 +265,9 @@ fail:
 /* the prepared event of @a, rebuilt if its name or format changed since */
 static struct event *event_of(struct ps_sample_writer *w, const struct ps_attr *a)
 {
-	size_t i = (size_t)a->idx;
-	struct event *e;
+	struct event *e = ps_slot((void **)&w->events, &w->nr_events, sizeof(*e), a->idx);
 
-	if (a->idx < 0)
-		return NULL;
-	if (i >= w->nr_events) {
-		size_t n = i + 8;
-		struct event *ne = ps_realloc_array(w->events, n, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		memset(ne + w->nr_events, 0, (n - w->nr_events) * sizeof(*ne));
-		w->events = ne;
-		w->nr_events = n;
-	}
-	e = &w->events[i];
-	if (e->ready && e->tp == a->tp && strcmp(e->name, a->name) == 0)
+	if (!e || ps_tp_event__serves(&e->h, a))
 		return e;
 	return prepare(e, a, w->symbolic) < 0 ? NULL : e;
 }
@@ -320,31 +282,14 @@ static inline void key(struct ps_json_buf *b, const char *k, size_t len)
 /* a constant ,"NAME": */
 #define KEY(b, lit) key(b, lit, sizeof(lit) - 1)
 
-/* a number of a tracepoint field, in the stream's byte order, as tep_read_number() reads */
-static uint64_t read_number(const unsigned char *p, unsigned int size, bool swap)
-{
-	switch (size) {
-	case 1:
-		return p[0];
-	case 2:
-		return ps_get16(p, swap);
-	case 4:
-		return ps_get32(p, swap);
-	case 8:
-		return ps_get64(p, swap);
-	default:
-		return 0;
-	}
-}
-
 static void number(struct ps_json_buf *b, const struct tp_field *t, const unsigned char *p,
                    unsigned int size, bool swap)
 {
-	uint64_t v = read_number(p, size, swap);
+	uint64_t v = ps_get_num(p, size, swap);
 
-	if (t->pointer)
+	if (t->val.pointer)
 		ps_json__hex(b, v);
-	else if (t->is_signed)
+	else if (t->val.sign)
 		ps_json__i64(b, ps_sign_extend(v, size));
 	else
 		ps_json__u64(b, v);
@@ -371,43 +316,30 @@ static void tp_fields(struct ps_json_buf *b, const struct event *e, const struct
 
 	for (i = 0; i < e->nr_fields; i++) {
 		const struct tp_field *t = &e->fields[i];
-		unsigned int off = t->off, len = t->len, j;
+		unsigned int off, len, j;
 
-		if ((uint64_t)off + len > size)
+		if (!ps_tp_field__locate(&t->val, raw, size, swap, &off, &len))
 			continue;
-		if (t->dynamic) {
-			uint32_t loc = read_number(raw + off, 4, swap);
-
-			if (len < 4) /* tep_read_number reads 4 bytes whatever the size */
-				loc = 0;
-			if (t->relative)
-				off = off + len + (loc & 0xffff);
-			else
-				off = loc & 0xffff;
-			len = loc >> 16;
-			if ((uint64_t)off + len > size)
-				continue;
-		}
 		key(b, t->key, t->key_len);
-		switch (t->kind) {
-		case FIELD_STRING: {
+		switch (t->val.kind) {
+		case PS_TP_STRING: {
 			const unsigned char *nul = memchr(raw + off, 0, len);
 
 			ps_json__string(b, (const char *)raw + off,
 			                nul ? (size_t)(nul - (raw + off)) : len);
 			break;
 		}
-		case FIELD_NUMBER:
+		case PS_TP_NUMBER:
 			number(b, t, raw + off, len, swap);
 			if (t->sym_key)
 				symbolic_text(b, t, smp);
 			break;
-		case FIELD_ARRAY: {
+		case PS_TP_ARRAY: {
 			size_t arr = ps_json__open(b);
 
-			for (j = 0; j + t->elem <= len; j += t->elem) {
+			for (j = 0; j + t->val.elem <= len; j += t->val.elem) {
 				ps_json__char(b, ',');
-				number(b, t, raw + off + j, t->elem, swap);
+				number(b, t, raw + off + j, t->val.elem, swap);
 			}
 			ps_json__close(b, arr, '[', ']');
 			break;

@@ -78,25 +78,11 @@ static const char *kind_name(enum kind k)
  */
 static char *key_text(const char *s)
 {
-	size_t len = strlen(s), i = 0, o = 0;
+	size_t len = strlen(s);
 	char *k = malloc(3 * len + 1);
 
-	if (!k)
-		return NULL;
-	while (i < len) {
-		size_t n = ps_json__utf8_seq((const unsigned char *)s + i, len - i);
-
-		if (n) {
-			memcpy(k + o, s + i, n);
-			o += n;
-			i += n;
-		} else {
-			memcpy(k + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	k[o] = 0;
+	if (k)
+		k[ps_json__valid_utf8(k, s, len)] = 0;
 	return k;
 }
 

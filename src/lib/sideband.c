@@ -390,6 +390,13 @@ static void inherit_maps(struct ps_sideband *sb, uint32_t pid, uint32_t tid, uin
 	child->len = off;
 }
 
+/* the pid and tid an MMAP, MMAP2 or COMM body starts with */
+static void pid_tid(struct ps_sideband_info *info, const unsigned char *b, bool swap)
+{
+	info->pid = ps_get32(b, swap);
+	info->tid = ps_get32(b + 4, swap);
+}
+
 int ps_sideband__apply(struct ps_sideband *sb, const struct ps_record *rec,
                        struct ps_sideband_info *info)
 {
@@ -404,8 +411,7 @@ int ps_sideband__apply(struct ps_sideband *sb, const struct ps_record *rec,
 	case PERF_RECORD_MMAP2:
 		if (body < 8)
 			return 0;
-		info->pid = ps_get32(b, sb->swap);
-		info->tid = ps_get32(b + 4, sb->swap);
+		pid_tid(info, b, sb->swap);
 		if (info->pid == UINT32_MAX)
 			return keep_global(sb, rec);
 		info->scope = PS_SB_PROCESS;
@@ -417,8 +423,7 @@ int ps_sideband__apply(struct ps_sideband *sb, const struct ps_record *rec,
 		if (body < 9)
 			return 0;
 		info->scope = PS_SB_THREAD;
-		info->pid = ps_get32(b, sb->swap);
-		info->tid = ps_get32(b + 4, sb->swap);
+		pid_tid(info, b, sb->swap);
 		t = thread_get(sb, info->tid);
 		if (t) {
 			size_t max = body - 8 < PS_COMM_LEN ? body - 8 : PS_COMM_LEN;

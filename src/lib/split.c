@@ -29,11 +29,6 @@
 #define KNOWN_TID (1ULL << 32)
 #define KNOWN_PID (2ULL << 32)
 
-struct header {
-	unsigned char *data;
-	size_t len;
-};
-
 struct piece {
 	struct ps_split *sp;
 	char *key, *name;
@@ -93,8 +88,7 @@ struct ps_split {
 	struct ps_split_config cfg;
 	const struct ps_session *s;
 	struct ps_sideband *sb;
-	struct header *hdr;
-	size_t nhdr, hdr_cap, hdr_bytes;
+	struct ps_record_copies hdr;
 	struct piece *pieces;
 	size_t npieces, pieces_cap;
 	struct strtab by_key, by_name;
@@ -550,10 +544,10 @@ static int piece_reopen(struct ps_split *sp, size_t idx, struct ps_error *err)
 		if (piece_write(p, h, sizeof(h), err) < 0)
 			return -1;
 	}
-	for (i = p->nhdr; i < sp->nhdr; i++)
-		if (piece_write(p, sp->hdr[i].data, sp->hdr[i].len, err) < 0)
+	for (i = p->nhdr; i < sp->hdr.n; i++)
+		if (piece_write(p, sp->hdr.v[i].data, sp->hdr.v[i].len, err) < 0)
 			return -1;
-	p->nhdr = sp->nhdr;
+	p->nhdr = sp->hdr.n;
 	return ps_sideband__replay_global(sp->sb, emit, &c);
 }
 
@@ -591,35 +585,19 @@ static bool is_header(uint32_t type)
 
 static int keep_header(struct ps_split *sp, const struct ps_record *rec, struct ps_error *err)
 {
-	struct header *h;
 	size_t i;
 
-	if (sp->hdr_bytes + rec->len > MAX_HEADER_BYTES)
+	if (sp->hdr.bytes + rec->len > MAX_HEADER_BYTES)
 		return ps_error__set(err, PS_ECAP, NULL, rec->offset,
 		                     "more than %u MiB of header records", MAX_HEADER_BYTES >> 20);
-	if (sp->nhdr == sp->hdr_cap) {
-		size_t cap = sp->hdr_cap ? 2 * sp->hdr_cap : 64;
-
-		h = realloc(sp->hdr, cap * sizeof(*h));
-		if (!h)
-			return ps_error__set(err, PS_ENOMEM, NULL, rec->offset, "out of memory");
-		sp->hdr = h;
-		sp->hdr_cap = cap;
-	}
-	h = &sp->hdr[sp->nhdr];
-	h->data = malloc(rec->len ? rec->len : 1);
-	if (!h->data)
+	if (ps_record_copies__add(&sp->hdr, rec) < 0)
 		return ps_error__set(err, PS_ENOMEM, NULL, rec->offset, "out of memory");
-	memcpy(h->data, rec->data, rec->len);
-	h->len = rec->len;
-	sp->nhdr++;
-	sp->hdr_bytes += rec->len;
 	for (i = 0; i < sp->nopen; i++) {
 		struct piece *p = &sp->pieces[sp->open[i]];
 
 		if (piece_write(p, rec->data, rec->len, err) < 0)
 			return -1;
-		p->nhdr = sp->nhdr;
+		p->nhdr = sp->hdr.n;
 	}
 	return 0;
 }
@@ -879,7 +857,7 @@ int ps_split__finish(struct ps_split *sp, struct ps_error *err)
 		struct piece *p = &sp->pieces[i];
 		struct ps_error *e = r ? &spare : err;
 
-		if ((p->fd >= 0 || p->nhdr != sp->nhdr) &&
+		if ((p->fd >= 0 || p->nhdr != sp->hdr.n) &&
 		    (piece_open(sp, i, e) < 0 || piece_close(sp, i, e) < 0)) {
 			r = -1;
 			continue;
@@ -920,9 +898,7 @@ void ps_split__delete(struct ps_split *sp)
 		free(p->key);
 		free(p->name);
 	}
-	for (i = 0; i < sp->nhdr; i++)
-		free(sp->hdr[i].data);
-	free(sp->hdr);
+	ps_record_copies__release(&sp->hdr);
 	free(sp->pieces);
 	free(sp->by_key.slot);
 	free(sp->by_name.slot);

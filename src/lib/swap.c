@@ -347,21 +347,29 @@ static const struct ps_attr *attr_of(const struct ps_swap *w, const struct ps_re
 	return id ? ps_session__attr_by_id(w->s, id) : first;
 }
 
+/*
+ * The u64 fields among @bits that @st has, which follow one another: each is turned as a
+ * word of its own, so they are turned as one run of words.
+ */
+static void words(struct cur *c, uint64_t st, uint64_t bits)
+{
+	nums(c, (uint64_t)__builtin_popcountll(st & bits), 8);
+}
+
+/* pid, tid or cpu, res: two u32 */
+static void pair32(struct cur *c, uint64_t st, uint64_t bit)
+{
+	if (st & bit)
+		nums(c, 2, 4);
+}
+
 /* The sample_id trailer (STREAM-FORMAT 2.1), which ends the region. */
 static void trailer(struct cur *c, uint64_t st)
 {
-	if (st & PERF_SAMPLE_TID)
-		nums(c, 2, 4);
-	if (st & PERF_SAMPLE_TIME)
-		u64(c);
-	if (st & PERF_SAMPLE_ID)
-		u64(c);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		u64(c);
-	if (st & PERF_SAMPLE_CPU)
-		nums(c, 2, 4);
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		u64(c);
+	pair32(c, st, PERF_SAMPLE_TID);
+	words(c, st, PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID);
+	pair32(c, st, PERF_SAMPLE_CPU);
+	words(c, st, PERF_SAMPLE_IDENTIFIER);
 }
 
 /* ---- SAMPLE ---- */
@@ -462,24 +470,11 @@ static void sample(struct ps_swap *w, struct cur *c, const struct ps_attr *a)
 {
 	uint64_t st = a->sample_type, n;
 
-	if (st & PERF_SAMPLE_IDENTIFIER)
-		u64(c);
-	if (st & PERF_SAMPLE_IP)
-		u64(c);
-	if (st & PERF_SAMPLE_TID)
-		nums(c, 2, 4);
-	if (st & PERF_SAMPLE_TIME)
-		u64(c);
-	if (st & PERF_SAMPLE_ADDR)
-		u64(c);
-	if (st & PERF_SAMPLE_ID)
-		u64(c);
-	if (st & PERF_SAMPLE_STREAM_ID)
-		u64(c);
-	if (st & PERF_SAMPLE_CPU)
-		nums(c, 2, 4);
-	if (st & PERF_SAMPLE_PERIOD)
-		u64(c);
+	words(c, st, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP);
+	pair32(c, st, PERF_SAMPLE_TID);
+	words(c, st, PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID);
+	pair32(c, st, PERF_SAMPLE_CPU);
+	words(c, st, PERF_SAMPLE_PERIOD);
 	if (st & PERF_SAMPLE_READ)
 		read_block(c, a->read_format);
 	if (st & PERF_SAMPLE_CALLCHAIN)
@@ -515,20 +510,12 @@ static void sample(struct ps_swap *w, struct cur *c, const struct ps_attr *a)
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT))
 		u64(c);
-	if (st & PERF_SAMPLE_DATA_SRC)
-		u64(c);
-	if (st & PERF_SAMPLE_TRANSACTION)
-		u64(c);
+	words(c, st, PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION);
 	if (st & PERF_SAMPLE_REGS_INTR)
 		regs(c, a->sample_regs_intr);
-	if (st & PERF_SAMPLE_PHYS_ADDR)
-		u64(c);
-	if (st & PERF_SAMPLE_CGROUP)
-		u64(c);
-	if (st & PERF_SAMPLE_DATA_PAGE_SIZE)
-		u64(c);
-	if (st & PERF_SAMPLE_CODE_PAGE_SIZE)
-		u64(c);
+	words(c, st,
+	      PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE |
+	              PERF_SAMPLE_CODE_PAGE_SIZE);
 	if (st & PERF_SAMPLE_AUX) {
 		n = u64(c);
 		skip(c, n);

@@ -20,38 +20,26 @@
 #define MAX_DEPTH 32
 #define MAX_PIECES 64
 
-static bool uses_field(const struct tep_print_arg *a, const char *name, int depth)
+/*
+ * Does @a use field @name: anywhere (@mapped false), or (@mapped true) as the field a flags
+ * or symbol mapping maps?
+ */
+static bool has_field(const struct tep_print_arg *a, const char *name, bool mapped, int depth)
 {
 	if (!a || depth > MAX_DEPTH)
 		return false;
 	switch (a->type) {
 	case TEP_PRINT_FIELD:
-		return a->field.name && strcmp(a->field.name, name) == 0;
-	case TEP_PRINT_OP:
-		return uses_field(a->op.left, name, depth + 1) ||
-		       uses_field(a->op.right, name, depth + 1);
-	case TEP_PRINT_TYPE:
-		return uses_field(a->typecast.item, name, depth + 1);
-	default:
-		return false;
-	}
-}
-
-/* Does @a map field @name through symbols or flags? */
-static bool maps_field(const struct tep_print_arg *a, const char *name, int depth)
-{
-	if (!a || depth > MAX_DEPTH)
-		return false;
-	switch (a->type) {
+		return !mapped && a->field.name && strcmp(a->field.name, name) == 0;
 	case TEP_PRINT_FLAGS:
-		return uses_field(a->flags.field, name, 0);
+		return mapped && has_field(a->flags.field, name, false, 0);
 	case TEP_PRINT_SYMBOL:
-		return uses_field(a->symbol.field, name, 0);
+		return mapped && has_field(a->symbol.field, name, false, 0);
 	case TEP_PRINT_OP:
-		return maps_field(a->op.left, name, depth + 1) ||
-		       maps_field(a->op.right, name, depth + 1);
+		return has_field(a->op.left, name, mapped, depth + 1) ||
+		       has_field(a->op.right, name, mapped, depth + 1);
 	case TEP_PRINT_TYPE:
-		return maps_field(a->typecast.item, name, depth + 1);
+		return has_field(a->typecast.item, name, mapped, depth + 1);
 	default:
 		return false;
 	}
@@ -66,7 +54,7 @@ static int arg_index(const struct tep_event *ev, const char *name)
 	if (!ev || !name)
 		return -1;
 	for (a = ev->print_fmt.args; a && i < 256; a = a->next, i++)
-		if (maps_field(a, name, 0))
+		if (has_field(a, name, true, 0))
 			return i;
 	return -1;
 }

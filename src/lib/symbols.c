@@ -523,16 +523,9 @@ static void proc__insert(struct proc *p, uint64_t start, uint64_t end, uint64_t 
 
 static const struct map *proc__find_map(const struct proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nr;
+	size_t lo = ps_upper_bound(p->maps, p->nr, sizeof(p->maps[0]), offsetof(struct map, start),
+	                           addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo && addr < p->maps[lo - 1].end)
 		return &p->maps[lo - 1];
 	return NULL;

@@ -19,6 +19,7 @@
 
 #include <demangle.h>
 
+#include "compat.h"
 #include "files.h"
 #include "signals.h"
 #include "symbols_int.h"
@@ -214,17 +215,10 @@ void ps_symtab__sort(struct ps_symtab *t)
 
 const struct ps_sym *ps_symtab__find(const struct ps_symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->nr;
-
 	/* the last symbol starting at or before addr; ends never overlap after finishing */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	size_t lo = ps_upper_bound(t->syms, t->nr, sizeof(t->syms[0]),
+	                           offsetof(struct ps_sym, start), addr);
 
-		if (t->syms[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo)
 		return NULL;
 	{

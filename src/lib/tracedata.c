@@ -49,19 +49,13 @@ static uint64_t num(struct cursor *c, size_t n)
 	return n == 4 ? ps_get32(p, c->swap) : ps_get64(p, c->swap);
 }
 
+/* a NUL-terminated string: taken with its NUL; without one the cursor goes bad */
 static const char *string(struct cursor *c)
 {
-	const unsigned char *s = c->p + c->off, *nul;
+	const unsigned char *s = c->p + c->off;
+	const unsigned char *nul = c->bad ? NULL : memchr(s, 0, c->len - c->off);
 
-	if (c->bad)
-		return NULL;
-	nul = memchr(s, 0, c->len - c->off);
-	if (!nul) {
-		c->bad = true;
-		return NULL;
-	}
-	c->off += (size_t)(nul - s) + 1;
-	return (const char *)s;
+	return (const char *)take(c, nul ? (size_t)(nul - s) + 1 : SIZE_MAX);
 }
 
 /* a u64-sized chunk: skip it */

@@ -158,16 +158,27 @@ static void register_printk(struct tep_handle *tep, char *text)
 	}
 }
 
+/* a u32 count of @what (formats, systems), at most MAX_FORMATS */
+static bool get_count(struct cursor *c, uint32_t *n, const char *what)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "%s count", what);
+	if (!get32(c, n, name))
+		return false;
+	if (*n > MAX_FORMATS) {
+		snprintf(c->why, c->whylen, "tracing data: %u %ss is not possible", *n, what);
+		return false;
+	}
+	return true;
+}
+
 static bool parse_formats(struct cursor *c, struct tep_handle *tep, const char *sys)
 {
 	uint32_t count, i;
 
-	if (!get32(c, &count, "format count"))
+	if (!get_count(c, &count, "format"))
 		return false;
-	if (count > MAX_FORMATS) {
-		snprintf(c->why, c->whylen, "tracing data: %u formats is not possible", count);
-		return false;
-	}
 	for (i = 0; i < count; i++) {
 		uint64_t len;
 		char *text;
@@ -184,6 +195,24 @@ static bool parse_formats(struct cursor *c, struct tep_handle *tep, const char *
 		free(text);
 	}
 	return true;
+}
+
+/* A header section's name, which must be @name, and its u64 size into @len. */
+static bool header(struct cursor *c, const char *name, uint64_t *len)
+{
+	char what[32];
+	const char *s;
+
+	snprintf(what, sizeof(what), "%s name", name);
+	s = getstr(c, what);
+	if (!s)
+		return false;
+	if (strcmp(s, name) != 0) {
+		snprintf(c->why, c->whylen, "tracing data: %s expected", name);
+		return false;
+	}
+	snprintf(what, sizeof(what), "%s size", name);
+	return get64(c, len, what);
 }
 
 static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_info *info)
@@ -219,14 +248,7 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
 	tep_set_long_size(tep, (int)info->long_size);
 	tep_set_page_size(tep, (int)info->page_size);
 
-	s = getstr(c, "header_page name");
-	if (!s)
-		return false;
-	if (strcmp(s, "header_page") != 0) {
-		snprintf(c->why, c->whylen, "tracing data: header_page expected");
-		return false;
-	}
-	if (!get64(c, &len, "header_page size"))
+	if (!header(c, "header_page", &len))
 		return false;
 	text = gettext(c, len, "header_page");
 	if (!text)
@@ -236,14 +258,7 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
 		tep_set_long_size(tep, tep_get_header_page_size(tep));
 	free(text);
 
-	s = getstr(c, "header_event name");
-	if (!s)
-		return false;
-	if (strcmp(s, "header_event") != 0) {
-		snprintf(c->why, c->whylen, "tracing data: header_event expected");
-		return false;
-	}
-	if (!get64(c, &len, "header_event size"))
+	if (!header(c, "header_event", &len))
 		return false;
 	if (len > c->len - c->pos) {
 		snprintf(c->why, c->whylen,
@@ -254,12 +269,8 @@ static bool walk(struct cursor *c, struct tep_handle *tep, struct ps_tracing_inf
 
 	if (!parse_formats(c, tep, "ftrace"))
 		return false;
-	if (!get32(c, &nsys, "system count"))
+	if (!get_count(c, &nsys, "system"))
 		return false;
-	if (nsys > MAX_FORMATS) {
-		snprintf(c->why, c->whylen, "tracing data: %u systems is not possible", nsys);
-		return false;
-	}
 	for (i = 0; i < nsys; i++) {
 		char *sys;
 

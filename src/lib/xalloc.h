@@ -46,6 +46,29 @@ void *ps_realloc_array(void *p, size_t n, size_t size);
 size_t ps_grow_cap(size_t cap, size_t need, size_t first);
 
 /**
+ * ps_slot_grow() - ps_slot()'s slow path: the array grown to hold index @i and 8 more, the
+ * new elements zeroed.
+ * Return: element @i, or NULL (the array as it was) without memory.
+ */
+void *ps_slot_grow(void **p, size_t *n, size_t size, size_t i);
+
+/**
+ * ps_slot() - element @i of the array *@p of *@n elements of @size bytes (one per attr
+ * index, say), the array grown with zeroed elements when it is too short.
+ * @p: the array's pointer, cast to (void **)
+ *
+ * Return: the element; NULL for a negative @i or without memory.
+ */
+static inline void *ps_slot(void **p, size_t *n, size_t size, long i)
+{
+	if (i < 0)
+		return NULL;
+	if ((size_t)i < *n)
+		return (unsigned char *)*p + (size_t)i * size;
+	return ps_slot_grow(p, n, size, (size_t)i);
+}
+
+/**
  * ps_grow() - make the array at *@p hold at least @need elements of @size bytes,
  * doubling its capacity *@cap (from @first when it is 0) as ps_grow_cap() says.
  * @p: the array's pointer, cast to (void **)
