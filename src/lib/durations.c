@@ -17,6 +17,7 @@
 #include "sample.h"
 #include "session.h"
 #include "tracing.h"
+#include "xalloc.h"
 
 #define MAX_CPUS 4096
 #define NAME_MAX_LEN 64
@@ -433,34 +434,6 @@ static uint32_t attr_roles(const struct ps_durations *d, const struct ps_session
 	return r->roles;
 }
 
-/* Recordings merged by pcat --merge keep their threads and cpus apart. */
-static uint32_t input_of(const struct ps_session *s, size_t idx)
-{
-	const struct ps_attr *a = ps_session__attr(s, idx);
-	uint32_t n = 0;
-	size_t i, k;
-
-	if (!a->input)
-		return 0;
-	/* the inputs numbered from 1 in the order their first attr came */
-	for (i = 0; i <= idx; i++) {
-		const struct ps_attr *b = ps_session__attr(s, i);
-
-		if (!b->input)
-			continue;
-		for (k = 0; k < i; k++) {
-			const struct ps_attr *c = ps_session__attr(s, k);
-
-			if (c->input && strcmp(c->input, b->input) == 0)
-				break;
-		}
-		n += k == i;
-		if (strcmp(b->input, a->input) == 0)
-			return n;
-	}
-	return n;
-}
-
 /* the roles of every attr, worked out again when the stream declares more */
 static int learn(struct ps_durations *d, const struct ps_session *s)
 {
@@ -475,7 +448,7 @@ static int learn(struct ps_durations *d, const struct ps_session *s)
 	d->have_switch = false;
 	for (i = 0; i < n; i++) {
 		d->have_switch |= (attr_roles(d, s, ps_session__attr(s, i), &r[i]) & R_SWITCH) != 0;
-		r[i].input = input_of(s, i);
+		r[i].input = ps_session__input_number(s, i);
 	}
 	free(d->roles);
 	d->roles = r;
@@ -610,10 +583,7 @@ bool ps_durations__value(const struct ps_sample *smp, int field, uint64_t *ns)
 
 static size_t hash64(uint64_t v)
 {
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdULL;
-	v ^= v >> 33;
-	return (size_t)v;
+	return (size_t)ps_mix64(v);
 }
 
 /* Make room for one more entry (the buckets grow up to the cap's size). */
@@ -812,16 +782,10 @@ static struct cpu_state *cpu_get(struct ps_durations *d, uint32_t cpu)
 		return NULL;
 	if (cpu >= d->ncpus) {
 		size_t n = cpu < 64 ? 64 : (size_t)cpu * 2;
-		struct cpu_state *c;
 
-		if (n > MAX_CPUS)
-			n = MAX_CPUS;
-		c = realloc(d->cpus, n * sizeof(*c));
-		if (!c)
+		if (ps_resize_zeroed((void **)&d->cpus, &d->ncpus, n < MAX_CPUS ? n : MAX_CPUS,
+		                     sizeof(*d->cpus)))
 			return NULL;
-		memset(c + d->ncpus, 0, (n - d->ncpus) * sizeof(*c));
-		d->cpus = c;
-		d->ncpus = n;
 	}
 	return &d->cpus[cpu];
 }

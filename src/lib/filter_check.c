@@ -221,33 +221,6 @@ static void bind_one(const struct fcond *c, const struct ps_session *s, const st
 		b->kind = BK_ABSENT;
 }
 
-/* The number from 1 of the input of attr @idx: its place among the inputs the attrs name. */
-static uint32_t input_number(const struct ps_session *s, size_t idx)
-{
-	const struct ps_attr *a = ps_session__attr(s, idx), *b;
-	uint32_t n = 0;
-	size_t i, j;
-
-	if (!a->input)
-		return 0;
-	for (i = 0; i <= idx; i++) {
-		b = ps_session__attr(s, i);
-		if (!b->input)
-			continue;
-		for (j = 0; j < i; j++) {
-			const struct ps_attr *c = ps_session__attr(s, j);
-
-			if (c->input && strcmp(c->input, b->input) == 0)
-				break;
-		}
-		if (j == i)
-			n++;
-		if (strcmp(b->input, a->input) == 0)
-			return n;
-	}
-	return n;
-}
-
 int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 {
 	size_t n = ps_session__nr_attrs(s), i, k;
@@ -269,7 +242,7 @@ int ps_filter_bind(struct ps_filter *f, const struct ps_session *s)
 		for (k = 0; k < n; k++)
 			bind_one(c, s, ps_session__attr(s, k), &c->bind[k]);
 		for (k = 0; c->field == FF_INPUT && k < n; k++)
-			c->bind[k].offset = input_number(s, k);
+			c->bind[k].offset = ps_session__input_number(s, k);
 		for (k = 0; k < c->nvalues; k++) {
 			struct fvalue *v = &c->values[k];
 
@@ -704,8 +677,8 @@ static bool input_known(const struct ps_session *s, const struct fvalue *v, stru
 		if (!a->input)
 			continue;
 		found = found || strcmp(a->input, v->text) == 0;
-		if (input_number(s, i) > most)
-			most = input_number(s, i);
+		if (ps_session__input_number(s, i) > most)
+			most = ps_session__input_number(s, i);
 		sb_add_unique(list, a->input);
 	}
 	if (found || (v->is_num && !v->neg && v->num >= 1 && v->num <= most))

@@ -170,6 +170,30 @@ struct ps_attr *ps_session__attr(const struct ps_session *s, size_t idx)
 	return idx < s->nr_attrs ? s->attrs[idx] : NULL;
 }
 
+uint32_t ps_session__input_number(const struct ps_session *s, size_t idx)
+{
+	const struct ps_attr *a = ps_session__attr(s, idx);
+	uint32_t n = 0;
+	size_t i, k;
+
+	if (!a || !a->input)
+		return 0;
+	for (i = 0; i <= idx; i++) {
+		const struct ps_attr *b = s->attrs[i];
+
+		if (!b->input)
+			continue;
+		/* a new input where no earlier attr names it */
+		for (k = 0; k < i; k++)
+			if (s->attrs[k]->input && strcmp(s->attrs[k]->input, b->input) == 0)
+				break;
+		n += k == i;
+		if (strcmp(b->input, a->input) == 0)
+			return n;
+	}
+	return n;
+}
+
 bool ps_session__same_attrs(const struct ps_session *a, const struct ps_session *b)
 {
 	struct ps_attr *x, *y;
@@ -188,19 +212,9 @@ bool ps_session__same_attrs(const struct ps_session *a, const struct ps_session 
 	return true;
 }
 
-/* splitmix64's finalizer over the seeded id: every input bit moves every output bit */
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 31);
-}
-
 static struct id_slot *find_slot(struct id_slot *tab, size_t cap, uint64_t seed, uint64_t id)
 {
-	size_t mask = cap - 1, i = (size_t)mix(id ^ seed) & mask;
+	size_t mask = cap - 1, i = (size_t)ps_mix64(id ^ seed) & mask;
 
 	while (tab[i].idx1 && tab[i].id != id)
 		i = (i + 1) & mask;
@@ -385,44 +399,50 @@ uint64_t ps_attr_flags_from_big_endian(uint64_t v)
 	return w;
 }
 
+/* How many of the one-word fields in @mask a sample_type @st has. */
+static unsigned int words(uint64_t st, uint64_t mask)
+{
+	return (unsigned int)__builtin_popcountll(st & mask);
+}
+
 /* The word positions of the id and the time, as ps_session__attr_of() and
  * ps_session__record_time() need them for every record. */
 static void attr_positions(struct ps_attr *a)
 {
+	/* a sample's head: identifier, ip, tid, time, addr, id, stream_id, cpu, period;
+	 * the trailer of other records: tid, time, id, stream_id, cpu, identifier */
+	const uint64_t head = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	                      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID |
+	                      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	const uint64_t trailer = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
+	                         PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER;
 	uint64_t st = a->sample_type;
-	unsigned int before_time = !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
-	                           !!(st & PERF_SAMPLE_TID);
 
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		a->sample_id_pos = 0;
 	else if (st & PERF_SAMPLE_ID)
-		a->sample_id_pos = !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID) +
-		                   !!(st & PERF_SAMPLE_TIME) + !!(st & PERF_SAMPLE_ADDR);
+		a->sample_id_pos = words(st, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+		                                     PERF_SAMPLE_ADDR);
 	else
 		a->sample_id_pos = UINT32_MAX;
-	a->sample_time_pos = (st & PERF_SAMPLE_TIME) ? before_time : UINT32_MAX;
-	/* the trailer: tid, time, id, stream_id, cpu, identifier, the last at the end */
+	a->sample_time_pos =
+	        (st & PERF_SAMPLE_TIME) ?
+	                words(st, PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID) :
+	                UINT32_MAX;
+	/* counted back from the trailer's end, the identifier last */
 	if (st & PERF_SAMPLE_IDENTIFIER)
 		a->trailer_id_back = 1;
 	else if (st & PERF_SAMPLE_ID)
-		a->trailer_id_back = 1 + !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU);
+		a->trailer_id_back = 1 + words(st, PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU);
 	else
 		a->trailer_id_back = UINT32_MAX;
-	a->trailer_time_back = UINT32_MAX;
-	if (st & PERF_SAMPLE_TIME)
-		a->trailer_time_back = 1u + !!(st & PERF_SAMPLE_ID) +
-		                       !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
-		                       !!(st & PERF_SAMPLE_IDENTIFIER);
-	a->sample_head_words = 0u + !!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) +
-	                       !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
-	                       !!(st & PERF_SAMPLE_ADDR) + !!(st & PERF_SAMPLE_ID) +
-	                       !!(st & PERF_SAMPLE_STREAM_ID) + !!(st & PERF_SAMPLE_CPU) +
-	                       !!(st & PERF_SAMPLE_PERIOD);
-	a->trailer_words = 0;
-	if (a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL)
-		a->trailer_words = 0u + !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
-		                   !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
-		                   !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER);
+	a->trailer_time_back =
+	        (st & PERF_SAMPLE_TIME) ?
+	                1 + words(st, PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+	                                      PERF_SAMPLE_IDENTIFIER) :
+	                UINT32_MAX;
+	a->sample_head_words = words(st, head);
+	a->trailer_words = (a->flags & PS_ATTR_FLAG_SAMPLE_ID_ALL) ? words(st, trailer) : 0;
 }
 
 static void decode_attr(struct ps_attr *a, bool swap)
@@ -825,7 +845,7 @@ bool ps_session__record_time(const struct ps_session *s, const struct ps_record 
 /* seeded like the id table: tids chosen to share a bucket do not */
 static size_t thread_bucket(const struct ps_session *s, uint32_t tid)
 {
-	return (size_t)(mix(tid ^ s->seed) % THREAD_BUCKETS);
+	return (size_t)(ps_mix64(tid ^ s->seed) % THREAD_BUCKETS);
 }
 
 static struct thread *find_thread(const struct ps_session *s, uint32_t tid)

@@ -132,6 +132,13 @@ size_t ps_session__nr_attrs(const struct ps_session *s);
 /** ps_session__attr() - attr number @idx (0-based), or NULL. */
 struct ps_attr *ps_session__attr(const struct ps_session *s, size_t idx);
 
+/**
+ * ps_session__input_number() - the input of attr @idx in a merged stream (pcat --merge,
+ * pstream-nats sub of several subjects): numbered from 1 in the order the inputs' first
+ * attrs came; 0 for an attr with no input (a stream that is not a merge).
+ */
+uint32_t ps_session__input_number(const struct ps_session *s, size_t idx);
+
 #define ps_session__for_each_attr(s, a, i) \
 	for ((i) = 0; ((a) = ps_session__attr((s), (i))) != NULL; (i)++)
 
