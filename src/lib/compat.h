@@ -130,4 +130,15 @@ static inline bool ps_host_is_big_endian(void)
 	return __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 }
 
+/* splitmix64's finalizer: every input bit moves every output bit (a hash table's index
+ * from an id, a tid or a seeded key) */
+static inline uint64_t ps_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 31);
+}
+
 #endif

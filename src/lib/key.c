@@ -191,16 +191,9 @@ static const struct fc_attr *fc_of(struct fcache *fc, const struct ps_attr *a, c
 
 	if (!fc || a->idx < 0 || a->idx >= PS_MAX_ATTRS)
 		return NULL;
-	if ((size_t)a->idx >= fc->n) {
-		size_t n = (size_t)a->idx + 8;
-
-		e = realloc(fc->e, n * sizeof(*e));
-		if (!e)
-			return NULL;
-		memset(e + fc->n, 0, (n - fc->n) * sizeof(*e));
-		fc->e = e;
-		fc->n = n;
-	}
+	if ((size_t)a->idx >= fc->n &&
+	    ps_resize_zeroed((void **)&fc->e, &fc->n, (size_t)a->idx + 8, sizeof(*fc->e)))
+		return NULL;
 	e = &fc->e[a->idx];
 	if (e->a != a || e->tp != a->tp || e->aname != a->name) {
 		e->a = a;

@@ -19,6 +19,19 @@ void *ps_realloc_array(void *p, size_t n, size_t size)
 	return realloc(p, bytes ? bytes : 1);
 }
 
+int ps_resize_zeroed(void **p, size_t *n, size_t want, size_t size)
+{
+	unsigned char *q = ps_realloc_array(*p, want, size);
+
+	if (!q)
+		return -1;
+	if (want > *n)
+		memset(q + *n * size, 0, (want - *n) * size);
+	*p = q;
+	*n = want;
+	return 0;
+}
+
 size_t ps_grow_cap(size_t cap, size_t need, size_t first)
 {
 	size_t n = cap ? cap : first;

@@ -35,6 +35,13 @@ static inline bool ps_mul_ok(size_t a, size_t b, size_t *res)
 void *ps_realloc_array(void *p, size_t n, size_t size);
 
 /**
+ * ps_resize_zeroed() - ps_realloc_array() of the array at *@p from its *@n elements of @size
+ * bytes to @want of them, the new ones zeroed.
+ * Return: 0 with *@p and *@n updated, or -1 with both unchanged.
+ */
+int ps_resize_zeroed(void **p, size_t *n, size_t want, size_t size);
+
+/**
  * ps_grow_cap() - the capacity an array of @cap elements doubles to for @need of them.
  * @cap: what it holds now (0: nothing yet)
  * @need: how many it must hold
