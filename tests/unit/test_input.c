@@ -467,6 +467,28 @@ static void test_bad_sizes(bool swap)
 	buf_free(&b);
 }
 
+/*
+ * A pipe header, a TRACING_DATA record with @len bytes of @blob after it, and a
+ * FINISHED_ROUND at *@after.  @twelve: the record's header.size is 12, as older perf
+ * wrote it (the blob right after the u32 size), else 16.  Return: the record's offset.
+ */
+static size_t tracing_stream(struct buf *b, bool twelve, const char *blob, uint32_t len,
+                             size_t *after)
+{
+	static const uint64_t fr[1];
+	size_t td;
+
+	pipe_header(b);
+	td = rec_begin(b, PS_RECORD_HEADER_TRACING_DATA, 0);
+	put32(b, len);
+	if (!twelve)
+		put32(b, 0);
+	rec_end(b, td);
+	put_bytes(b, blob, len);
+	*after = rec_words(b, PS_RECORD_FINISHED_ROUND, 0, fr, 0);
+	return td;
+}
+
 /* TRACING_DATA: the payload after header.size, its cap, its truncation. */
 static void test_tracing_data(bool swap)
 {
@@ -475,13 +497,9 @@ static void test_tracing_data(bool swap)
 	size_t td, after;
 	struct run r;
 
-	pipe_header(&b);
-	td = rec_begin(&b, PS_RECORD_HEADER_TRACING_DATA, 0);
-	put32(&b, 64);
-	put32(&b, 0);
-	rec_end(&b, td);
-	put_bytes(&b, "not a tracing blob, but 64 bytes of it all the same............", 64);
-	after = rec_words(&b, PS_RECORD_FINISHED_ROUND, 0, fr, 0);
+	td = tracing_stream(&b, false,
+	                    "not a tracing blob, but 64 bytes of it all the same............", 64,
+	                    &after);
 	CHECK_EQ_U64(after, td + 16 + 64);
 
 	run_buf(&b, VIA_PIPE, 10, 0, &r);
@@ -592,17 +610,11 @@ static void test_tracing_data(bool swap)
  */
 static void test_tracing_data_12(bool swap)
 {
-	static const uint64_t fr[1];
 	struct buf b = { .swap = swap };
-	size_t td, after;
+	size_t after;
 	struct run r;
 
-	pipe_header(&b);
-	td = rec_begin(&b, PS_RECORD_HEADER_TRACING_DATA, 0);
-	put32(&b, 16);
-	rec_end(&b, td);
-	put_bytes(&b, "sixteen bytes...", 16);
-	after = rec_words(&b, PS_RECORD_FINISHED_ROUND, 0, fr, 0);
+	CHECK_EQ_U64(tracing_stream(&b, true, "sixteen bytes...", 16, &after), 16);
 	run_buf(&b, VIA_PIPE, 5, 0, &r);
 	if (r.last)
 		fprintf(stderr, "TRACING_DATA of 12 bytes: %s\n", r.err.detail);
