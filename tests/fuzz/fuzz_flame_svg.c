@@ -48,12 +48,25 @@ static bool starts(const struct xml *x, const char *p)
 	return x->n - x->i >= l && memcmp(x->s + x->i, p, l) == 0;
 }
 
+/*
+ * Unicode's table of well-formed UTF-8 (Table 3-7): a lead byte's range, the length of
+ * its sequence and the range of the byte after it; the bytes after that are 80..BF.
+ * Written from the table rather than by decoding, so the oracle does not share the
+ * library's way of checking.
+ */
+static const struct {
+	unsigned char lo, hi, len, lo2, hi2;
+} well_formed[] = {
+	{ 0xc2, 0xdf, 2, 0x80, 0xbf }, { 0xe0, 0xe0, 3, 0xa0, 0xbf }, { 0xe1, 0xec, 3, 0x80, 0xbf },
+	{ 0xed, 0xed, 3, 0x80, 0x9f }, { 0xee, 0xef, 3, 0x80, 0xbf }, { 0xf0, 0xf0, 4, 0x90, 0xbf },
+	{ 0xf1, 0xf3, 4, 0x80, 0xbf }, { 0xf4, 0xf4, 4, 0x80, 0x8f },
+};
+
 /* XML 1.0's Char production over UTF-8: x->i moves past one character */
 static void xml_char(struct xml *x)
 {
 	const unsigned char *p = (const unsigned char *)x->s + x->i;
-	size_t left = x->n - x->i, len, k;
-	uint32_t cp;
+	size_t left = x->n - x->i, k, w;
 
 	if (p[0] < 0x80) {
 		if (p[0] < 0x20 && p[0] != '\t' && p[0] != '\n' && p[0] != '\r')
@@ -61,25 +74,22 @@ static void xml_char(struct xml *x)
 		x->i++;
 		return;
 	}
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2, cp = p[0] & 0x1f;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		len = 3, cp = p[0] & 0x0f;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		len = 4, cp = p[0] & 0x07;
-	else
+	for (w = 0; w < sizeof(well_formed) / sizeof(well_formed[0]); w++)
+		if (p[0] >= well_formed[w].lo && p[0] <= well_formed[w].hi)
+			break;
+	if (w == sizeof(well_formed) / sizeof(well_formed[0]))
 		bad(x, "not UTF-8");
-	if (len > left)
+	if (well_formed[w].len > left)
 		bad(x, "UTF-8 cut short");
-	for (k = 1; k < len; k++) {
-		if ((p[k] & 0xc0) != 0x80)
+	if (p[1] < well_formed[w].lo2 || p[1] > well_formed[w].hi2)
+		bad(x, "not UTF-8");
+	for (k = 2; k < well_formed[w].len; k++)
+		if (p[k] < 0x80 || p[k] > 0xbf)
 			bad(x, "not UTF-8");
-		cp = cp << 6 | (p[k] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+	/* U+FFFE and U+FFFF are not XML characters */
+	if (p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
 		bad(x, "not an XML character");
-	x->i += len;
+	x->i += well_formed[w].len;
 }
 
 /* "&name;" or "&#N;" or "&#xH;" */
