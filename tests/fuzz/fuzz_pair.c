@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *names[PS_DUR_NR];
 	char *text, *p, why[400];
 	size_t n = 0;
-	uint64_t v;
+	uint64_t t, v; /* the time step; a value read (not the loop's) */
 	int f;
 
 	text = fuzz_begin(data, size, &s, &smp);
@@ -47,9 +47,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ps_durations__why_not(d, f, why, sizeof(why));
 			ps_durations__check(s, f, &err);
 		}
-		for (v = 0; v < 3; v++) {
+		for (t = 0; t < 3; t++) {
 			one = smp;
-			one.time += v;
+			one.time += t;
 			ps_durations__sample(d, s, &one);
 			for (f = 0; f < PS_DUR_NR; f++)
 				ps_durations__value(&one, f, &v);
