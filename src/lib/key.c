@@ -189,12 +189,11 @@ static const struct fc_attr *fc_of(struct fcache *fc, const struct ps_attr *a, c
 {
 	struct fc_attr *e;
 
-	if (!fc || a->idx < 0 || a->idx >= PS_MAX_ATTRS)
+	if (!fc || a->idx >= PS_MAX_ATTRS)
 		return NULL;
-	if ((size_t)a->idx >= fc->n &&
-	    ps_resize_zeroed((void **)&fc->e, &fc->n, (size_t)a->idx + 8, sizeof(*fc->e)))
+	e = ps_slot((void **)&fc->e, &fc->n, sizeof(*fc->e), a->idx);
+	if (!e)
 		return NULL;
-	e = &fc->e[a->idx];
 	if (e->a != a || e->tp != a->tp || e->aname != a->name) {
 		e->a = a;
 		e->tp = a->tp;

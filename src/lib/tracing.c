@@ -415,29 +415,14 @@ bool ps_tracing__swapped(const struct tep_event *event)
 int ps_tracing__number(const struct tep_format_field *f, bool swap, const void *raw, uint32_t size,
                        uint64_t *val)
 {
-	const unsigned char *p;
-
 	if (f->offset < 0 || f->size < 0 || (uint64_t)f->offset + (uint64_t)f->size > size)
 		return -1;
 	if (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC))
 		return -1;
-	p = (const unsigned char *)raw + f->offset;
-	switch (f->size) {
-	case 1:
-		*val = p[0];
-		return 0;
-	case 2:
-		*val = ps_get16(p, swap);
-		return 0;
-	case 4:
-		*val = ps_get32(p, swap);
-		return 0;
-	case 8:
-		*val = ps_get64(p, swap);
-		return 0;
-	default:
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
 		return -1;
-	}
+	*val = ps_get_num((const unsigned char *)raw + f->offset, (unsigned int)f->size, swap);
+	return 0;
 }
 
 int ps_tracing__read_u64(struct tep_format_field *f, const void *raw, uint32_t size, uint64_t *val)

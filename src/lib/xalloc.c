@@ -48,18 +48,9 @@ size_t ps_grow_cap(size_t cap, size_t need, size_t first)
 
 void *ps_slot_grow(void **p, size_t *n, size_t size, size_t i)
 {
-	size_t want = i + 8;
-	unsigned char *q;
-
-	if (want < i)
+	if (i + 8 < i || ps_resize_zeroed(p, n, i + 8, size))
 		return NULL;
-	q = ps_realloc_array(*p, want, size);
-	if (!q)
-		return NULL;
-	memset(q + *n * size, 0, (want - *n) * size);
-	*p = q;
-	*n = want;
-	return q + i * size;
+	return (unsigned char *)*p + i * size;
 }
 
 int ps_grow(void **p, size_t *cap, size_t need, size_t size, size_t first)
