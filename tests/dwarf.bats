@@ -26,7 +26,7 @@ need_workload() {
 }
 
 dwarf_pipe() {
-	record_once dwarf.pipe perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - "$WORK/dwork" 300
+	record_once dwarf.pipe perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - "$WORK/dwork" 1000
 }
 
 # compare_frames STREAM [MIN_FRAMES_PCT [MIN_SAMPLES_PCT]]: ptojson's frames against perf's
@@ -49,7 +49,7 @@ compare_frames() {
 	need_workload
 	[ -s "$WORK/dwarf.data" ] ||
 		perf record -q --call-graph dwarf -e cpu-clock -F 999 -o "$WORK/dwarf.data" \
-			"$WORK/dwork" 200 >/dev/null 2>&1
+			"$WORK/dwork" 1000 >/dev/null 2>&1
 	compare_frames "$WORK/dwarf.data" 98
 }
 
@@ -99,7 +99,7 @@ for _ in range(3):
 @test "dwarf: a stack copy too small for the whole stack keeps what it can unwind" {
 	need_workload
 	record_once small.pipe perf record -q --call-graph dwarf,128 -e cpu-clock -F 999 -o - \
-		"$WORK/dwork" 300
+		"$WORK/dwork" 1000
 	compare_frames "$WORK/small.pipe" 98
 	# the copy ends before main: no sample reaches it, and none is an error
 	! grep -q '"sym":"main"' "$BATS_TEST_TMPDIR/out.json"
@@ -109,7 +109,7 @@ for _ in range(3):
 @test "dwarf: precord --call-graph dwarf writes perf's attr, and both unwind it alike" {
 	need_workload
 	record_once precord.pipe "$BIN/precord" -q --call-graph dwarf -e cpu-clock -F 999 \
-		-o /dev/stdout "$WORK/dwork" 300
+		-o /dev/stdout "$WORK/dwork" 1000
 	perf evlist -v -i - <"$WORK/precord.pipe" 2>/dev/null >"$BATS_TEST_TMPDIR/ours.attr"
 	dwarf_pipe
 	perf evlist -v -i - <"$WORK/dwarf.pipe" 2>/dev/null >"$BATS_TEST_TMPDIR/perf.attr"
