@@ -435,6 +435,33 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/*
+ * @pid's name now, into @comm (16 bytes, NUL-padded); unchanged when it cannot be read.  A
+ * reader found while still the shell that execs it (sh -c 'exec pcount') is named by what
+ * it became.  /proc/PID/comm is a regular file of the kernel's: it neither blocks nor runs on.
+ */
+static void comm_now(int pid, char *comm, size_t size)
+{
+	char path[32], now[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, now, sizeof(now) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	if (now[n - 1] == '\n')
+		n--;
+	if ((size_t)n > size)
+		n = (ssize_t)size;
+	memset(comm, 0, size);
+	memcpy(comm, now, (size_t)n);
+}
+
 /* "PID COMM, PID COMM and 2 more, and 3 processes they started" */
 static void left_out(struct ps_recorder *rec, char *buf, size_t len)
 {
@@ -444,12 +471,14 @@ static void left_out(struct ps_recorder *rec, char *buf, size_t len)
 
 	buf[0] = 0;
 	for (i = 0; i < n && used < len; i++) {
-		char comm[4 * sizeof(p[i].comm)];
+		char comm[4 * sizeof(p[i].comm)], name[sizeof(p[i].comm)];
 		size_t k, c = 0;
 
+		memcpy(name, p[i].comm, sizeof(name));
+		comm_now((int)p[i].pid, name, sizeof(name));
 		/* a comm is any bytes (prctl): the unprintable ones as \ooo */
-		for (k = 0; k < sizeof(p[i].comm) && p[i].comm[k]; k++) {
-			unsigned char ch = (unsigned char)p[i].comm[k];
+		for (k = 0; k < sizeof(name) && name[k]; k++) {
+			unsigned char ch = (unsigned char)name[k];
 
 			if (ch < 0x20 || ch >= 0x7f || ch == '\\')
 				c += (size_t)snprintf(comm + c, sizeof(comm) - c, "\\%03o", ch);
