@@ -16,6 +16,10 @@
 #define PS_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define PS_NORETURN _Noreturn
 #define PS_UNUSED __attribute__((unused))
+/* a rare path kept out of line, so the common path around it stays small */
+#define PS_COLD __attribute__((cold, noinline))
+/* a call kept a call: inlined, it would make every caller save registers it rarely needs */
+#define PS_NOINLINE __attribute__((noinline))
 
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
