@@ -774,7 +774,8 @@ const char *ps_session__tracing_notice(struct ps_session *s, const struct ps_att
 
 /* ---- which attr, what time ---- */
 
-struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_record *rec)
+/* ps_session__attr_of(), inline in ps_session__record_attr_time(): run for every record */
+static inline struct ps_attr *attr_of(const struct ps_session *s, const struct ps_record *rec)
 {
 	const struct ps_attr *first;
 	size_t words = (rec->size - 8u) / 8;
@@ -804,6 +805,11 @@ struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_
 	return attr_by_id(s, id);
 }
 
+struct ps_attr *ps_session__attr_of(const struct ps_session *s, const struct ps_record *rec)
+{
+	return attr_of(s, rec);
+}
+
 bool ps_session__record_attr_time(const struct ps_session *s, const struct ps_record *rec,
                                   uint64_t *time, const struct ps_attr **attr)
 {
@@ -814,7 +820,7 @@ bool ps_session__record_attr_time(const struct ps_session *s, const struct ps_re
 	*attr = NULL;
 	if (rec->type >= PS_RECORD_USER_START || rec->type == 0)
 		return false;
-	a = *attr = ps_session__attr_of(s, rec);
+	a = *attr = attr_of(s, rec);
 	if (!a)
 		return false;
 	if (rec->type == PERF_RECORD_SAMPLE) {
