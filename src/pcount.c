@@ -450,15 +450,21 @@ static double stats_stddev(const struct stats *st)
 }
 
 /* The measured fields' values @mv into @r; -1 when out of memory. */
-static int measure(struct ctx *c, struct row *r, const int64_t *mv)
+static int add_stats(struct ctx *c, struct row *r, const int64_t *mv)
 {
 	int i;
 
-	r->errors += c->failed;
 	for (i = 0; i < c->o->nmeas; i++)
 		if (stats_add(&r->st[i], mv[i], c->o->meas[i].hist))
 			return -1;
 	return 0;
+}
+
+/* The errors and --stats of a sample counted in @r; a call only when there are stats. */
+static inline int measure(struct ctx *c, struct row *r, const int64_t *mv)
+{
+	r->errors += c->failed;
+	return c->o->nmeas ? add_stats(c, r, mv) : 0;
 }
 
 static void row_free(struct ctx *c, struct row *r)
