@@ -436,7 +436,8 @@ static void *feed_thread(void *arg)
 	size_t len;
 	int r;
 
-	while (!ps_stop && (r = ps_nats_sub__read(f->sub, &d, &len, 100, &f->err)) != 0) {
+	while (!ps_stop && !ps_winding_down &&
+	       (r = ps_nats_sub__read(f->sub, &d, &len, 100, &f->err)) != 0) {
 		if (r < 0)
 			break;
 		while (r == 1 && len) {
@@ -481,6 +482,11 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 
 	if (!f || !fds)
 		ps_die_nomem();
+	/* asked to stop (SIGTERM, as systemd stops a service), the feeds take no more
+	 * messages and end their pipes; the merge writes everything they gave, which is
+	 * then acknowledged: a durable subscription started again goes on from there, with
+	 * nothing twice.  A second signal stops at once. */
+	ps_signals__wind_down();
 	out = ps_output__open(o->output, o->force, &oerr);
 	if (!out)
 		ps_die(&oerr);

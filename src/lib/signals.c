@@ -11,6 +11,10 @@
 
 volatile sig_atomic_t ps_stop;
 volatile sig_atomic_t ps_interrupted;
+volatile sig_atomic_t ps_winding_down;
+
+/* ps_signals__wind_down() was called; the handler reads it */
+static volatile sig_atomic_t wind_down;
 
 /* live inputs open; the handler reads it */
 static volatile sig_atomic_t live_inputs;
@@ -20,6 +24,10 @@ static uint64_t drain_start, drain_quiet_from;
 
 static void on_stop(int sig)
 {
+	if (wind_down && !ps_winding_down && !ps_stop) {
+		ps_winding_down = 1;
+		return;
+	}
 	if (sig == SIGINT && live_inputs > 0 && !ps_interrupted && !ps_stop) {
 		ps_interrupted = 1;
 		return;
@@ -42,6 +50,11 @@ void ps_signals__init(void)
 	sigaddset(&sa.sa_mask, SIGTERM);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+void ps_signals__wind_down(void)
+{
+	wind_down = 1;
 }
 
 void ps_signals__child_reset(void)

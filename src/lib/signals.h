@@ -31,6 +31,8 @@ extern volatile sig_atomic_t ps_stop;
 /* Set, instead of ps_stop, by a first SIGINT while a live input is open. */
 extern volatile sig_atomic_t ps_interrupted;
 
+/* Set, instead of ps_stop, by a first SIGINT or SIGTERM after ps_signals__wind_down(). */
+extern volatile sig_atomic_t ps_winding_down;
 /**
  * ps_signals__init() - ignore SIGPIPE (writes then fail with EPIPE) and make SIGINT and
  * SIGTERM set ps_stop (or ps_interrupted, see above), without SA_RESTART so a blocked read
@@ -38,6 +40,13 @@ extern volatile sig_atomic_t ps_interrupted;
  */
 void ps_signals__init(void);
 
+/**
+ * ps_signals__wind_down() - from now on a first SIGINT or SIGTERM sets ps_winding_down,
+ * not ps_stop: for a program that, asked to stop, stops taking new input and finishes
+ * what it took (pstream-nats sub's merge: its feeds end, the merge writes what they gave,
+ * and all of it is acknowledged).  A second signal sets ps_stop, as ever.
+ */
+void ps_signals__wind_down(void);
 /**
  * ps_signals__child_reset() - in a forked child before exec: default SIGPIPE, SIGINT, SIGTERM.
  */
