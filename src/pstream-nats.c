@@ -87,7 +87,7 @@ static const struct ps_cmdline cmdline = {
 		            follow),
 		PS_OPT_FORCE_ROW,
 		PS_OPT_OUTPUT_ROW,
-		{ "quiet", 'q', PS_ARG_NONE, NULL, "no notices about the server (gone, back)",
+		{ "quiet", 'q', PS_ARG_NONE, NULL, "no notices about the server (gone, back) nor subjects left out",
 		  PS_OPTG_QUIET, 0 },
 	},
 	.epilog =
@@ -469,18 +469,47 @@ out:
 	return NULL;
 }
 
+/*
+ * A durable merge leaves out the subjects whose latest recording it read to the end
+ * before: they have nothing to give until their next recording, and the merge would wait
+ * for their header records until then.  When none has anything, all stay: the merge
+ * waits for their next recordings, as a single subject does.  Return: the subjects left.
+ */
+static int leave_out_read(const struct opts *o, struct feed *f, int k)
+{
+	int i, j = 0;
+
+	for (i = 0; i < k; i++)
+		j += !ps_nats_sub__read_to_end(f[i].sub);
+	if (!j || j == k)
+		return k;
+	for (i = j = 0; i < k; i++) {
+		if (!ps_nats_sub__read_to_end(f[i].sub)) {
+			f[j++] = f[i];
+			continue;
+		}
+		if (!o->quiet)
+			ps_msg("%s: its recording was read to its end before; left out until the "
+			       "next one",
+			       f[i].subject);
+		ps_nats_sub__close(f[i].sub);
+	}
+	return j;
+}
+
 static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, int k, int64_t since)
 {
 	struct ps_error err = { 0 }, oerr = { 0 };
 	struct feed *f = calloc((size_t)k, sizeof(*f));
 	int *fds = calloc((size_t)k, sizeof(*fds));
+	const char **names = calloc((size_t)k, sizeof(*names));
 	struct ps_output *out;
 	struct ps_merge *m = NULL;
 	struct ps_record rec;
 	int i, r = 0, status = 0;
 	bool done;
 
-	if (!f || !fds)
+	if (!f || !fds || !names)
 		ps_die_nomem();
 	/* asked to stop (SIGTERM, as systemd stops a service), the feeds take no more
 	 * messages and end their pipes; the merge writes everything they gave, which is
@@ -492,25 +521,30 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 		ps_die(&oerr);
 	for (i = 0; i < k; i++) {
 		struct ps_nats_sub_config cfg = sub_config(o, subjects[i], since);
-		int p[2];
 
 		f[i].subject = subjects[i];
 		f[i].sub = ps_nats_sub__open(n, &cfg, &err);
 		if (!f[i].sub)
 			ps_die(&err);
+	}
+	k = leave_out_read(o, f, k);
+	for (i = 0; i < k; i++) {
+		int p[2];
+
+		names[i] = f[i].subject;
 		if (pipe(p) < 0) {
-			ps_error__sys(&err, PS_ESYS, subjects[i], "cannot make a pipe");
+			ps_error__sys(&err, PS_ESYS, f[i].subject, "cannot make a pipe");
 			ps_die(&err);
 		}
 		fds[i] = p[0];
 		f[i].fd = p[1];
 		if (pthread_create(&f[i].th, NULL, feed_thread, &f[i]) != 0) {
-			ps_error__set(&err, PS_ESYS, subjects[i], PS_NO_OFFSET,
+			ps_error__set(&err, PS_ESYS, f[i].subject, PS_NO_OFFSET,
 			              "cannot start a thread");
 			ps_die(&err);
 		}
 	}
-	m = ps_merge__open_fds(k, fds, (const char *const *)subjects, MERGE_IDLE_MS, &err);
+	m = ps_merge__open_fds(k, fds, names, MERGE_IDLE_MS, &err);
 	if (m) {
 		ps_merge__set_wait_hook(m, merge_flush_hook, out);
 		if (ps_merge__begin(m, &err) == 0 &&
@@ -553,6 +587,7 @@ static int sub_merge(const struct opts *o, struct ps_nats *n, char **subjects, i
 	ps_output__close(out, oerr.code ? &(struct ps_error){ 0 } : &oerr);
 	free(f);
 	free(fds);
+	free(names);
 	if (oerr.code == PS_EPIPE)
 		return 0;
 	if (oerr.code)

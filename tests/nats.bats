@@ -275,3 +275,23 @@ durable_killed() {
 	sort -u "$t/full.txt" >"$t/want.txt"
 	cmp "$t/want.txt" "$t/union.txt"
 }
+
+@test "nats: a durable merge leaves out a subject it read to its end: it does not wait for it" {
+	local t=$BATS_TEST_TMPDIR
+	run -0 "$PN" pub "$SUBJ.h1" "$DATA/rawsys-dd.pipe"
+	run -0 "$PN" pub "$SUBJ.h2" "$FIX"
+	# the first run reads both recordings to their ends
+	timeout 30 "$PN" sub --durable dr "$SUBJ.*" >"$t/first.pipe"
+	# a new recording on h1 only: the second run reads it and ends, h2 left out
+	run -0 "$PN" pub "$SUBJ.h1" "$DATA/rwsys-dd.pipe"
+	run -0 timeout 30 "$PN" sub --durable dr "$SUBJ.*" -o "$t/second.pipe"
+	[[ "$output" == *"$SUBJ.h2: its recording was read to its end before; left out"* ]]
+	# one subject left: its recording as perf reads it
+	perf script -i "$DATA/rwsys-dd.pipe" 2>/dev/null >"$t/want.txt"
+	perf script -i - <"$t/second.pipe" 2>/dev/null >"$t/got.txt"
+	[ -s "$t/want.txt" ]
+	cmp "$t/want.txt" "$t/got.txt"
+	# nothing new anywhere: it waits for the next recordings, as before
+	run timeout 3 "$PN" sub --durable dr "$SUBJ.*" -o /dev/null
+	[ "$status" = 124 ]
+}

@@ -765,6 +765,7 @@ struct ps_nats_sub {
 	struct ps_bytes out, unit;
 	/* the recording being read */
 	bool in_rec, ended, swap, want_snap;
+	bool read_to_end; /* ps_nats_sub__read_to_end() */
 	char rec[32];
 	uint64_t last_index;
 	unsigned int snap_left; /* parts of the first snapshot still to write in full */
@@ -1030,6 +1031,30 @@ static bool name_ok(const char *s)
 	return true;
 }
 
+/* The consumer @ci acknowledged every message of the subject, and the last one ends a
+ * recording. */
+static bool acked_to_end(struct ps_nats_sub *sub, const jsConsumerInfo *ci)
+{
+	natsMsg *last = NULL;
+	jsErrCode jerr = 0;
+	struct meta mt;
+	bool end;
+
+	if (ci->NumPending || ci->NumAckPending)
+		return false;
+	if (js_GetLastMsg(&last, sub->n->js, sub->stream, sub->subject, NULL, &jerr) != NATS_OK)
+		return false;
+	end = msg_meta(last, &mt) && !strcmp(mt.kind, "end") &&
+	      natsMsg_GetSequence(last) <= ci->AckFloor.Stream;
+	natsMsg_Destroy(last);
+	return end;
+}
+
+bool ps_nats_sub__read_to_end(const struct ps_nats_sub *sub)
+{
+	return sub->read_to_end;
+}
+
 struct ps_nats_sub *ps_nats_sub__open(struct ps_nats *n, const struct ps_nats_sub_config *cfg,
                                       struct ps_error *err)
 {
@@ -1079,6 +1104,7 @@ struct ps_nats_sub *ps_nats_sub__open(struct ps_nats *n, const struct ps_nats_su
 	    js_GetConsumerInfo(&ci, n->js, sub->stream, sub->durable, NULL, &jerr) == NATS_OK) {
 		bind = true; /* it goes on where it was acknowledged */
 		so.Consumer = sub->durable;
+		sub->read_to_end = acked_to_end(sub, ci);
 		jsConsumerInfo_Destroy(ci);
 	} else if (cfg->start == PS_NATS_NEW) {
 		so.Config.DeliverPolicy = js_DeliverNew;

@@ -177,6 +177,13 @@ struct ps_nats_sub_config {
 struct ps_nats_sub *ps_nats_sub__open(struct ps_nats *n, const struct ps_nats_sub_config *cfg,
                                       struct ps_error *err);
 
+/**
+ * ps_nats_sub__read_to_end() - a durable subscription made earlier has read its subject's
+ * latest recording to its end and acknowledged all of it: it has nothing to read until
+ * the subject's next recording.
+ */
+bool ps_nats_sub__read_to_end(const struct ps_nats_sub *sub);
+
 #define PS_NATS_IDLE 2
 
 /**
