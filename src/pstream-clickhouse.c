@@ -620,6 +620,29 @@ static int memory_file(const char *name)
 	return fd;
 }
 
+/* Where the Native block goes: a memory file, mapped with its pages in place (a fault per
+ * page costs more than the copy of its bytes). */
+struct block_file {
+	int fd;
+	char *map;
+	size_t size;
+};
+
+static char *place_block(void *arg, size_t size)
+{
+	struct block_file *bf = arg;
+
+	if (!size || ftruncate(bf->fd, (off_t)size) < 0)
+		return NULL;
+	bf->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, bf->fd, 0);
+	if (bf->map == MAP_FAILED) {
+		bf->map = NULL;
+		return NULL;
+	}
+	bf->size = size;
+	return bf->map;
+}
+
 /*
  * In the child, before the client runs: the RowBinary batch open on @in as one Native
  * block (native.h) in a memory file, the client's input: its rows in the order of the
@@ -631,44 +654,38 @@ static int memory_file(const char *name)
 static int native_block(int in)
 {
 	static const char *const key[] = { "host", "event", "time" };
-	struct ps_json_buf out = { 0 };
+	struct block_file bf = { .fd = memfd_create("block", MFD_CLOEXEC) };
 	struct stat st;
 	const char *m;
+	size_t len = 0;
 	long rows;
-	int fd;
 
 	if (fstat(in, &st) < 0 || st.st_size <= 0 ||
-	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, in, 0)) == MAP_FAILED) {
+	    (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, in, 0)) ==
+	            MAP_FAILED) {
 		dprintf(2, "cannot read the batch: %s\n", strerror(errno));
 		_exit(1);
 	}
-	rows = ps_native__from_rowbinary(m, (size_t)st.st_size, key, ARRAY_SIZE(key), &out);
+	if (bf.fd < 0) {
+		dprintf(2, "cannot create a memory file: %s\n", strerror(errno));
+		_exit(1);
+	}
+	rows = ps_native__place(m, (size_t)st.st_size, key, ARRAY_SIZE(key), place_block, &bf,
+	                        &len);
 	if (rows < 0) {
 		dprintf(2, "%s\n",
-		        out.failed ? "out of memory" :
+		        rows == -2 ? "out of memory" :
 		                     "the batch is not RowBinary rows as written here");
 		_exit(1);
 	}
 	munmap((void *)m, (size_t)st.st_size);
-	fd = memfd_create("block", MFD_CLOEXEC);
-	for (size_t done = 0; fd >= 0 && done < out.len;) {
-		ssize_t w = write(fd, out.p + done, out.len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			fd = -1;
-			break;
-		}
-		done += (size_t)w;
-	}
-	if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+	munmap(bf.map, bf.size);
+	/* the block is shorter than the room it was given */
+	if (ftruncate(bf.fd, (off_t)len) < 0) {
 		dprintf(2, "cannot write the block to a memory file: %s\n", strerror(errno));
 		_exit(1);
 	}
-	ps_json_buf__release(&out);
-	return fd;
+	return bf.fd;
 }
 
 /*

@@ -17,6 +17,7 @@
 
 #define MAX_KEY 8
 #define MAX_ROWS (1u << 30)
+#define FIRST_CAP_MAX (1u << 21) /* rows: the arrays of a batch's rows, at first */
 
 struct str {
 	const unsigned char *p; /* the bytes (after the length) */
@@ -290,15 +291,39 @@ static char *put_varint_at(char *d, uint64_t v)
 	return d;
 }
 
-long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key, size_t nkey,
-                               struct ps_json_buf *out)
+/*
+ * @n bytes from @s to @d, n mostly small (a number, a short name): two overlapping moves
+ * of a fixed size instead of a call, never a byte past @d + @n
+ */
+static inline void copy_value(char *d, const char *s, size_t n)
+{
+	if (n >= 16 && n <= 32) {
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 8 && n < 16) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n > 32) {
+		memcpy(d, s, n);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+	}
+}
+
+/* the block, written where @place says; @oom set when out of memory */
+static long convert(const char *p, size_t len, const char *const *key, size_t nkey,
+                    char *(*place)(void *arg, size_t size), void *arg, size_t *size, bool *oom)
 {
 	const unsigned char *u = (const unsigned char *)p;
 	struct ps_rowbinary_types types = { 0 };
 	struct ranks rk[MAX_KEY] = { 0 };
 	size_t kcol[MAX_KEY], koff[MAX_KEY], nk = 0, nkv = 0, ncol, nrows = 0, cap = 0, i, r;
 	char **names = NULL;
-	size_t nnames = 0, total;
+	size_t nnames = 0, total, minrow = 0, first_cap;
 	size_t *cur = NULL;
 	uint64_t *kv = NULL;
 	uint32_t *perm = NULL;
@@ -311,7 +336,7 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 		char *offs, *data;     /* where they go in the block */
 	} *cols = NULL;
 	const char *nl, *tl;
-	char *d;
+	char *d, *start;
 	long h, ret = -1;
 
 	h = ps_rowbinary__parse_header(p, len, &types);
@@ -325,7 +350,7 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 		goto out;
 	cols = calloc(ncol, sizeof(*cols));
 	if (!cols) {
-		out->failed = true;
+		*oom = true;
 		goto out;
 	}
 	tl = nl + 1;
@@ -350,10 +375,17 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 				break;
 			}
 
+	/* room for as many rows as the batch can hold (their smallest size tells; a row takes
+	 * 4 KiB pages only when written): growing would copy the arrays, page after page */
+	for (i = 0; i < ncol; i++)
+		minrow += cols[i].w && !(types.t[i] & PS_RB_ARRAY) ? cols[i].w : 1;
+	first_cap = ((size_t)(len - (size_t)h) / (minrow ? minrow : 1) + 1);
+	if (first_cap > FIRST_CAP_MAX)
+		first_cap = FIRST_CAP_MAX;
 	/* the rows: where each starts, its key values, the columns' sizes */
 	for (size_t at = (size_t)h; at < len; nrows++) {
 		if (nrows == cap) {
-			size_t nc = cap ? 2 * cap : 4096;
+			size_t nc = cap ? 2 * cap : first_cap;
 			size_t *ncur;
 			uint64_t *nkv2;
 
@@ -366,7 +398,7 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 			if (nkv2)
 				kv = nkv2;
 			if (!ncur || !nkv2) {
-				out->failed = true;
+				*oom = true;
 				goto out;
 			}
 			cap = nc;
@@ -399,7 +431,7 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 					long id = ranks_add(&rk[k], u + at + vl, (size_t)sl);
 
 					if (id < 0) {
-						out->failed = true;
+						*oom = true;
 						goto out;
 					}
 					*dk = (uint64_t)id;
@@ -417,7 +449,7 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 	/* the order */
 	perm = malloc((nrows ? nrows : 1) * sizeof(*perm));
 	if (!perm) {
-		out->failed = true;
+		*oom = true;
 		goto out;
 	}
 	for (r = 0; r < nrows; r++)
@@ -430,7 +462,7 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 			if (types.t[kcol[k]] != PS_RB_STRING)
 				continue;
 			if (ranks_sort(&rk[k]) < 0) {
-				out->failed = true;
+				*oom = true;
 				goto out;
 			}
 			for (r = 0; r < nrows; r++)
@@ -439,7 +471,7 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 		for (r = 1; r < nrows && sorted; r++)
 			sorted = !row_less(&o, (uint32_t)r, (uint32_t)(r - 1));
 		if (!sorted && group_sort(&o, rk, types.t, kcol, nk, perm, nrows) < 0) {
-			out->failed = true;
+			*oom = true;
 			goto out;
 		}
 	}
@@ -449,9 +481,11 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 	for (i = 0; i < ncol; i++)
 		total += 20 + strlen(names[i]) + cols[i].type_len + cols[i].bytes +
 		         (types.t[i] & PS_RB_ARRAY ? 8 * nrows : 0);
-	d = ps_json_buf__room(out, total);
-	if (!d)
+	start = d = place(arg, total);
+	if (!d) {
+		*oom = true;
 		goto out;
+	}
 	d = put_varint_at(d, ncol);
 	d = put_varint_at(d, nrows);
 	for (i = 0; i < ncol; i++) {
@@ -492,16 +526,16 @@ long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key
 				cl->elems = r ? cl->elems + n : n;
 				for (int b = 0; b < 8; b++)
 					*cl->offs++ = (char)(cl->elems >> (8 * b));
-				memcpy(cl->data, p + at + vl, (size_t)v - (size_t)vl);
+				copy_value(cl->data, p + at + vl, (size_t)v - (size_t)vl);
 				cl->data += (size_t)v - (size_t)vl;
 			} else {
-				memcpy(cl->data, p + at, (size_t)v);
+				copy_value(cl->data, p + at, (size_t)v);
 				cl->data += v;
 			}
 			at += (size_t)v;
 		}
 	}
-	out->len += (size_t)(d - (out->p + out->len));
+	*size = (size_t)(d - start);
 	ret = (long)nrows;
 out:
 	for (size_t k = 0; k < MAX_KEY; k++)
@@ -513,4 +547,34 @@ out:
 	free(perm);
 	free(cols);
 	return ret;
+}
+
+static char *place_in_buf(void *arg, size_t size)
+{
+	return ps_json_buf__room(arg, size);
+}
+
+long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key, size_t nkey,
+                               struct ps_json_buf *out)
+{
+	bool oom = false;
+	size_t size = 0;
+	long rows = convert(p, len, key, nkey, place_in_buf, out, &size, &oom);
+
+	if (oom)
+		out->failed = true;
+	if (rows >= 0)
+		out->len += size;
+	return rows;
+}
+
+long ps_native__place(const char *p, size_t len, const char *const *key, size_t nkey,
+                      char *(*place)(void *arg, size_t size), void *arg, size_t *size)
+{
+	bool oom = false;
+	long rows;
+
+	*size = 0;
+	rows = convert(p, len, key, nkey, place, arg, size, &oom);
+	return rows < 0 && oom ? -2 : rows;
 }

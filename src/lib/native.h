@@ -28,4 +28,16 @@
 long ps_native__from_rowbinary(const char *p, size_t len, const char *const *key, size_t nkey,
                                struct ps_json_buf *out);
 
+/**
+ * ps_native__place() - as ps_native__from_rowbinary(), the block written where the caller
+ * wants it (a memory file's mapping: no copy of the block afterwards).
+ * @place: called once, with an upper bound of the block's size, before a byte is written;
+ *         returns where to write it, or NULL (out of memory: the conversion fails)
+ * @size: set to the block's length (at most what @place was asked for)
+ * Return: the number of rows, -1 when the batch is malformed, or -2 when out of memory
+ * (@place said NULL).
+ */
+long ps_native__place(const char *p, size_t len, const char *const *key, size_t nkey,
+                      char *(*place)(void *arg, size_t size), void *arg, size_t *size);
+
 #endif

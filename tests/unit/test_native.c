@@ -326,9 +326,63 @@ static void test_exact(void)
 	ps_json_buf__release(&out);
 }
 
+/* ps_native__place(): the same block where the caller wants it; no room: out of memory */
+struct room {
+	char buf[256];
+	size_t asked;
+};
+
+static char *room_at(void *arg, size_t size)
+{
+	struct room *r = arg;
+
+	r->asked = size;
+	return size <= sizeof(r->buf) ? r->buf : NULL;
+}
+
+static void test_place(void)
+{
+	static const char batch[] = "(`host`, `time`, `a`)\n"
+	                            "String UInt64 Array(UInt32)\n"
+	                            "\x01h\x02\0\0\0\0\0\0\0\x01\x07\0\0\0"
+	                            "\x01h\x01\0\0\0\0\0\0\0\x00";
+	const char *key[] = { "host", "time" };
+	struct ps_json_buf out = { 0 };
+	struct room r = { { 0 }, 0 };
+	size_t size = 1;
+	char big[400];
+
+	CHECK_EQ_U64(ps_native__from_rowbinary(batch, sizeof(batch) - 1, key, 2, &out), 2);
+	CHECK_EQ_U64(ps_native__place(batch, sizeof(batch) - 1, key, 2, room_at, &r, &size), 2);
+	CHECK_EQ_U64(size, out.len);
+	CHECK(size <= r.asked && memcmp(r.buf, out.p, out.len) == 0);
+	ps_json_buf__release(&out);
+	/* longer strings than the fast copies cover: 40 bytes */
+	static const char longer[] = "(`s`)\nString\n"
+	                             "\x28xxxxxxxxxyyyyyyyyyzzzzzzzzzwwwwwwwwwvvvv"
+	                             "\x03"
+	                             "abc";
+	static const char want[] = "\x01\x02\x01s\x06String"
+	                           "\x28xxxxxxxxxyyyyyyyyyzzzzzzzzzwwwwwwwwwvvvv"
+	                           "\x03"
+	                           "abc";
+
+	CHECK_EQ_U64(ps_native__place(longer, sizeof(longer) - 1, NULL, 0, room_at, &r, &size), 2);
+	CHECK(size == sizeof(want) - 1 && memcmp(r.buf, want, size) == 0);
+	/* a batch cut short: malformed; a block larger than the room given: out of memory */
+	CHECK(ps_native__place(batch, sizeof(batch) - 2, key, 2, room_at, &r, &size) == -1);
+	memcpy(big, "(`s`)\nString\n", 13);
+	big[13] = (char)0xac; /* 300 bytes: a two-byte varint */
+	big[14] = 0x02;
+	memset(big + 15, 'q', 300);
+	CHECK(ps_native__place(big, 315, NULL, 0, room_at, &r, &size) == -2);
+	CHECK(r.asked > sizeof(r.buf));
+}
+
 int main(void)
 {
 	test_exact();
+	test_place();
 	test_random();
 	return UNIT_DONE("native");
 }
