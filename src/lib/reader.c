@@ -445,6 +445,7 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			}
 			return 0;
 		}
+	read:
 		if (!rd->have_cur) {
 			if (ps_stop) {
 				finish(rd, NULL);
@@ -482,8 +483,14 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			continue;
 		}
 		if (rd->ord) {
-			if (ps_order__push(rd->ord, &rd->cur, e) < 0)
+			r = ps_order__push(rd->ord, &rd->cur, e);
+			if (r < 0)
 				finish(rd, e);
+			/* most records wait for their round: when this one released nothing,
+			 * nothing above has changed but what is checked here, and the next
+			 * record is read at once */
+			else if (!r && !rd->line && !rd->tick)
+				goto read;
 			continue;
 		}
 		/* AS_READ */
