@@ -480,6 +480,9 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			r = arrive(rd, &rd->cur, ev);
 			if (r > 0)
 				return 1;
+			/* queued behind what waits, nothing released: as in time order below */
+			if (!r && rd->ord && !ps_order__ready(rd->ord) && !rd->line && !rd->tick)
+				goto read;
 			continue;
 		}
 		if (rd->ord) {
