@@ -445,7 +445,7 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			}
 			return 0;
 		}
-	read:
+read:
 		if (!rd->have_cur) {
 			if (ps_stop) {
 				finish(rd, NULL);
