@@ -54,6 +54,10 @@ teardown() {
 		done 2>/dev/null || true
 	fi
 	[ -n "${DB:-}" ] && [ -z "${CH_SKIP:-}" ] && ch -q "DROP DATABASE IF EXISTS $DB" || true
+	if [ -n "${OWN_CH_DIR:-}" ]; then
+		"$TOP/tests/clickhouse-server.sh" stop "$OWN_CH_DIR" || true
+		rm -rf "$OWN_CH_DIR"
+	fi
 }
 
 ch() {
@@ -493,7 +497,14 @@ start_work() {
 
 @test "pstream-clickhouse: the server stopped 5 s mid-load: every sample exactly once" {
 	can_trace
-	# the CI's server too: suites run one after the other, this file alone uses it
+	# a server of its own when the one in use is the CI's: other files (hostile.bats)
+	# use that one, and may run beside this file
+	if [ -z "$CH_OWN" ]; then
+		OWN_CH_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pstream-ch.XXXXXX")
+		CH_DIR=$OWN_CH_DIR
+		CH_PORT=$("$TOP/tests/clickhouse-server.sh" start "$CH_DIR")
+		ch -q "CREATE DATABASE $DB"
+	fi
 	local rec=$BATS_TEST_TMPDIR/rec.pipe n
 	start_work
 	( "$BIN/precord" -q -p "$WORK" -e raw_syscalls:sys_enter --duration 9 | tee "$rec" |

@@ -8,18 +8,18 @@
 # ClickHouse exactly once, under its host, as perf script counts each host's stream; and
 # so after the NATS server was stopped and started under it.
 #
-# The servers: the ones .ci/run started (PSTREAM_NATS_DIR or PSTREAM_NATS_URL,
-# PSTREAM_CLICKHOUSE_DIR), else private ones started here.
+# The servers: a NATS server of its own (or PSTREAM_NATS_URL's, where the restart test
+# skips), the ClickHouse server .ci/run started (PSTREAM_CLICKHOUSE_DIR), else private ones
+# started here.
 
 bats_require_minimum_version 1.5.0
 
 setup_file() {
 	load helpers
 	export NATS_OWN= NATS_DIR= NATS_SKIP= CH_OWN= CH_DIR= CH_SKIP= FLEET_SKIP=
-	# NATS
-	if [ -n "${PSTREAM_NATS_DIR:-}" ]; then
-		NATS_DIR=$PSTREAM_NATS_DIR
-	elif [ -n "${PSTREAM_NATS_URL:-}" ]; then
+	# NATS: a server of its own, never the CI's (PSTREAM_NATS_DIR): a test here stops
+	# and starts it, and so does nats.bats the CI's, which may run beside this file
+	if [ -n "${PSTREAM_NATS_URL:-}" ]; then
 		export NATS_URL=$PSTREAM_NATS_URL
 	elif ! command -v nats-server >/dev/null; then
 		NATS_SKIP="nats-server not installed (Debian: apt-get install nats-server)"
