@@ -18,8 +18,9 @@ setup_file() {
 	load helpers
 	export NATS_OWN= NATS_DIR= NATS_SKIP= CH_OWN= CH_DIR= CH_SKIP= FLEET_SKIP=
 	# NATS: a server of its own, never the CI's (PSTREAM_NATS_DIR): a test here stops
-	# and starts it, and so does nats.bats the CI's, which may run beside this file
-	if [ -n "${PSTREAM_NATS_URL:-}" ]; then
+	# and starts it, and so does nats.bats the CI's, which may run beside this file.  A
+	# server given from outside (PSTREAM_NATS_URL alone) is used as it is.
+	if [ -n "${PSTREAM_NATS_URL:-}" ] && [ -z "${PSTREAM_NATS_DIR:-}" ]; then
 		export NATS_URL=$PSTREAM_NATS_URL
 	elif ! command -v nats-server >/dev/null; then
 		NATS_SKIP="nats-server not installed (Debian: apt-get install nats-server)"
