@@ -516,6 +516,7 @@ static int read_stream(struct ctx *c, const char *path, struct ps_error *err)
 	ro.idle_ms = c->o->interval_ns ? IDLE_MS : 0;
 	ro.symbols = true;
 	ro.sym = &c->o->sym;
+	ro.no_durations = !c->o->off_cpu; /* the only duration a flame graph reads */
 	c->rd = ps_reader__open(&ro, err);
 	if (!c->rd)
 		return -1;

@@ -20,6 +20,7 @@
 
 #include "lib/datafile.h"
 #include "lib/diag.h"
+#include "lib/durations.h"
 #include "lib/files.h"
 #include "lib/filter.h"
 #include "lib/input.h"
@@ -392,7 +393,8 @@ static int to_data(const char *part, const char *input, struct ps_error *err)
 	static char name[PATH_MAX]; /* an error names it after this returns */
 	struct ps_reader_opts ro = { .path = part,
 		                     .mode = PS_READER_AS_READ,
-		                     .input_flags = PS_INPUT_DECOMPRESS };
+		                     .input_flags = PS_INPUT_DECOMPRESS,
+		                     .no_durations = true };
 	struct ps_reader_event ev;
 	struct ps_datafile *df;
 	struct ps_reader *rd;
@@ -530,6 +532,11 @@ int main(int argc, char **argv)
 		ps_die(&err);
 	}
 	ro.path = o.input;
+	/* durations are worked out only when --where names one: a split that reads none
+	 * does not pay for them on every sample */
+	ro.no_durations = true;
+	for (int i = 1; i < argc && ro.no_durations; i++)
+		ro.no_durations = !ps_durations__named(argv[i]);
 	r.rd = ps_reader__open(&ro, &err);
 	if (!r.rd)
 		ps_die(&err);

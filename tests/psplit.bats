@@ -171,6 +171,18 @@ $d/dd-0001-1-%.pipe" ]
 	[[ "$stderr" == *"nosuchfield"* ]]
 }
 
+@test "psplit: --where on a duration keeps the samples pfilter keeps" {
+	need_perf
+	local d="$BATS_TEST_TMPDIR/w" p
+	f="$DATA/rawsys-dd.pipe"
+	# durations are worked out only when the command line names one: this one does
+	"$BIN/psplit" -n 3 --where 'latency > 1us' -d "$d" "$f" >"$d.list"
+	"$BIN/pfilter" 'latency > 1us' <"$f" | perf script -i - 2>/dev/null | sort >"$d.want"
+	[ "$(wc -l <"$d.want")" -gt 5 ]
+	[ "$(wc -l <"$d.list")" -gt 1 ]
+	for p in $(cat "$d.list"); do perf script -i "$p" 2>/dev/null; done | sort | diff "$d.want" -
+}
+
 @test "psplit: header records that come late (BUILD_ID) go into every piece" {
 	need_perf
 	local d="$BATS_TEST_TMPDIR/b" p
