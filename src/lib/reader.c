@@ -363,13 +363,16 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 	const char *n;
 	int r;
 
-	/* only what each kind of event says is set: a sample is 320 bytes not cleared */
-	if (rd->pop_write) {
-		rd->pop_write = false;
-		ps_arrival__pop(rd->q);
+	/* only what each kind of event says is set: a sample is 320 bytes not cleared;
+	 * what only arrival order has is tested behind one test of the mode */
+	if (rd->o.mode == PS_READER_ARRIVAL) {
+		if (rd->pop_write) {
+			rd->pop_write = false;
+			ps_arrival__pop(rd->q);
+		}
+		if (rd->verdict != V_NONE && settle(rd, ev))
+			return 1;
 	}
-	if (rd->verdict != V_NONE && settle(rd, ev))
-		return 1;
 	for (;;) {
 		/* a sample's own notice (its fields cannot be decoded) right after it */
 		if (rd->have_note) {
@@ -378,22 +381,25 @@ int ps_reader__next(struct ps_reader *rd, struct ps_reader_event *ev, struct ps_
 			ev->text = rd->note;
 			return 1;
 		}
-		/* ARRIVAL: the records whose fate is known, in arrival order */
-		while (rd->q && rd->header && (r = ps_arrival__first(rd->q, &ev->rec)) > 0) {
-			if (r == 1 && ev->rec.seq < rd->stop_seq) {
-				ev->kind = PS_READER_WRITE;
-				rd->pop_write = true;
-				return 1;
+		if (rd->o.mode == PS_READER_ARRIVAL) {
+			/* the records whose fate is known, in arrival order */
+			while (rd->q && rd->header &&
+			       (r = ps_arrival__first(rd->q, &ev->rec)) > 0) {
+				if (r == 1 && ev->rec.seq < rd->stop_seq) {
+					ev->kind = PS_READER_WRITE;
+					rd->pop_write = true;
+					return 1;
+				}
+				ps_arrival__pop(rd->q);
 			}
-			ps_arrival__pop(rd->q);
-		}
-		if (rd->tentative) {
-			rd->tentative = false;
-			if (!rd->header && ps_session__nr_attrs(rd->s)) {
-				rd->header = true;
-				ev->kind = PS_READER_HEADER;
-				ev->final = ev->at_end = false;
-				return 1;
+			if (rd->tentative) {
+				rd->tentative = false;
+				if (!rd->header && ps_session__nr_attrs(rd->s)) {
+					rd->header = true;
+					ev->kind = PS_READER_HEADER;
+					ev->final = ev->at_end = false;
+					return 1;
+				}
 			}
 		}
 		if (rd->ord) {
@@ -464,8 +470,11 @@ read:
 				continue;
 			}
 			rd->have_cur = true;
-			rd->nr_samples += rd->cur.type == PERF_RECORD_SAMPLE;
-			rd->line = ps_progress__update(rd->prog, rd->cur.offset, rd->nr_samples);
+			if (rd->prog) {
+				rd->nr_samples += rd->cur.type == PERF_RECORD_SAMPLE;
+				rd->line =
+				        ps_progress__tick(rd->prog, rd->cur.offset, rd->nr_samples);
+			}
 		}
 		if (!rd->header && header_moment(&rd->cur)) {
 			rd->header = true;
