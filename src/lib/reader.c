@@ -56,6 +56,7 @@ struct ps_reader {
 	uint64_t stop_seq;
 	char note[512];
 	bool have_note;
+	bool plain_time; /* time order with no meter and no ticks: see the read loop */
 };
 
 /* The duration fields (durations.h) of a sample handed out. */
@@ -106,6 +107,7 @@ struct ps_reader *ps_reader__open(const struct ps_reader_opts *o, struct ps_erro
 		goto fail_nomem;
 	if (o->progress)
 		rd->prog = ps_progress__new(o->path, o->stdout_busy);
+	rd->plain_time = o->mode == PS_READER_TIME && !rd->prog && !o->ticks;
 	return rd;
 fail_nomem:
 	nomem(err);
@@ -458,6 +460,17 @@ read:
 				continue;
 			}
 			r = ps_input__next(rd->in, &rd->cur, e);
+			/* time order once the header is out, no meter and no ticks: a record
+			 * goes to the view at once, and when it released nothing (most wait
+			 * for their round) the next is read */
+			if (r == 1 && rd->plain_time && rd->header) {
+				r = ps_order__push(rd->ord, &rd->cur, e);
+				if (r < 0)
+					finish(rd, e);
+				else if (!r)
+					goto read;
+				continue;
+			}
 			if (r <= 0) {
 				finish(rd, r < 0 ? e : NULL);
 				continue;
