@@ -11,6 +11,7 @@ setup_file() {
 	export WORK="$BATS_FILE_TMPDIR"
 	command -v gcc >/dev/null || return 0
 	gcc -O2 -g -fomit-frame-pointer -o "$WORK/dwork" "$BATS_TEST_DIRNAME/data/dwarf-work.c"
+	gcc -O2 -g -fomit-frame-pointer -o "$WORK/dvdso" "$BATS_TEST_DIRNAME/data/dwarf-vdso.c"
 }
 
 setup() {
@@ -64,6 +65,18 @@ for _ in range(3):
     d = {str(i): json.dumps([i, f(50)]) for i in range(20000)}
 '
 	compare_frames "$WORK/py.pipe" 98 80
+}
+
+@test "dwarf: samples in the vdso are unwound through it as perf script unwinds them" {
+	need_workload
+	record_once vdso.pipe perf record -q --call-graph dwarf -e cpu-clock -F 999 -o - \
+		"$WORK/dvdso" 20000000
+	# the workload lives in the vdso: most of perf's samples are there
+	perf_script_any "$WORK/vdso.pipe" -F ip,dso | grep -c '(\[vdso\])' >"$BATS_TEST_TMPDIR/n"
+	[ "$(cat "$BATS_TEST_TMPDIR/n")" -gt 50 ]
+	compare_frames "$WORK/vdso.pipe" 98
+	# through the vdso's CFI into the program: the caller of clock_gettime and main
+	grep -q '"dso":"\[vdso\]".*"sym":"spin".*"sym":"main"' "$BATS_TEST_TMPDIR/out.json"
 }
 
 @test "dwarf: inlined functions are frames of their own, as perf script shows them" {

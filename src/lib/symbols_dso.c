@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -740,6 +741,72 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p)
 	load_end(d);
 }
 
+/* This process's vdso (the running kernel's) and its size; NULL when it has none. */
+static const char *own_vdso(size_t *size)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	char line[512];
+	FILE *fp;
+
+	*size = 0;
+	if (!base)
+		return NULL;
+	/* the mapping's size, so that libelf reads nothing past it */
+	fp = fopen("/proc/self/maps", "re");
+	if (!fp)
+		return NULL;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long lo, hi;
+
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base)
+			*size = hi - lo;
+	}
+	fclose(fp);
+	return *size ? (const char *)base : NULL;
+}
+
+/*
+ * The vdso as a file (a memory file holding this process's copy): the running kernel's,
+ * which is the recorded one when the build-ids agree (a stream without the vdso's build-id
+ * is taken to come from this kernel, as its symbols are).
+ */
+static int open_vdso(const struct ps_dso *d)
+{
+	unsigned char got[PS_BUILD_ID_MAX];
+	const char *base;
+	size_t size, n = 0, off = 0;
+	Elf *elf;
+	int fd;
+
+	if (!(base = own_vdso(&size)))
+		return -1;
+	if (d->has_build_id) {
+		elf = elf_memory((char *)base, size);
+		if (elf) {
+			if (elf_kind(elf) == ELF_K_ELF)
+				n = elf_build_id(elf, got);
+			elf_end(elf);
+		}
+		if (n != d->build_id_len || memcmp(got, d->build_id, n) != 0)
+			return -1; /* another kernel's vdso */
+	}
+	fd = memfd_create("pstream-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (off < size) {
+		ssize_t w = write(fd, base + off, size - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		off += (size_t)w;
+	}
+	return fd;
+}
+
 int ps_dso__open_object(struct ps_dso *d, const struct ps_dso_paths *p)
 {
 	char path[4096], hex[2 * PS_BUILD_ID_MAX + 1], cand[2][4096];
@@ -747,7 +814,11 @@ int ps_dso__open_object(struct ps_dso *d, const struct ps_dso_paths *p)
 	size_t bid_len = 0, i = 0;
 	struct elf_file f;
 
-	if (d->kind != PS_DSO_ELF || elf_version(EV_CURRENT) == EV_NONE)
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -1;
+	if (d->kind == PS_DSO_VDSO)
+		return open_vdso(d);
+	if (d->kind != PS_DSO_ELF)
 		return -1;
 	join(path, sizeof(path), p->symfs, d->name, NULL);
 	if (d->has_build_id) {
@@ -776,27 +847,12 @@ int ps_dso__open_object(struct ps_dso *d, const struct ps_dso_paths *p)
 
 void ps_dso__load_vdso(struct ps_dso *d, const struct ps_dso_paths *p)
 {
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	char line[512];
-	size_t size = 0;
-	FILE *fp;
+	size_t size;
+	const char *base;
 	Elf *elf;
 
 	load_begin(d, p);
-	if (!base || elf_version(EV_CURRENT) == EV_NONE)
-		return;
-	/* the mapping's size, so that libelf reads nothing past it */
-	fp = fopen("/proc/self/maps", "re");
-	if (!fp)
-		return;
-	while (fgets(line, sizeof(line), fp)) {
-		unsigned long lo, hi;
-
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base)
-			size = hi - lo;
-	}
-	fclose(fp);
-	if (!size)
+	if (elf_version(EV_CURRENT) == EV_NONE || !(base = own_vdso(&size)))
 		return;
 	elf = elf_memory((char *)base, size);
 	if (!elf)

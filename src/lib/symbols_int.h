@@ -122,7 +122,8 @@ void ps_dso__load_elf(struct ps_dso *d, const struct ps_dso_paths *p);
 
 /*
  * Open the object @d names itself (not a separate debug file): perf's build-id cache, else
- * its path (under --symfs); build-id checked when the stream gave one.
+ * its path (under --symfs); build-id checked when the stream gave one.  The [vdso] is this
+ * process's copy, in a memory file, when it is the recorded one.
  * Return: a read-only descriptor the caller owns, or -1.
  */
 int ps_dso__open_object(struct ps_dso *d, const struct ps_dso_paths *p);

@@ -218,7 +218,8 @@ static bool report(struct walk *w, uint64_t pc)
 	if (dwfl_addrmodule(s->dwfl, pc))
 		return true;
 	if (!w->u->map(w->u->ctx, w->pid, pc, &m, &gen) || gen != s->gen || !m.dso ||
-	    m.dso->kind != PS_DSO_ELF || m.dso->unwind_refused || m.pgoff > m.start)
+	    (m.dso->kind != PS_DSO_ELF && m.dso->kind != PS_DSO_VDSO) || m.dso->unwind_refused ||
+	    m.pgoff > m.start)
 		return false;
 	fd = ps_dso__open_object(m.dso, w->u->paths);
 	if (fd < 0) {
@@ -467,7 +468,7 @@ struct ps_dwarf *ps_dwarf__open(struct ps_dso *d, const struct ps_dso_paths *p)
 {
 	struct ps_dwarf *dw;
 	Dwarf_Addr bias;
-	int fd = ps_dso__open_object(d, p);
+	int fd = d->kind == PS_DSO_VDSO ? -1 : ps_dso__open_object(d, p); /* no DWARF there */
 
 	if (fd < 0)
 		return NULL;
