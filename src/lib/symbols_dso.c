@@ -22,6 +22,7 @@
 
 #include "compat.h"
 #include "files.h"
+#include "io.h"
 #include "signals.h"
 #include "symbols_int.h"
 #include "xalloc.h"
@@ -774,7 +775,7 @@ static int open_vdso(const struct ps_dso *d)
 {
 	unsigned char got[PS_BUILD_ID_MAX];
 	const char *base;
-	size_t size, n = 0, off = 0;
+	size_t size, n = 0;
 	Elf *elf;
 	int fd;
 
@@ -791,18 +792,9 @@ static int open_vdso(const struct ps_dso *d)
 			return -1; /* another kernel's vdso */
 	}
 	fd = memfd_create("pstream-vdso", MFD_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while (off < size) {
-		ssize_t w = write(fd, base + off, size - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
+	if (fd >= 0 && ps_write_full(fd, base, size) < 0) {
+		close(fd);
+		fd = -1;
 	}
 	return fd;
 }
