@@ -275,48 +275,6 @@ static int64_t parse_since(const char *arg)
 	       (int64_t)ps_parse_duration(arg, 1, 100ULL * 365 * 86400 * 1000000000ULL, "--since");
 }
 
-/* The subjects the operands name, wildcards resolved, each once. */
-static int resolve(struct ps_nats *n, const struct opts *o, char ***out, struct ps_error *err)
-{
-	char **all = NULL;
-	int i, k = 0;
-
-	for (i = 0; i < o->nargs; i++) {
-		const char *a = o->args[i];
-		char **found = NULL, **grown;
-		int nf = 0, j, m;
-
-		if (!strpbrk(a, "*>")) {
-			found = malloc(sizeof(*found));
-			if (!found || !(found[0] = strdup(a)))
-				ps_die_nomem();
-			nf = 1;
-		} else if (ps_nats__find(n, a, &found, &nf, err) < 0) {
-			return -1;
-		} else if (!nf) {
-			free(found);
-			return ps_error__set(err, PS_EEMPTY, NULL, PS_NO_OFFSET,
-			                     "%s: no subject matches (nothing was published there)",
-			                     a);
-		}
-		grown = realloc(all, (size_t)(k + nf) * sizeof(*all));
-		if (!grown)
-			ps_die_nomem();
-		all = grown;
-		for (j = 0; j < nf; j++) {
-			for (m = 0; m < k && strcmp(all[m], found[j]) != 0; m++)
-				continue;
-			if (m < k)
-				free(found[j]);
-			else
-				all[k++] = found[j];
-		}
-		free(found);
-	}
-	*out = all;
-	return k;
-}
-
 static struct ps_nats_sub_config sub_config(const struct opts *o, const char *subject,
                                             int64_t since)
 {
@@ -602,7 +560,7 @@ static int run_sub(const struct opts *o, struct ps_nats *n)
 	char **subjects = NULL;
 	int k, i, status;
 
-	k = resolve(n, o, &subjects, &err);
+	k = ps_nats__resolve(n, o->args, o->nargs, &subjects, &err);
 	if (k < 0)
 		ps_die(&err);
 	status = k == 1 ? sub_one(o, n, subjects[0], since) : sub_merge(o, n, subjects, k, since);

@@ -222,6 +222,62 @@ int ps_nats__find(struct ps_nats *n, const char *pattern, char ***subjects, int 
 	return 0;
 }
 
+int ps_nats__resolve(struct ps_nats *n, char *const *patterns, int k, char ***out,
+                     struct ps_error *err)
+{
+	char **all = NULL;
+	int i, nall = 0;
+
+	*out = NULL;
+	for (i = 0; i < k; i++) {
+		const char *a = patterns[i];
+		char **found = NULL, **grown;
+		int nf = 0, j, m;
+
+		if (!strpbrk(a, "*>")) {
+			found = malloc(sizeof(*found));
+			if (!found || !(found[0] = strdup(a))) {
+				free(found);
+				goto nomem;
+			}
+			nf = 1;
+		} else if (ps_nats__find(n, a, &found, &nf, err) < 0) {
+			goto fail;
+		} else if (!nf) {
+			free(found);
+			ps_error__set(err, PS_EEMPTY, NULL, PS_NO_OFFSET,
+			              "%s: no subject matches (nothing was published there)", a);
+			goto fail;
+		}
+		grown = realloc(all, (size_t)(nall + nf) * sizeof(*all));
+		if (!grown) {
+			for (j = 0; j < nf; j++)
+				free(found[j]);
+			free(found);
+			goto nomem;
+		}
+		all = grown;
+		for (j = 0; j < nf; j++) {
+			for (m = 0; m < nall && strcmp(all[m], found[j]) != 0; m++)
+				continue;
+			if (m < nall)
+				free(found[j]);
+			else
+				all[nall++] = found[j];
+		}
+		free(found);
+	}
+	*out = all;
+	return nall;
+nomem:
+	ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
+fail:
+	for (i = 0; i < nall; i++)
+		free(all[i]);
+	free(all);
+	return -1;
+}
+
 /* ---- publishing ---- */
 
 enum kind {
@@ -759,6 +815,7 @@ struct ps_nats_sub {
 	struct held {
 		struct held *next;
 		int64_t ms;
+		uint64_t seq; /* its stream sequence */
 		char reply[];
 	} * held, *held_tail;
 	size_t nheld;
@@ -768,6 +825,10 @@ struct ps_nats_sub {
 	bool read_to_end; /* ps_nats_sub__read_to_end() */
 	char rec[32];
 	uint64_t last_index;
+	/* ps_nats_sub__position(): the message whose payload ends the bytes handed out last */
+	uint64_t pos_seq;
+	size_t pos_at;
+	uint64_t start_seq;
 	unsigned int snap_left; /* parts of the first snapshot still to write in full */
 	struct ps_nats_sub_stats st;
 };
@@ -787,11 +848,22 @@ static uint64_t header_u64(natsMsg *m, const char *key)
 	return strtoull(v, NULL, 10);
 }
 
+/* The stream sequence of @m, delivered or got by sequence. */
+static uint64_t msg_seq(natsMsg *m)
+{
+	jsMsgMetaData *md = NULL;
+	uint64_t seq;
+
+	if (natsMsg_GetMetaData(&md, m) != NATS_OK)
+		return natsMsg_GetSequence(m);
+	seq = md->Sequence.Stream;
+	jsMsgMetaData_Destroy(md);
+	return seq;
+}
+
 /* The pstream headers of @m; false when it has none. */
 static bool msg_meta(natsMsg *m, struct meta *mt)
 {
-	jsMsgMetaData *md = NULL;
-
 	memset(mt, 0, sizeof(*mt));
 	if (natsMsgHeader_Get(m, "Pstream-Rec", &mt->rec) != NATS_OK ||
 	    natsMsgHeader_Get(m, "Pstream-Kind", &mt->kind) != NATS_OK || !mt->rec || !mt->kind)
@@ -803,12 +875,7 @@ static bool msg_meta(natsMsg *m, struct meta *mt)
 	mt->parts = (unsigned int)header_u64(m, "Pstream-Parts");
 	if (!mt->parts)
 		mt->parts = 1;
-	if (natsMsg_GetMetaData(&md, m) == NATS_OK) {
-		mt->seq = md->Sequence.Stream;
-		jsMsgMetaData_Destroy(md);
-	} else {
-		mt->seq = natsMsg_GetSequence(m); /* a message got by sequence */
-	}
+	mt->seq = msg_seq(m);
 	return mt->part < mt->parts;
 }
 
@@ -817,6 +884,15 @@ static int out_add(struct ps_nats_sub *sub, const void *data, size_t len, struct
 	if (ps_bytes__add(&sub->out, data, len, SIZE_MAX) < 0)
 		return ps_error__set(err, PS_ENOMEM, sub->subject, PS_NO_OFFSET, "out of memory");
 	return 0;
+}
+
+/* The message's own payload: its place in the bytes handed out is kept. */
+static int payload_add(struct ps_nats_sub *sub, uint64_t seq, const void *data, size_t len,
+                       struct ps_error *err)
+{
+	sub->pos_seq = seq;
+	sub->pos_at = sub->out.len;
+	return out_add(sub, data, len, err);
 }
 
 /*
@@ -980,7 +1056,7 @@ static int sub_take(struct ps_nats_sub *sub, natsMsg *m, struct ps_error *err)
 				return -1;
 			sub->last_index = mt.index;
 			sub->snap_left = mt.parts - 1;
-			return out_add(sub, d, len, err);
+			return payload_add(sub, mt.seq, d, len, err);
 		}
 		if (strcmp(mt.kind, "data") != 0 || mt.part != 0) {
 			sub->st.skipped++;
@@ -997,7 +1073,7 @@ static int sub_take(struct ps_nats_sub *sub, natsMsg *m, struct ps_error *err)
 		}
 		sub->last_index = mt.index;
 		sub->snap_left = 0;
-		return out_add(sub, d, len, err);
+		return payload_add(sub, mt.seq, d, len, err);
 	}
 	if (mt.index <= sub->last_index) {
 		sub->st.skipped++; /* delivered again */
@@ -1006,11 +1082,11 @@ static int sub_take(struct ps_nats_sub *sub, natsMsg *m, struct ps_error *err)
 	sub->st.lost += mt.index - sub->last_index - 1;
 	sub->last_index = mt.index;
 	if (!strcmp(mt.kind, "data"))
-		return out_add(sub, d, len, err);
+		return payload_add(sub, mt.seq, d, len, err);
 	if (!strcmp(mt.kind, "snap")) {
 		if (sub->snap_left) {
 			sub->snap_left--;
-			return out_add(sub, d, len, err);
+			return payload_add(sub, mt.seq, d, len, err);
 		}
 		return 0;
 	}
@@ -1048,6 +1124,39 @@ static bool acked_to_end(struct ps_nats_sub *sub, const jsConsumerInfo *ci)
 	      natsMsg_GetSequence(last) <= ci->AckFloor.Stream;
 	natsMsg_Destroy(last);
 	return end;
+}
+
+/*
+ * The durable consumer @ci was handed messages that it did not acknowledge (its reader
+ * was killed): the server would give those again only after its ack wait, and meanwhile
+ * the ones after them, whose acknowledgement (AckAll) would count for them too.  It is made
+ * again, the same but starting right after what was acknowledged: everything not
+ * acknowledged comes again at once, in order.
+ */
+static int restart(struct ps_nats_sub *sub, const jsConsumerInfo *ci, struct ps_error *err)
+{
+	jsConsumerConfig cc = *ci->Config;
+	jsConsumerInfo *made = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s;
+
+	if (ci->AckFloor.Stream) {
+		cc.DeliverPolicy = js_DeliverByStartSequence;
+		cc.OptStartSeq = ci->AckFloor.Stream + 1;
+		cc.OptStartTime = 0;
+	}
+	s = js_DeleteConsumer(sub->n->js, sub->stream, sub->durable, NULL, &jerr);
+	if (s == NATS_OK)
+		s = js_AddConsumer(&made, sub->n->js, sub->stream, &cc, NULL, &jerr);
+	jsConsumerInfo_Destroy(made);
+	if (s != NATS_OK)
+		return nats_fail(err, PS_ESYS, sub->subject, s, NULL);
+	return 0;
+}
+
+uint64_t ps_nats_sub__start_seq(const struct ps_nats_sub *sub)
+{
+	return sub->start_seq;
 }
 
 bool ps_nats_sub__read_to_end(const struct ps_nats_sub *sub)
@@ -1104,7 +1213,17 @@ struct ps_nats_sub *ps_nats_sub__open(struct ps_nats *n, const struct ps_nats_su
 	    js_GetConsumerInfo(&ci, n->js, sub->stream, sub->durable, NULL, &jerr) == NATS_OK) {
 		bind = true; /* it goes on where it was acknowledged */
 		so.Consumer = sub->durable;
+		sub->start_seq =
+		        ci->AckFloor.Stream ? ci->AckFloor.Stream + 1 :
+		        ci->Config && ci->Config->DeliverPolicy == js_DeliverByStartSequence ?
+		                              ci->Config->OptStartSeq :
+		                              1;
 		sub->read_to_end = acked_to_end(sub, ci);
+		if (!sub->read_to_end && ci->Delivered.Stream > ci->AckFloor.Stream &&
+		    restart(sub, ci, err) < 0) {
+			jsConsumerInfo_Destroy(ci);
+			goto fail;
+		}
 		jsConsumerInfo_Destroy(ci);
 	} else if (cfg->start == PS_NATS_NEW) {
 		so.Config.DeliverPolicy = js_DeliverNew;
@@ -1128,6 +1247,7 @@ struct ps_nats_sub *ps_nats_sub__open(struct ps_nats *n, const struct ps_nats_su
 			begin = si->State.FirstSeq;
 		so.Config.DeliverPolicy = js_DeliverByStartSequence;
 		so.Config.OptStartSeq = begin;
+		sub->start_seq = begin;
 	}
 	jsStreamInfo_Destroy(si);
 	si = NULL;
@@ -1154,7 +1274,7 @@ static int64_t mono_ms(void)
 
 /* Keep what acknowledges @m later: its reply subject (a message without one, got by
  * sequence, has nothing to acknowledge). */
-static void hold(struct ps_nats_sub *sub, natsMsg *m)
+static void hold(struct ps_nats_sub *sub, natsMsg *m, uint64_t seq)
 {
 	const char *r = natsMsg_GetReply(m);
 	size_t len = r ? strlen(r) : 0;
@@ -1164,6 +1284,7 @@ static void hold(struct ps_nats_sub *sub, natsMsg *m)
 		return; /* acknowledged with a later one */
 	h->next = NULL;
 	h->ms = mono_ms();
+	h->seq = seq;
 	memcpy(h->reply, r ? r : "", len + 1);
 	if (sub->held_tail)
 		sub->held_tail->next = h;
@@ -1188,8 +1309,9 @@ int ps_nats_sub__read(struct ps_nats_sub *sub, const unsigned char **data, size_
 			m = sub->list.Msgs[sub->next];
 			sub->list.Msgs[sub->next++] = NULL;
 			sub->out.len = 0;
+			sub->pos_seq = 0;
 			r = sub_take(sub, m, err);
-			hold(sub, m);
+			hold(sub, m, msg_seq(m));
 			natsMsg_Destroy(m);
 			if (r < 0)
 				return -1;
@@ -1252,6 +1374,44 @@ int ps_nats_sub__ack_before(struct ps_nats_sub *sub, int64_t ms, struct ps_error
 	if (s != NATS_OK)
 		return nats_fail(err, PS_ESYS, sub->subject, s, NULL);
 	return 0;
+}
+
+int ps_nats_sub__ack_upto(struct ps_nats_sub *sub, uint64_t seq, struct ps_error *err)
+{
+	struct held *h, *last = NULL;
+	natsStatus s = NATS_OK;
+
+	/* AckAll acknowledges by stream sequence: the newest held at or below @seq does it
+	 * for all (a message delivered again may be held after later ones) */
+	for (h = sub->held; h; h = h->next)
+		if (h->seq <= seq && (!last || h->seq > last->seq))
+			last = h;
+	if (!last)
+		return 0;
+	if (*last->reply)
+		s = natsConnection_Publish(sub->n->nc, last->reply, "+ACK", 4);
+	for (struct held **pp = &sub->held; *pp;) {
+		h = *pp;
+		if (h->seq <= seq) {
+			*pp = h->next;
+			sub->nheld--;
+			free(h);
+		} else {
+			pp = &h->next;
+		}
+	}
+	sub->held_tail = sub->held;
+	while (sub->held_tail && sub->held_tail->next)
+		sub->held_tail = sub->held_tail->next;
+	if (s != NATS_OK)
+		return nats_fail(err, PS_ESYS, sub->subject, s, NULL);
+	return 0;
+}
+
+uint64_t ps_nats_sub__position(const struct ps_nats_sub *sub, size_t *at)
+{
+	*at = sub->pos_at;
+	return sub->pos_seq;
 }
 
 size_t ps_nats_sub__unacked(const struct ps_nats_sub *sub)

@@ -80,6 +80,17 @@ bool ps_nats__subject_match(const char *pattern, const char *subject);
 int ps_nats__find(struct ps_nats *n, const char *pattern, char ***subjects, int *count,
                   struct ps_error *err);
 
+/**
+ * ps_nats__resolve() - the subjects @k patterns name: a pattern without a wildcard is
+ * itself, one with '*' or '>' the pstream subjects that match it (ps_nats__find()); each
+ * subject once, in the order first named.
+ * @out: made here: an array of the returned number of strings, each malloc'd (freed by
+ *       the caller)
+ * Return: their number, or -1 with @err set (a wildcard that matches nothing is PS_EEMPTY).
+ */
+int ps_nats__resolve(struct ps_nats *n, char *const *patterns, int k, char ***out,
+                     struct ps_error *err);
+
 /* ---- publishing ---- */
 
 /**
@@ -157,7 +168,9 @@ enum ps_nats_start {
 /**
  * struct ps_nats_sub_config - what to read.
  * @subject: one subject (no wildcard: ps_nats__find() resolves those)
- * @durable: the name of a durable consumer that remembers what was acknowledged, or NULL
+ * @durable: the name of a durable consumer that remembers what was acknowledged, or NULL;
+ *           one that exists goes on right after its acknowledged point (the messages it was
+ *           handed and did not acknowledge come again at once)
  * @start: where to start (a durable consumer that exists goes on where it was)
  * @since_ns: for PS_NATS_SINCE, wall-clock nanoseconds since the epoch
  * @follow: after the end of a recording, go on with the next one on the subject
@@ -210,6 +223,29 @@ int ps_nats_sub__ack(struct ps_nats_sub *sub, struct ps_error *err);
  * Return: 0, or -1 with @err set.
  */
 int ps_nats_sub__ack_before(struct ps_nats_sub *sub, int64_t ms, struct ps_error *err);
+
+/**
+ * ps_nats_sub__ack_upto() - acknowledge the messages handed out whose stream sequence is
+ * at most @seq: for a reader that acknowledges once what it made of them is stored.
+ * Return: 0, or -1 with @err set.
+ */
+int ps_nats_sub__ack_upto(struct ps_nats_sub *sub, uint64_t seq, struct ps_error *err);
+
+/**
+ * ps_nats_sub__position() - where the bytes ps_nats_sub__read() handed out last came from:
+ * their tail from @at on is the whole payload of the message of the returned stream
+ * sequence; the bytes before @at (a snapshot and the side-band of a start in the middle of
+ * a recording) are of earlier messages.  Return: the sequence, or 0 when no message's
+ * payload ends them.
+ */
+uint64_t ps_nats_sub__position(const struct ps_nats_sub *sub, size_t *at);
+
+/**
+ * ps_nats_sub__start_seq() - the first stream sequence the subscription delivers: after
+ * the acknowledged point of a durable consumer that existed, the start of the latest
+ * recording for a new one (PS_NATS_LATEST); 0 when not known (PS_NATS_NEW, _SINCE).
+ */
+uint64_t ps_nats_sub__start_seq(const struct ps_nats_sub *sub);
 
 /** ps_nats_sub__unacked() - messages handed out and not acknowledged yet. */
 size_t ps_nats_sub__unacked(const struct ps_nats_sub *sub);
