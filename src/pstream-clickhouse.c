@@ -34,7 +34,10 @@
 #include "lib/compat.h"
 #include "lib/diag.h"
 #include "lib/input.h"
+#include "lib/io.h"
 #include "lib/native.h"
+#include "lib/nats.h"
+#include "lib/nats_feed.h"
 #include "lib/reader.h"
 #include "lib/rowbinary.h"
 #include "lib/opts.h"
@@ -45,18 +48,23 @@
 #include "lib/signals.h"
 #include "lib/spool.h"
 #include "lib/symbols.h"
+#include "lib/xalloc.h"
 
 enum {
 	OPT_CLIENT = PS_OPT_LONG,
+	OPT_DURABLE,
+	OPT_FOLLOW,
 	OPT_FORMAT,
 	OPT_HOSTNAME,
+	OPT_NATS,
 	OPT_NO_CREATE,
 	OPT_SPOOL,
 	OPT_SPOOL_MAX,
 };
 
 static const struct ps_cmdline cmdline = {
-	.usage = "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n",
+	.usage = "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n"
+	         "       pstream-clickhouse --nats URL [option ...] subject ...\n",
 	.about = "Insert a perf event stream into ClickHouse, live, in batches: the table is\n"
 	         "created from the stream's formats when absent; batches wait on disk while the\n"
 	         "server is down and are retried, each exactly once.\n",
@@ -81,6 +89,14 @@ static const struct ps_cmdline cmdline = {
 		PS_OPT("format", OPT_FORMAT, PS_ARG_REQUIRED, "FMT",
 		       "rows travel as native (default), rowbinary or json"),
 		PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
+		PS_OPT("nats", OPT_NATS, PS_ARG_REQUIRED, "URL",
+		       "read the subjects named by the operands (wildcards too) from the\n"
+		       "NATS server at URL (pstream-nats pub's), each exactly once"),
+		PS_OPT("durable", OPT_DURABLE, PS_ARG_REQUIRED, "NAME",
+		       "--nats: the durable consumer that remembers what is in the table\n"
+		       "(default pstream-clickhouse)"),
+		PS_OPT("follow", OPT_FOLLOW, PS_ARG_NONE, NULL,
+		       "--nats: stay for the next recording on each subject"),
 		{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
 		  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
 		PS_OPT("spool", OPT_SPOOL, PS_ARG_REQUIRED, "DIR",
@@ -102,6 +118,10 @@ static const struct ps_cmdline cmdline = {
 
 struct opts {
 	const char *database, *host, *port, *table, *client, *hostname, *spool, *input;
+	const char *nats_url, *durable; /* --nats */
+	char **subjects;                /* --nats: the operands */
+	int nr_subjects;
+	bool follow;
 	const char *settings[MAX_SETTINGS];
 	int nr_settings;
 	uint64_t rows;
@@ -193,6 +213,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_NO_CREATE:
 			o->create = false;
 			break;
+		case OPT_NATS:
+			o->nats_url = a.arg;
+			break;
+		case OPT_DURABLE:
+			o->durable = a.arg;
+			break;
+		case OPT_FOLLOW:
+			o->follow = true;
+			break;
 		case OPT_SPOOL:
 			o->spool = a.arg;
 			break;
@@ -203,6 +232,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	}
 	o->sym = co.sym;
 	o->no_symbols = co.sym.off;
+	if (!o->nats_url && (o->durable || o->follow))
+		ps_usage_error("--durable and --follow are for --nats");
+	if (o->nats_url) {
+		if (a.optind == argc)
+			ps_usage_error("--nats: name the subjects to read");
+		o->subjects = argv + a.optind;
+		o->nr_subjects = argc - a.optind;
+		if (!o->durable)
+			o->durable = "pstream-clickhouse";
+		a.optind = argc;
+	}
 	if (argc - a.optind > 1)
 		ps_usage_error("one input at most");
 	if (o->database && strchr(o->table, '.'))
@@ -266,6 +306,9 @@ struct loader {
 	char **table_cols;               /* the table's columns, once asked */
 	size_t nr_table_cols;
 	bool cols_known, said_cols;
+	/* --nats: a message is acknowledged once the batches with its rows are in */
+	struct ps_nats_feed *feed;
+	struct ps_reader *rd;
 };
 
 static volatile sig_atomic_t stop_requests;
@@ -1002,6 +1045,23 @@ static void read_columns(struct loader *l)
 	l->cols_known = true;
 }
 
+/* The query of the table's column names, one a line, in hex (none: no such table). */
+static char *columns_query(const struct loader *l)
+{
+	const char *dot = strchr(l->o->table, '.');
+	char *db = l->o->database ? sql_string(l->o->database) :
+	           dot            ? xasprintf("'%.*s'", (int)(dot - l->o->table), l->o->table) :
+	                            xasprintf("currentDatabase()"),
+	     *t = sql_string(dot ? dot + 1 : l->o->table),
+	     *q = xasprintf("SELECT hex(name) FROM system.columns WHERE database = %s AND "
+	                    "table = %s FORMAT TSV",
+	                    db, t);
+
+	free(t);
+	free(db);
+	return q;
+}
+
 static void start_job(struct loader *l)
 {
 	struct ps_batch *b = l->bq.n ? &l->bq.q[l->bq.head] : NULL;
@@ -1019,20 +1079,11 @@ static void start_job(struct loader *l)
 		free(q);
 		free(id);
 	} else if (b && b->bin && !l->cols_known) {
-		const char *dot = strchr(l->o->table, '.');
-		char *db = l->o->database ? sql_string(l->o->database) :
-		           dot ? xasprintf("'%.*s'", (int)(dot - l->o->table), l->o->table) :
-		                 xasprintf("currentDatabase()"),
-		     *t = sql_string(dot ? dot + 1 : l->o->table),
-		     *q = xasprintf("SELECT hex(name) FROM system.columns WHERE database = %s AND "
-		                    "table = %s FORMAT TSV",
-		                    db, t);
+		char *q = columns_query(l);
 
 		l->job = JOB_COLUMNS;
 		spawn_client(l, q, -1, NULL, false);
 		free(q);
-		free(t);
-		free(db);
 	} else if (b) {
 		int in;
 		char *insert = NULL;
@@ -1055,6 +1106,8 @@ static void batch_done(struct loader *l, const char *how)
 {
 	struct ps_batch *b = &l->bq.q[l->bq.head];
 
+	if (l->feed && b->ack)
+		ps_nats_feed__ack(l->feed, b->ack);
 	if (l->o->verbose)
 		ps_msg("batch %s: %" PRIu64 " rows %s", b->id, b->rows, how);
 	l->inserted_rows += b->rows;
@@ -1404,18 +1457,108 @@ static int spill(struct loader *l, struct ps_error *err)
 	return r;
 }
 
+/*
+ * --nats: the messages whose records were all handed out have their rows in the batches
+ * sealed so far; they are acknowledged once the last of those is in (at once when none
+ * waits).
+ */
+static void complete(struct loader *l)
+{
+	uint64_t seq = ps_nats_feed__complete(l->feed, ps_reader__done_offset(l->rd));
+
+	if (!seq)
+		return;
+	if (l->bq.n)
+		l->bq.q[l->bq.head + l->bq.n - 1].ack = seq;
+	else
+		ps_nats_feed__ack(l->feed, seq);
+}
+
 static void seal(struct loader *l)
 {
 	struct ps_error err = { 0 };
 
-	if (!l->cur_path)
-		return;
-	if (spill(l, &err) < 0)
-		ps_die(&err);
-	seal_file(l);
+	if (l->cur_path) {
+		if (spill(l, &err) < 0)
+			ps_die(&err);
+		seal_file(l);
+	}
+	if (l->feed)
+		complete(l);
 }
 
 /* ---- the stream ---- */
+
+/*
+ * --nats: the places (stream sequence, offset in the message) of the rows already in the
+ * table for messages not acknowledged: a set, open addressing.
+ */
+#define MAX_SEEN (16u << 20)
+
+struct seen {
+	struct seen_slot {
+		uint64_t seq; /* 0: empty (a stream's sequences start at 1) */
+		uint32_t off;
+	} * v;
+	size_t mask, n;
+};
+
+static size_t seen_slot(const struct seen *t, uint64_t seq, uint32_t off)
+{
+	uint64_t h = (seq * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)off * 0xc2b2ae3d27d4eb4full);
+
+	return (size_t)(h ^ h >> 29) & t->mask;
+}
+
+static bool seen_has(const struct seen *t, uint64_t seq, uint32_t off)
+{
+	for (size_t i = seen_slot(t, seq, off); t->v[i].seq; i = (i + 1) & t->mask)
+		if (t->v[i].seq == seq && t->v[i].off == off)
+			return true;
+	return false;
+}
+
+/* The set of the "SEQ<TAB>OFFSET" lines of @text (@n of them at most). */
+static struct seen *seen_new(const char *text, size_t n)
+{
+	struct seen *t = calloc(1, sizeof(*t));
+	size_t cap = 16;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	if (!t || !(t->v = calloc(cap, sizeof(*t->v))))
+		ps_die_nomem();
+	t->mask = cap - 1;
+	for (const char *p = text; *p;) {
+		char *end;
+		unsigned long long seq = strtoull(p, &end, 10), off;
+
+		if (*end == '\t') {
+			off = strtoull(end + 1, &end, 10);
+			if (seq && off <= UINT32_MAX && !seen_has(t, seq, (uint32_t)off)) {
+				size_t i = seen_slot(t, seq, (uint32_t)off);
+
+				while (t->v[i].seq)
+					i = (i + 1) & t->mask;
+				t->v[i].seq = seq;
+				t->v[i].off = (uint32_t)off;
+				t->n++;
+			}
+		}
+		p = strchr(end, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return t;
+}
+
+static void seen_free(struct seen *t)
+{
+	if (t)
+		free(t->v);
+	free(t);
+}
 
 /*
  * The keys of ptojson's sample object that have no column (schema.h): nested objects and
@@ -1440,6 +1583,11 @@ struct ctx {
 	char *row_host;                     /* the writer's host now (NULL: stream_host) */
 	uint64_t lost_chunks, lost_samples; /* what LOST and LOST_SAMPLES records said */
 	bool header_done;
+	/* --nats */
+	const char *subject;
+	struct ps_nats_feed *feed;
+	struct seen *seen; /* the rows of messages delivered again that are in the table */
+	uint64_t skipped_rows;
 };
 
 /* The header is read (first sample or end): the host name, the writer and the table. */
@@ -1461,7 +1609,7 @@ static int header_done(struct ctx *c, struct ps_error *err)
 	if (!c->stream_host)
 		return ps_error__set(err, PS_ENOMEM, NULL, PS_NO_OFFSET, "out of memory");
 	if (c->l->bin) {
-		c->rb = ps_rowbinary__new(c->s, c->syms, host, err);
+		c->rb = ps_rowbinary__new(c->s, c->syms, host, c->feed ? PS_SCHEMA_NATS : 0, err);
 		if (!c->rb)
 			return -1;
 		c->l->header = ps_rowbinary__header(c->rb);
@@ -1493,7 +1641,8 @@ static int header_done(struct ctx *c, struct ps_error *err)
 			snprintf(full, sizeof(full), "%s.%s", c->o->database, c->o->table);
 			t = full;
 		}
-		char *stmt = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t, 0, err);
+		char *stmt = ps_schema__text(c->s, PS_SCHEMA_CLICKHOUSE, t,
+		                             c->feed ? PS_SCHEMA_NATS : 0, err);
 
 		if (!stmt)
 			return -1;
@@ -1583,7 +1732,8 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 	const struct ps_sample *smp = &ev->smp;
 	const char *comm = NULL;
 	size_t start;
-	uint64_t lost;
+	uint64_t lost, seq = 0;
+	uint32_t moff = 0;
 
 	if (rec->type == PERF_RECORD_LOST &&
 	    ps_record__get(rec, ps_session__swapped(c->s), "lost", &lost) == 0)
@@ -1602,6 +1752,18 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 		return -1;
 	if (row_host(c, smp) < 0)
 		goto nomem;
+	if (c->feed) {
+		/* where the record was in NATS: a row already in the table is not again */
+		seq = 0;
+		moff = 0;
+		if (ps_nats_feed__locate(c->feed, rec->offset, &seq, &moff) && c->seen &&
+		    seen_has(c->seen, seq, moff)) {
+			c->skipped_rows++;
+			return 0;
+		}
+		if (c->rb && ps_rowbinary__set_nats(c->rb, c->subject, seq, moff) < 0)
+			goto nomem;
+	}
 	current(l);
 	start = b->len;
 	if (c->rb) {
@@ -1618,6 +1780,14 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 		if (c->fold.len) {
 			ps_json__raw(b, ",\"stack\":", 9);
 			ps_json__string(b, c->fold.buf, c->fold.len);
+		}
+		if (c->feed) {
+			ps_json__raw(b, ",\"nats_subject\":", 16);
+			ps_json__string(b, c->subject, strlen(c->subject));
+			ps_json__raw(b, ",\"nats_seq\":", 12);
+			ps_json__u64(b, seq);
+			ps_json__raw(b, ",\"nats_offset\":", 15);
+			ps_json__u64(b, moff);
 		}
 		ps_json__raw(b, ",\"batch\":\"", 10);
 		ps_json__raw(b, l->cur_id, strlen(l->cur_id));
@@ -1644,6 +1814,8 @@ static void tick(struct ctx *c)
 	if (l->cur_path &&
 	    (l->cur_rows >= c->o->rows || now_ms() - l->cur_start_ms >= c->o->interval_ms))
 		seal(l);
+	else if (l->feed && !l->cur_path)
+		complete(l); /* messages without rows */
 	pump(l);
 	/* a full spool stops the reading: the stream waits upstream */
 	while (!ps_stop && !l->fatal && l->spooled >= c->o->spool_max << 20 &&
@@ -1706,15 +1878,497 @@ static void loader_cleanup(struct loader *l)
 		free(l->stmts[i]);
 }
 
+/* Everything read is inserted, even after an error further on.  Return what
+ * ps_reader__next() returned last. */
+static int read_stream(struct ctx *c, struct ps_error *err)
+{
+	struct loader *l = c->l;
+	struct ps_reader_event ev;
+	uint64_t last_tick = 0;
+	int r = 0;
+
+	while (!l->fatal && (r = ps_reader__next(c->rd, &ev, err)) > 0) {
+		switch (ev.kind) {
+		case PS_READER_HEADER:
+			/* at the end without a sample: only for the batches of the spool */
+			if ((!ev.at_end || l->bq.n) && header_done(c, err) < 0)
+				r = -1;
+			break;
+		case PS_READER_SAMPLE:
+		case PS_READER_RECORD:
+			r = emit(c, &ev, err);
+			break;
+		case PS_READER_IDLE:
+		case PS_READER_TICK:
+			if (ev.kind == PS_READER_IDLE || now_ms() - last_tick >= 20) {
+				last_tick = now_ms();
+				tick(c);
+			}
+			break;
+		default:
+			ps_show_event(&ev);
+		}
+		if (r < 0)
+			break;
+	}
+	return r;
+}
+
+/* After finish(): what is said at the end, and the exit status. */
+static int end_stream(struct ctx *c, int r, int left, struct ps_error *err)
+{
+	struct loader *l = c->l;
+
+	(void)r;
+	/* as pcount counts them: LOST_SAMPLES, written at the end, includes what LOST said */
+	if (c->lost_chunks || c->lost_samples)
+		ps_msg("%s%s%" PRIu64 " events lost by the kernel (LOST records): not in the table",
+		       c->subject ? c->subject : "", c->subject ? ": " : "",
+		       c->lost_chunks > c->lost_samples ? c->lost_chunks : c->lost_samples);
+	if (c->o->verbose)
+		ps_msg("%s%s%" PRIu64 " rows in %" PRIu64 " batches inserted into %s",
+		       c->subject ? c->subject : "", c->subject ? ": " : "", l->inserted_rows,
+		       l->inserted_batches, l->qtable);
+	if (c->skipped_rows)
+		ps_msg("%s: %" PRIu64
+		       " rows of messages delivered again were in the table already: "
+		       "not inserted twice",
+		       c->subject, c->skipped_rows);
+	ps_sample_writer__delete(c->w);
+	ps_rowbinary__delete(c->rb);
+	free(c->stream_host);
+	free(c->row_host);
+	free(c->fold.buf);
+	seen_free(c->seen);
+	if (err->code && err->detail[0])
+		ps_warn(err);
+	loader_cleanup(l);
+	ps_reader__close(c->rd);
+	if (err->code == PS_EUSAGE)
+		return 2;
+	return err->code || left < 0 ? 1 : 0;
+}
+
+/* ---- --nats: each subject read from NATS and inserted exactly once ---- */
+
+/*
+ * Run @q and wait for it.  Return its output (malloc'd, NUL-terminated), or NULL with the
+ * client's error in @msg.
+ */
+static char *query(struct loader *l, const char *q, char *msg, size_t len)
+{
+	uint64_t size;
+	char *text;
+	int status;
+
+	spawn_client(l, q, -1, NULL, false);
+	while (waitpid(l->child, &status, 0) < 0)
+		if (errno != EINTR) {
+			status = 1 << 8;
+			break;
+		}
+	l->child = 0;
+	l->job = JOB_NONE;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		client_error(l, msg, len);
+		if (!msg[0])
+			snprintf(msg, len, "%s failed", l->o->client);
+		close_child_files(l);
+		return NULL;
+	}
+	size = ps_spool__file_size(l->child_out);
+	text = malloc(size + 1);
+	if (!text)
+		ps_die_nomem();
+	read_memory_file(l->child_out, text, size + 1);
+	close_child_files(l);
+	return text;
+}
+
+/* query(), tried again while the server does not answer; NULL on a permanent error (said)
+ * or a stop request. */
+static char *query_retry(struct loader *l, const char *q, const char *what)
+{
+	uint64_t backoff = BACKOFF_MIN_MS;
+	bool said = false;
+	char msg[512];
+
+	for (;;) {
+		char *t = query(l, q, msg, sizeof(msg));
+
+		if (t) {
+			if (said)
+				ps_msg("%s:%s: connected again", l->o->host,
+				       l->o->port ? l->o->port : "9000");
+			return t;
+		}
+		if (permanent(msg)) {
+			ps_msg("%s failed: %s", what, msg);
+			return NULL;
+		}
+		if (!said)
+			ps_msg("%s failed, retrying: %s", what, msg);
+		said = true;
+		for (uint64_t waited = 0; waited < backoff && !ps_stop; waited += 50)
+			sleep_ms(50);
+		if (ps_stop)
+			return NULL;
+		backoff = backoff * 2 > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff * 2;
+	}
+}
+
+static const char *const nats_cols[] = { "nats_subject", "nats_seq", "nats_offset" };
+static const char *const nats_types[] = { "String", "UInt64", "UInt32" };
+
+/*
+ * Before reading: a table made without the NATS columns gets them (rows that lack them
+ * cannot be recognised when their messages come again), and the rows of the messages from
+ * @start on (where the subscription begins: after what was acknowledged) that are in
+ * already are learnt, so that they do not go in again.  Return 0, or -1 (said).
+ */
+static int prepare_table(struct ctx *c, uint64_t start)
+{
+	struct loader *l = c->l;
+	char *q = columns_query(l), *cols, *t, *subj;
+	bool have[3] = { false }, any;
+	size_t n = 0;
+
+	cols = query_retry(l, q, "the column list");
+	free(q);
+	if (!cols)
+		return -1;
+	any = cols[0] != 0;
+	for (size_t i = 0; i < 3; i++) {
+		char hex[64] = "";
+
+		for (size_t k = 0; nats_cols[i][k]; k++)
+			sprintf(hex + 2 * k, "%02X", (unsigned char)nats_cols[i][k]);
+		for (const char *p = cols; (p = strstr(p, hex)); p++)
+			if ((p == cols || p[-1] == '\n') &&
+			    (p[strlen(hex)] == '\n' || !p[strlen(hex)]))
+				have[i] = true;
+	}
+	free(cols);
+	if (!any)
+		return 0; /* no table: it is made with them, and holds nothing yet */
+	for (size_t i = 0; i < 3; i++) {
+		if (have[i])
+			continue;
+		q = xasprintf("ALTER TABLE %s ADD COLUMN `%s` %s", l->qtable, nats_cols[i],
+		              nats_types[i]);
+		t = query_retry(l, q, "adding a column");
+		free(q);
+		if (!t)
+			return -1;
+		free(t);
+	}
+	if (!start)
+		return 0;
+	subj = sql_string(c->subject);
+	q = xasprintf("SELECT nats_seq, nats_offset FROM %s WHERE nats_subject = %s AND "
+	              "nats_seq >= %" PRIu64 " FORMAT TSV",
+	              l->qtable, subj, start);
+	free(subj);
+	t = query_retry(l, q, "the rows already in");
+	free(q);
+	if (!t)
+		return -1;
+	for (const char *p = t; (p = strchr(p, '\n')); p++)
+		n++;
+	if (n > MAX_SEEN) {
+		ps_msg("%s: %zu rows of messages not acknowledged are in %s already: more than "
+		       "%u, too many to keep apart",
+		       c->subject, n, l->qtable, MAX_SEEN);
+		free(t);
+		return -1;
+	}
+	if (n)
+		c->seen = seen_new(t, n);
+	free(t);
+	return 0;
+}
+
+/* Insert what an earlier run left in the spool: the table then says what is in. */
+static int drain_spool(struct loader *l)
+{
+	l->ready = true;
+	while (l->nstmts || l->bq.n || l->child) {
+		if (give_up(l)) {
+			kill_child(l);
+			return -1;
+		}
+		pump(l);
+		if (l->child || l->nstmts || l->bq.n)
+			sleep_ms(20);
+	}
+	l->ready = !l->o->create;
+	return 0;
+}
+
+/* One subject, from where its durable consumer was acknowledged; the exit status. */
+static int load_subject(const struct opts *o0, const char *subject)
+{
+	struct opts o = *o0;
+	struct ps_error err = { 0 }, ferr = { 0 };
+	struct ps_reader_opts ro = { 0 };
+	struct ps_nats_sub_config cfg = {
+		.subject = subject,
+		.durable = o.durable,
+		.start = PS_NATS_LATEST,
+		.follow = o.follow,
+	};
+	char stream[PS_NATS_NAME_MAX];
+	char *spool = NULL;
+	struct ps_nats *n;
+	struct ps_nats_sub *sub;
+	struct ps_nats_feed *feed;
+	struct loader l;
+	struct ctx c = { 0 };
+	uint64_t done = 0;
+	bool stopped;
+	int r, left, status;
+
+	if (ps_nats__stream_name(subject, stream, sizeof(stream), &err) < 0)
+		ps_die(&err);
+	if (o.spool) {
+		/* a directory of each subject's in --spool */
+		if (mkdir(o.spool, 0700) < 0 && errno != EEXIST)
+			fatal_sys("cannot create the spool directory", o.spool);
+		o.spool = spool = xasprintf("%s/%s", o0->spool, stream);
+	}
+	c.o = &o;
+	c.l = &l;
+	c.subject = subject;
+	loader_init(&l, &o);
+	if ((l.bq.n || l.nstmts) && drain_spool(&l) < 0) {
+		ps_msg("%s: the batches an earlier run left in %s are not all in: not reading "
+		       "more",
+		       subject, l.dir);
+		loader_cleanup(&l);
+		free(spool);
+		return 1;
+	}
+	n = ps_nats__connect(o.nats_url, &err);
+	if (!n)
+		ps_die(&err);
+	sub = ps_nats_sub__open(n, &cfg, &err);
+	if (!sub)
+		ps_die(&err);
+	if (ps_nats_sub__read_to_end(sub) && !o.follow) {
+		if (o.verbose)
+			ps_msg("%s: its latest recording is in %s already", subject, l.qtable);
+		ps_nats_sub__close(sub);
+		ps_nats__close(n);
+		loader_cleanup(&l);
+		free(spool);
+		return 0;
+	}
+	c.feed = l.feed = NULL;
+	if (prepare_table(&c, ps_nats_sub__start_seq(sub)) < 0) {
+		ps_nats_sub__close(sub);
+		ps_nats__close(n);
+		loader_cleanup(&l);
+		free(spool);
+		return 1;
+	}
+	feed = ps_nats_feed__start(sub, &err);
+	if (!feed)
+		ps_die(&err);
+	ro.fd_name = subject;
+	ro.fd = ps_nats_feed__fd(feed);
+	ro.input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
+	ro.idle_ms = IDLE_MS;
+	ro.order_cap = ORDER_CAP;
+	ro.symbols = !o.no_symbols;
+	ro.sym = &o.sym;
+	ro.ticks = true;
+	c.rd = ps_reader__open(&ro, &err);
+	if (!c.rd) {
+		/* nothing came: a stop before the first message */
+		int st = err.code == PS_EEMPTY ? 0 : 1;
+
+		if (st)
+			ps_warn(&err);
+		ps_nats_feed__finish(feed, &ferr);
+		ps_nats_sub__close(sub);
+		ps_nats__close(n);
+		loader_cleanup(&l);
+		free(spool);
+		return st;
+	}
+	c.s = ps_reader__session(c.rd);
+	c.syms = ps_reader__symbols(c.rd);
+	c.feed = l.feed = feed;
+	l.rd = c.rd;
+	r = read_stream(&c, &err);
+	stopped = ps_stop || r < 0;
+	left = finish(&l);
+	/* what is in is acknowledged: all of it when the subscription's end was read */
+	if (!left && stopped)
+		done = ps_nats_feed__complete(feed, ps_reader__done_offset(c.rd));
+	l.feed = NULL;
+	ps_nats_feed__ack(feed, done);
+	if (ps_nats_feed__finish(feed, &ferr) < 0 && !err.code)
+		err = ferr;
+	if (!left && !stopped && !err.code && ps_nats_sub__ack(sub, &ferr) < 0)
+		err = ferr;
+	status = end_stream(&c, r, left, &err);
+	ps_nats_sub__close(sub);
+	ps_nats__close(n);
+	free(spool);
+	return status;
+}
+
+/* --nats with several subjects: a process each; a stop request goes to each of them. */
+#define MAX_SUBJECTS 1024
+static pid_t kids[MAX_SUBJECTS];
+static volatile sig_atomic_t nr_kids, parent_requests;
+
+static void on_stop_parent(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	parent_requests++;
+	/* a Ctrl-C reached them as it reached us; a kill of ours alone is passed on, the
+	 * first as a plain stop request, a second as a second */
+	if (si && si->si_code == SI_KERNEL)
+		return;
+	for (int i = 0; i < nr_kids; i++)
+		kill(kids[i], parent_requests > 1 ? sig : SIGUSR1);
+}
+
+/* in a subject's process: the parent's first request, which may come beside our own */
+static void on_parent_stop(int sig)
+{
+	(void)sig;
+	ps_stop = 1;
+	if (!stop_requests)
+		stop_requests = 1;
+}
+
+/*
+ * The subjects the operands name, resolved by a process of its own: libnats keeps state
+ * that a fork copies (the inbox names a connection makes), so the processes of the
+ * subjects must be forked from one that never used it.  Return their number, or -1 (said).
+ */
+static int resolve_subjects(const struct opts *o, char ***out)
+{
+	struct ps_error err = { 0 };
+	struct ps_bytes b = { 0 };
+	char **v = NULL;
+	int fds[2], st, k = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		fatal_sys("cannot make a pipe", "--nats");
+	pid = fork();
+	if (pid < 0)
+		fatal_sys("cannot fork", "--nats");
+	if (pid == 0) {
+		struct ps_nats *n = ps_nats__connect(o->nats_url, &err);
+		char **subjects = NULL;
+		int i, r;
+
+		close(fds[0]);
+		if (!n)
+			ps_die(&err);
+		r = ps_nats__resolve(n, o->subjects, o->nr_subjects, &subjects, &err);
+		if (r < 0)
+			ps_die(&err);
+		for (i = 0; i < r; i++)
+			if (ps_write_full(fds[1], subjects[i], strlen(subjects[i]) + 1) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	for (;;) {
+		char buf[4096];
+		ssize_t n = read(fds[0], buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (ps_bytes__add(&b, buf, (size_t)n, 64u << 20) < 0)
+			ps_die_nomem();
+	}
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		ps_bytes__release(&b);
+		return -1;
+	}
+	for (size_t at = 0; at < b.len; at += strlen((char *)b.p + at) + 1) {
+		char **g = realloc(v, (size_t)(k + 1) * sizeof(*v));
+
+		if (!g || !(g[k] = strdup((char *)b.p + at)))
+			ps_die_nomem();
+		v = g;
+		k++;
+	}
+	ps_bytes__release(&b);
+	*out = v;
+	return k;
+}
+
+static int nats_main(const struct opts *o)
+{
+	struct sigaction sa = { 0 };
+	char **subjects = NULL;
+	int k, i, status = 0;
+
+	k = resolve_subjects(o, &subjects);
+	if (k < 0)
+		return 1;
+	if (k > MAX_SUBJECTS)
+		ps_usage_error("--nats: %d subjects, more than %d", k, MAX_SUBJECTS);
+	if (k == 1) {
+		status = load_subject(o, subjects[0]);
+		free(subjects[0]);
+		free(subjects);
+		return status;
+	}
+	sa.sa_handler = on_parent_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	for (i = 0; i < k; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			fatal_sys("cannot fork", subjects[i]);
+		if (pid == 0)
+			_exit(load_subject(o, subjects[i]));
+		kids[i] = pid;
+		nr_kids = i + 1;
+	}
+	sa.sa_handler = NULL;
+	sa.sa_sigaction = on_stop_parent;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	for (i = 0; i < k; i++) {
+		int st;
+
+		while (waitpid(kids[i], &st, 0) < 0)
+			if (errno != EINTR) {
+				st = 1 << 8;
+				break;
+			}
+		if (!WIFEXITED(st) || WEXITSTATUS(st))
+			status = status ? status : (WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+		free(subjects[i]);
+	}
+	free(subjects);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	struct ps_error err = { 0 };
 	struct ps_reader_opts ro = { 0 };
-	struct ps_reader_event ev;
 	struct loader l;
 	struct ctx c = { 0 };
 	struct opts o;
-	uint64_t last_tick = 0;
 	struct sigaction sa = { .sa_handler = on_stop }; /* no SA_RESTART */
 	int r = 0, left;
 
@@ -1725,6 +2379,8 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	parse_args(argc, argv, &o);
+	if (o.nats_url)
+		return nats_main(&o);
 	c.o = &o;
 	c.l = &l;
 	ro.path = o.input;
@@ -1753,49 +2409,7 @@ int main(int argc, char **argv)
 	c.s = ps_reader__session(c.rd);
 	c.syms = ps_reader__symbols(c.rd);
 	loader_init(&l, &o);
-	/* everything read is inserted, even after an error further on */
-	while (!l.fatal && (r = ps_reader__next(c.rd, &ev, &err)) > 0) {
-		switch (ev.kind) {
-		case PS_READER_HEADER:
-			/* at the end without a sample: only for the batches of the spool */
-			if ((!ev.at_end || l.bq.n) && header_done(&c, &err) < 0)
-				r = -1;
-			break;
-		case PS_READER_SAMPLE:
-		case PS_READER_RECORD:
-			r = emit(&c, &ev, &err);
-			break;
-		case PS_READER_IDLE:
-		case PS_READER_TICK:
-			if (ev.kind == PS_READER_IDLE || now_ms() - last_tick >= 20) {
-				last_tick = now_ms();
-				tick(&c);
-			}
-			break;
-		default:
-			ps_show_event(&ev);
-		}
-		if (r < 0)
-			break;
-	}
+	r = read_stream(&c, &err);
 	left = finish(&l);
-	/* as pcount counts them: LOST_SAMPLES, written at the end, includes what LOST said */
-	if (c.lost_chunks || c.lost_samples)
-		ps_msg("%" PRIu64 " events lost by the kernel (LOST records): not in the table",
-		       c.lost_chunks > c.lost_samples ? c.lost_chunks : c.lost_samples);
-	if (o.verbose)
-		ps_msg("%" PRIu64 " rows in %" PRIu64 " batches inserted into %s", l.inserted_rows,
-		       l.inserted_batches, l.qtable);
-	ps_sample_writer__delete(c.w);
-	ps_rowbinary__delete(c.rb);
-	free(c.stream_host);
-	free(c.row_host);
-	free(c.fold.buf);
-	if (err.code && err.detail[0])
-		ps_warn(&err);
-	loader_cleanup(&l);
-	ps_reader__close(c.rd);
-	if (err.code == PS_EUSAGE)
-		return 2;
-	return err.code || left < 0 ? 1 : 0;
+	return end_stream(&c, r, left, &err);
 }

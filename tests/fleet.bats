@@ -242,24 +242,62 @@ each_sample_once() {
 	each_sample_once
 }
 
-@test "fleet: the loader killed with SIGKILL mid-way and started again: each sample once" {
+# the loader that reads NATS itself: a message is acknowledged once its rows are in, and
+# each row keeps its place in NATS, so rows of a message delivered again are not inserted
+# twice
+loader_nats() {
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" --nats "$NATS_URL" \
+		--durable loader --spool "$BATS_TEST_TMPDIR/spool" "$SUBJ.*"
+}
+
+# kill_tree SIG PID: PID and every process under it
+kill_tree() {
+	local p
+	for p in $(pgrep -P "$2"); do
+		kill_tree "$1" "$p"
+	done
+	kill "-$1" "$2" 2>/dev/null || true
+}
+
+@test "fleet: pstream-clickhouse --nats killed with SIGKILL mid-way, twice, and started again: each sample once" {
 	need_fleet
-	# Fails today (seen: 3-9% of each host's samples missing): sub acknowledges what it
-	# wrote into the pipe, and pstream-clickhouse holds up to -i seconds of rows in memory
-	# before its spool has them, so a SIGKILL of both loses those; acknowledging later
-	# only turns the loss into rows inserted twice.  Exactly once needs a key the table
-	# keeps (each row's recording and place in it) for pstream-clickhouse to skip what it
-	# has (issue 26); until then the at-least-once rule of pstream-nats(1) is the promise.
-	skip "known gap: a killed loader pipeline loses its unspooled rows (see the comment)"
+	local t=$BATS_TEST_TMPDIR i
+	host web1 40
+	host web2 30
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+	for i in 1 2; do
+		loader_nats 2>"$t/loader$i.err" &
+		KILL_PIDS=$!
+		sleep 1.5
+		# all of it at once, the clients it started too: stopped, then killed
+		kill_tree STOP $KILL_PIDS
+		kill_tree KILL $KILL_PIDS
+		wait $KILL_PIDS || true
+		KILL_PIDS=
+	done
+	# rows went in before the kills
+	[ "$(ch -q "SELECT count() FROM $DB.pstream")" -gt 0 ]
+	loader_nats 2>"$t/loader3.err" || { cat "$t"/loader*.err; false; }
+	each_sample_once || { tail -n 5 "$t"/loader*.err; false; }
+	# every row has its place in NATS, once
+	[ "$(ch -q "SELECT count() - uniqExact(nats_subject, nats_seq, nats_offset) FROM $DB.pstream")" = 0 ]
+	[ "$(ch -q "SELECT countIf(nats_seq = 0) FROM $DB.pstream")" = 0 ]
+}
+
+@test "fleet: pstream-clickhouse --nats of two hosts, and again: each sample once, nothing twice" {
+	need_fleet
 	local t=$BATS_TEST_TMPDIR
-	hosts_and_loader "$t/loader1.err"
-	sleep 2
-	# the whole loader: the subscriber and pstream-clickhouse with it
-	pkill -9 -P $KILL_PIDS
-	wait $KILL_PIDS || true
-	KILL_PIDS=
-	loader 2>"$t/loader2.err"
+	host web1 20
+	host web2 10
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+	loader_nats 2>"$t/loader1.err" || { cat "$t/loader1.err"; false; }
 	each_sample_once
+	# the recordings read to their end: a second run has nothing to add
+	loader_nats 2>"$t/loader2.err" || { cat "$t/loader2.err"; false; }
+	table_counts >"$t/got2.txt"
+	diff -u "$t/want.txt" "$t/got2.txt"
 }
 
 @test "fleet: a merged stream's rows in ClickHouse are under their input's host (pcat --merge)" {

@@ -39,6 +39,7 @@ struct chunk {
 	struct chunk *prev, *next; /* every chunk, for ps_order__delete() */
 	struct chunk *next_free;
 	size_t size, used, live;
+	uint64_t first_offset; /* the input offset of the first record placed in it */
 	unsigned char data[];
 };
 
@@ -447,6 +448,8 @@ static struct held *push(struct ps_order *o, const struct ps_record *rec, bool p
 	memcpy(h->bytes, rec->data, rec->len);
 	h->rec = *rec;
 	h->rec.data = h->bytes;
+	if ((unsigned char *)h == h->chunk->data) /* records go in in arrival order */
+		h->chunk->first_offset = rec->offset;
 	h->time = queue ? t : 0;
 	h->attr = attr;
 	h->arrival = o->arrivals++;
@@ -582,4 +585,15 @@ size_t ps_order__queued(const struct ps_order *o)
 size_t ps_order__queued_bytes(const struct ps_order *o)
 {
 	return o->bytes;
+}
+
+uint64_t ps_order__oldest_offset(const struct ps_order *o)
+{
+	uint64_t min = UINT64_MAX;
+
+	/* a chunk's records are in arrival order: its first is its oldest */
+	for (const struct chunk *c = o->chunks; c; c = c->next)
+		if (c->live && c->first_offset < min)
+			min = c->first_offset;
+	return min;
 }

@@ -159,4 +159,11 @@ size_t ps_order__queued(const struct ps_order *o);
  */
 size_t ps_order__queued_bytes(const struct ps_order *o);
 
+/**
+ * ps_order__oldest_offset() - a bound on what the view still holds: no record it holds
+ * (queued, released and not yet popped, or pinned) has an input offset below this.
+ * Return: the offset, or UINT64_MAX when the view holds nothing.
+ */
+uint64_t ps_order__oldest_offset(const struct ps_order *o);
+
 #endif

@@ -81,7 +81,8 @@ struct ps_reader *ps_reader__open(const struct ps_reader_opts *o, struct ps_erro
 	}
 	rd->o = *o;
 	rd->stop_seq = UINT64_MAX;
-	rd->in = ps_input__open(o->path, o->input_flags, err);
+	rd->in = o->fd_name ? ps_input__open_fd(o->fd, o->fd_name, o->input_flags, err) :
+	                      ps_input__open(o->path, o->input_flags, err);
 	if (!rd->in) {
 		free(rd);
 		return NULL;
@@ -147,6 +148,17 @@ const char *ps_reader__name(const struct ps_reader *rd)
 bool ps_reader__swapped(const struct ps_reader *rd)
 {
 	return ps_input__swapped(rd->in);
+}
+
+uint64_t ps_reader__done_offset(const struct ps_reader *rd)
+{
+	/* cur is the record read last: whatever came before it is out or still held */
+	uint64_t done = rd->cur.offset; /* 0 before the first */
+	uint64_t held;
+
+	if (rd->ord && (held = ps_order__oldest_offset(rd->ord)) < done)
+		done = held;
+	return done;
 }
 
 void ps_reader__set_wait_hook(struct ps_reader *rd, void (*fn)(void *), void *arg)

@@ -63,7 +63,9 @@ enum ps_reader_kind {
 };
 
 struct ps_reader_opts {
-	const char *path;                  /* "-" or NULL: standard input */
+	const char *path;    /* "-" or NULL: standard input */
+	const char *fd_name; /* set: read descriptor fd (not closed) as fd_name */
+	int fd;
 	enum ps_reader_mode mode;          /* PS_READER_TIME when 0 */
 	unsigned int input_flags;          /* PS_INPUT_* */
 	int idle_ms;                       /* PS_READER_IDLE after this many quiet ms; 0: never */
@@ -132,6 +134,14 @@ const char *ps_reader__name(const struct ps_reader *rd);
 
 /** ps_reader__swapped() - true when the input's byte order is not the host's. */
 bool ps_reader__swapped(const struct ps_reader *rd);
+
+/**
+ * ps_reader__done_offset() - every record the input holds below this offset was handed
+ * out (a record made of a COMPRESSED record's bytes counts at that record's offset): what
+ * a program that acknowledges its input upstream may acknowledge once it has dealt with
+ * the events it was given.  Conservative: records above it may have been handed out too.
+ */
+uint64_t ps_reader__done_offset(const struct ps_reader *rd);
 
 /** ps_reader__set_wait_hook() - ps_input__set_wait_hook() of the input. */
 void ps_reader__set_wait_hook(struct ps_reader *rd, void (*fn)(void *), void *arg);

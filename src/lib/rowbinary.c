@@ -63,6 +63,9 @@ enum src {
 	S_SCH_DELAY,
 	S_OFF_CPU,
 	S_STACK,
+	S_NATS_SUBJECT,
+	S_NATS_SEQ,
+	S_NATS_OFFSET,
 	S_BATCH,
 	S_FIELD, /* "fields.NAME": the event's field of that name */
 };
@@ -104,6 +107,9 @@ static const char *const src_names[] = {
 	[S_SCH_DELAY] = "sch_delay",
 	[S_OFF_CPU] = "off_cpu",
 	[S_STACK] = "stack",
+	[S_NATS_SUBJECT] = "nats_subject",
+	[S_NATS_SEQ] = "nats_seq",
+	[S_NATS_OFFSET] = "nats_offset",
 	[S_BATCH] = "batch",
 };
 
@@ -167,6 +173,10 @@ struct ps_rowbinary {
 	struct event *events; /* by attr index */
 	size_t nr_events;
 	bool need_frames, need_sym;
+	char *subject; /* ps_rowbinary__set_nats() */
+	size_t subject_len;
+	uint64_t nats_seq;
+	uint32_t nats_offset;
 };
 
 /* ---- writing values ---- */
@@ -433,7 +443,7 @@ static unsigned char code_of(const struct ps_schema_column *c, unsigned int *wid
 }
 
 struct ps_rowbinary *ps_rowbinary__new(const struct ps_session *s, struct ps_symbols *syms,
-                                       const char *host, struct ps_error *err)
+                                       const char *host, unsigned int flags, struct ps_error *err)
 {
 	struct ps_rowbinary *rb = calloc(1, sizeof(*rb));
 	struct ps_bytes h = { 0 };
@@ -447,7 +457,7 @@ struct ps_rowbinary *ps_rowbinary__new(const struct ps_session *s, struct ps_sym
 	if (!rb->host)
 		goto nomem;
 	rb->host_len = strlen(rb->host);
-	rb->cols = ps_schema__columns(s, &rb->n, err);
+	rb->cols = ps_schema__columns(s, flags, &rb->n, err);
 	if (!rb->cols) {
 		ps_rowbinary__delete(rb);
 		return NULL;
@@ -507,7 +517,25 @@ void ps_rowbinary__delete(struct ps_rowbinary *rb)
 	free(rb->c);
 	free(rb->header);
 	free(rb->host);
+	free(rb->subject);
 	free(rb);
+}
+
+int ps_rowbinary__set_nats(struct ps_rowbinary *rb, const char *subject, uint64_t seq,
+                           uint32_t offset)
+{
+	if (subject && (!rb->subject || strcmp(subject, rb->subject) != 0)) {
+		char *t = valid_text(subject);
+
+		if (!t)
+			return -1;
+		free(rb->subject);
+		rb->subject = t;
+		rb->subject_len = strlen(t);
+	}
+	rb->nats_seq = seq;
+	rb->nats_offset = offset;
+	return 0;
 }
 
 int ps_rowbinary__set_host(struct ps_rowbinary *rb, const char *host)
@@ -764,6 +792,15 @@ int ps_rowbinary__write(struct ps_rowbinary *rb, struct ps_json_buf *b, const st
 		}
 		case S_STACK:
 			put_bytes(b, stack ? stack : "", stack ? stack_len : 0);
+			continue;
+		case S_NATS_SUBJECT:
+			put_bytes(b, rb->subject ? rb->subject : "", rb->subject_len);
+			continue;
+		case S_NATS_SEQ:
+			put_int(b, rb->nats_seq, c->width, false);
+			continue;
+		case S_NATS_OFFSET:
+			put_int(b, rb->nats_offset, c->width, false);
 			continue;
 		case S_BATCH:
 			put_bytes(b, batch, strlen(batch));

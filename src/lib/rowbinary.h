@@ -33,10 +33,20 @@ struct ps_rowbinary;
  * @syms: names for ip, sym, symoff, dso and the callchain's frames, or NULL (addresses
  *        only: every frame kept, names empty)
  * @host: the host column's value
+ * @flags: ps_schema__columns()'s (PS_SCHEMA_NATS)
  * Return: the writer, or NULL with @err set (out of memory).
  */
 struct ps_rowbinary *ps_rowbinary__new(const struct ps_session *s, struct ps_symbols *syms,
-                                       const char *host, struct ps_error *err);
+                                       const char *host, unsigned int flags, struct ps_error *err);
+
+/**
+ * ps_rowbinary__set_nats() - the values of the NATS columns (PS_SCHEMA_NATS) from the next
+ * row on: the subject (NULL: unchanged), the message's stream sequence and the record's
+ * byte offset in the message.
+ * Return: 0, or -1 when out of memory (the subject is then unchanged).
+ */
+int ps_rowbinary__set_nats(struct ps_rowbinary *rb, const char *subject, uint64_t seq,
+                           uint32_t offset);
 
 /**
  * ps_rowbinary__set_host() - the host column's value from the next row on (a merged

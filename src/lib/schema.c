@@ -419,8 +419,14 @@ static int build(const struct ps_session *s, enum ps_schema_dialect d, unsigned 
 			add(base, dur[i], K_INT, false, 8, NULL);
 	}
 	if (d == PS_SCHEMA_CLICKHOUSE) {
-		/* the loader's own, last, after the fields: the folded stack, the batch id */
+		/* the loader's own, last, after the fields: the folded stack, where the row
+		 * was in NATS, the batch id (last: the spool finds it there) */
 		add(tp, "stack", K_TEXT, false, 0, NULL);
+		if (flags & PS_SCHEMA_NATS) {
+			add(tp, "nats_subject", K_TEXT, false, 0, NULL);
+			add(tp, "nats_seq", K_INT, false, 8, NULL);
+			add(tp, "nats_offset", K_INT, false, 4, NULL);
+		}
 		add(tp, "batch", K_TEXT, false, 0, NULL);
 	}
 	return base->failed || tp->failed ? -1 : 0;
@@ -501,14 +507,14 @@ nomem:
 	return NULL;
 }
 
-struct ps_schema_column *ps_schema__columns(const struct ps_session *s, size_t *nr,
-                                            struct ps_error *err)
+struct ps_schema_column *ps_schema__columns(const struct ps_session *s, unsigned int flags,
+                                            size_t *nr, struct ps_error *err)
 {
 	struct cols tp = { 0 }, base = { 0 };
 	struct ps_schema_column *out = NULL;
 	size_t i, n = 0;
 
-	if (build(s, PS_SCHEMA_CLICKHOUSE, 0, &base, &tp) < 0)
+	if (build(s, PS_SCHEMA_CLICKHOUSE, flags & PS_SCHEMA_NATS, &base, &tp) < 0)
 		goto nomem;
 	out = calloc(base.n + tp.n + 1, sizeof(*out));
 	if (!out)

@@ -26,6 +26,9 @@ enum ps_schema_dialect {
 /* ps_schema__text() flags */
 /* a "fields.NAME_sym" text column next to each field ptojson --symbolic names */
 #define PS_SCHEMA_SYMBOLIC 0x1
+/* ClickHouse: the "nats_subject", "nats_seq" and "nats_offset" columns of a loader that reads
+ * NATS itself (pstream-clickhouse --nats): where each row's record was, for exactly once */
+#define PS_SCHEMA_NATS 0x2
 
 /**
  * ps_schema__text() - the table of @s's samples as text.
@@ -78,12 +81,13 @@ struct ps_schema_column {
 
 /**
  * ps_schema__columns() - the columns of the ClickHouse table ps_schema__text() declares
- * for @s (no PS_SCHEMA_SYMBOLIC), in its order, the columns it leaves out left out.
+ * for @s with @flags (PS_SCHEMA_NATS; PS_SCHEMA_SYMBOLIC is not taken), in its order, the
+ * columns it leaves out left out.
  * @nr: receives their number
  * Return: the array (free it with ps_schema__columns_free()), or NULL when out of memory.
  */
-struct ps_schema_column *ps_schema__columns(const struct ps_session *s, size_t *nr,
-                                            struct ps_error *err);
+struct ps_schema_column *ps_schema__columns(const struct ps_session *s, unsigned int flags,
+                                            size_t *nr, struct ps_error *err);
 
 /** ps_schema__columns_free() - free what ps_schema__columns() returned. */
 void ps_schema__columns_free(struct ps_schema_column *c, size_t n);

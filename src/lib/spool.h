@@ -35,6 +35,7 @@ struct ps_batch {
 	bool bin;
 	uint64_t data_off;
 	bool tried;
+	uint64_t ack; /* the caller's: what its insert lets it acknowledge upstream */
 };
 
 /**
