@@ -162,19 +162,23 @@ PS_COLD static void chunk_done(struct ps_order *o, struct chunk *c)
 	free(c);
 }
 
-/* room for @cost bytes, 8-aligned, counted live in its chunk */
-static struct held *arena_alloc(struct ps_order *o, size_t cost)
+/* room for @cost bytes, 8-aligned, counted live in its chunk, for the record at input
+ * offset @off */
+static struct held *arena_alloc(struct ps_order *o, size_t cost, uint64_t off)
 {
 	size_t need = (cost + 7) & ~(size_t)7;
 	struct chunk *c = o->cur;
 	struct held *h;
 
-	if (c && c->live == 0)
+	if (c && c->live == 0) {
 		c->used = 0;
+		c->first_offset = off;
+	}
 	if (!c || c->size - c->used < need) {
 		c = chunk_new(o, need > CHUNK ? need : CHUNK);
 		if (!c)
 			return NULL;
+		c->first_offset = off; /* records go in in arrival order */
 		if (need <= CHUNK) {
 			if (o->cur && o->cur->live == 0)
 				chunk_done(o, o->cur);
@@ -440,7 +444,7 @@ static struct held *push(struct ps_order *o, const struct ps_record *rec, bool p
 	if (rec->len > SIZE_MAX / 2 || ready_reserve(o, o->nr_ready + o->nr + 1) ||
 	    (queue && heap_reserve(o, o->nr_heap + 1)))
 		goto nomem;
-	h = arena_alloc(o, cost);
+	h = arena_alloc(o, cost, rec->offset);
 	if (!h)
 		goto nomem;
 	if (pin)
@@ -448,8 +452,6 @@ static struct held *push(struct ps_order *o, const struct ps_record *rec, bool p
 	memcpy(h->bytes, rec->data, rec->len);
 	h->rec = *rec;
 	h->rec.data = h->bytes;
-	if ((unsigned char *)h == h->chunk->data) /* records go in in arrival order */
-		h->chunk->first_offset = rec->offset;
 	h->time = queue ? t : 0;
 	h->attr = attr;
 	h->arrival = o->arrivals++;

@@ -798,6 +798,53 @@ static void test_runs(unsigned int cpus, unsigned int kind)
 	ps_session__delete(e.s);
 }
 
+/*
+ * ps_order__oldest_offset() bounds what is held: never above the offset of a record the
+ * view still holds (queued, or popped and not yet given back by the next pop), the
+ * first held record's own offset when nothing before it was, none when nothing is held.
+ * Records in rounds, out of time order, over many chunks.
+ */
+static void test_oldest_offset(void)
+{
+	struct env e = { 0 };
+	struct ps_record rec;
+	struct ps_order *o;
+	uint64_t first_off, round_first, prev_first = 0;
+	size_t popped = 0, i, round;
+
+	make_session(&e, ST_BASE);
+	o = ps_order__new(e.s, 0);
+	CHECK(o != NULL);
+	CHECK_EQ_U64(ps_order__oldest_offset(o), UINT64_MAX);
+	first_off = e.offset;
+	push(o, sample(&e, 1, 1, 1000));
+	push(o, sample(&e, 1, 1, 500));
+	CHECK_EQ_U64(ps_order__oldest_offset(o), first_off);
+	/* rounds of 5000 samples, times falling within a round: after a round's
+	 * FINISHED_ROUND the view holds that round's samples, the one before released */
+	for (round = 0; round < 20; round++) {
+		round_first = e.offset;
+		for (i = 0; i < 5000; i++)
+			push(o, sample(&e, 1, 1, 2000 + round * 10000 + (5000 - i)));
+		push(o, round_end(&e));
+		while (ps_order__pop(o, &rec) == 1)
+			popped++;
+		CHECK(ps_order__oldest_offset(o) <= round_first);
+		/* what came before the round before is given back, but for the rest of a
+		 * chunk (256 KiB of arena: fewer bytes of input) */
+		if (round > 1)
+			CHECK(ps_order__oldest_offset(o) + (256u << 10) >= prev_first);
+		prev_first = round_first;
+	}
+	ps_order__end(o);
+	while (ps_order__pop(o, &rec) == 1)
+		popped++;
+	CHECK_EQ_U64(popped, 2 + 20 * 5001);
+	CHECK_EQ_U64(ps_order__oldest_offset(o), UINT64_MAX);
+	ps_order__delete(o);
+	ps_session__delete(e.s);
+}
+
 int main(void)
 {
 	int swap;
@@ -815,6 +862,7 @@ int main(void)
 	test_swapper_kept();
 	test_flat();
 	test_pinned();
+	test_oldest_offset();
 	test_runs(1, 0);
 	test_runs(4, 0);
 	test_runs(100, 0);
