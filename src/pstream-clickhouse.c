@@ -62,53 +62,6 @@ enum {
 	OPT_SPOOL_MAX,
 };
 
-static const struct ps_cmdline cmdline = {
-	.usage = "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n"
-	         "       pstream-clickhouse --nats URL [option ...] subject ...\n",
-	.about = "Insert a perf event stream into ClickHouse, live, in batches: the table is\n"
-	         "created from the stream's formats when absent; batches wait on disk while the\n"
-	         "server is down and are retried, each exactly once.\n",
-	.opts = {
-		PS_OPT("database", 'd', PS_ARG_REQUIRED, "NAME",
-		       "the database (default: the client's, \"default\")"),
-		PS_OPT("host", 'H', PS_ARG_REQUIRED, "HOST", "the ClickHouse server (default localhost)"),
-		PS_OPT("interval", 'i', PS_ARG_REQUIRED, "SEC",
-		       "insert at least every SEC seconds (default 1)"),
-		PS_OPT("rows", 'n', PS_ARG_REQUIRED, "N",
-		       "insert every N rows (default 100000, at most 1000000)"),
-		PS_OPT("port", 'P', PS_ARG_REQUIRED, "PORT", "the server's native TCP port (default 9000)"),
-		PS_OPT("setting", 's', PS_ARG_REQUIRED, "N[=V]",
-		       "pass --N[=V] to clickhouse-client (user, password, secure,\n"
-		       "any client setting); repeatable"),
-		PS_OPT("table", 't', PS_ARG_REQUIRED, "NAME",
-		       "the table, NAME or DATABASE.NAME (default pstream)"),
-		PS_OPT("client", OPT_CLIENT, PS_ARG_REQUIRED, "PROG",
-		       "the client program (default clickhouse-client)"),
-		PS_OPT("hostname", OPT_HOSTNAME, PS_ARG_REQUIRED, "NAME",
-		       "the host column (default: the stream's hostname)"),
-		PS_OPT("format", OPT_FORMAT, PS_ARG_REQUIRED, "FMT",
-		       "rows travel as native (default), rowbinary or json"),
-		PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
-		PS_OPT("nats", OPT_NATS, PS_ARG_REQUIRED, "URL",
-		       "read the subjects named by the operands (wildcards too) from the\n"
-		       "NATS server at URL (pstream-nats pub's), each exactly once"),
-		PS_OPT("durable", OPT_DURABLE, PS_ARG_REQUIRED, "NAME",
-		       "--nats: the durable consumer that remembers what is in the table\n"
-		       "(default pstream-clickhouse)"),
-		PS_OPT("follow", OPT_FOLLOW, PS_ARG_NONE, NULL,
-		       "--nats: stay for the next recording on each subject"),
-		{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
-		  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
-		PS_OPT("spool", OPT_SPOOL, PS_ARG_REQUIRED, "DIR",
-		       "keep batches in DIR (default: a new temporary directory);\n"
-		       "batches left there by an earlier run are inserted first"),
-		PS_OPT("spool-max", OPT_SPOOL_MAX, PS_ARG_REQUIRED, "MIB",
-		       "stop reading when the spool holds MIB MiB (default 1024)"),
-		PS_OPT_SYMBOL_FILES_ROWS,
-		PS_OPT("verbose", 'v', PS_ARG_NONE, NULL, "report every batch on standard error"),
-	},
-};
-
 #define IDLE_MS 100
 #define ORDER_CAP (64u << 20)
 #define MAX_ROWS 1000000u
@@ -131,6 +84,55 @@ struct opts {
 	bool json;      /* --format json: rows as JSONEachRow */
 	bool rowbinary; /* --format rowbinary: batches sent as they are spooled */
 	struct ps_symbols_opts sym;
+};
+
+static const struct ps_cmdline cmdline = {
+	.usage = "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n"
+	         "       pstream-clickhouse --nats URL [option ...] subject ...\n",
+	.about = "Insert a perf event stream into ClickHouse, live, in batches: the table is\n"
+	         "created from the stream's formats when absent; batches wait on disk while the\n"
+	         "server is down and are retried, each exactly once.\n",
+	.opts = {
+		PS_OPT("database", 'd', PS_ARG_REQUIRED, "NAME",
+		       "the database (default: the client's, \"default\")"),
+		PS_OPT_STRING("host", 'H', "HOST", "the ClickHouse server (default localhost)",
+		              struct opts, host),
+		PS_OPT("interval", 'i', PS_ARG_REQUIRED, "SEC",
+		       "insert at least every SEC seconds (default 1)"),
+		PS_OPT("rows", 'n', PS_ARG_REQUIRED, "N",
+		       "insert every N rows (default 100000, at most 1000000)"),
+		PS_OPT("port", 'P', PS_ARG_REQUIRED, "PORT", "the server's native TCP port (default 9000)"),
+		PS_OPT("setting", 's', PS_ARG_REQUIRED, "N[=V]",
+		       "pass --N[=V] to clickhouse-client (user, password, secure,\n"
+		       "any client setting); repeatable"),
+		PS_OPT("table", 't', PS_ARG_REQUIRED, "NAME",
+		       "the table, NAME or DATABASE.NAME (default pstream)"),
+		PS_OPT_STRING("client", OPT_CLIENT, "PROG",
+		              "the client program (default clickhouse-client)", struct opts, client),
+		PS_OPT_STRING("hostname", OPT_HOSTNAME, "NAME",
+		              "the host column (default: the stream's hostname)", struct opts,
+		              hostname),
+		PS_OPT("format", OPT_FORMAT, PS_ARG_REQUIRED, "FMT",
+		       "rows travel as native (default), rowbinary or json"),
+		PS_OPT("no-create", OPT_NO_CREATE, PS_ARG_NONE, NULL, "do not create the table"),
+		PS_OPT_STRING("nats", OPT_NATS, "URL",
+		              "read the operands' subjects from NATS at URL, exactly once",
+		              struct opts, nats_url),
+		PS_OPT_STRING("durable", OPT_DURABLE, "NAME",
+		              "--nats: whose place is kept (default pstream-clickhouse)",
+		              struct opts, durable),
+		PS_OPT_FLAG("follow", OPT_FOLLOW, "--nats: stay for each subject's next recording",
+		            struct opts, follow),
+		{ "no-symbols", PS_OPT_NO_SYMBOLS, PS_ARG_NONE, NULL,
+		  "addresses only: the sym, symoff, dso columns stay empty", PS_OPTG_NO_SYMBOLS, 0 },
+		PS_OPT("spool", OPT_SPOOL, PS_ARG_REQUIRED, "DIR",
+		       "keep batches in DIR (default: a new temporary directory);\n"
+		       "batches left there by an earlier run are inserted first"),
+		PS_OPT("spool-max", OPT_SPOOL_MAX, PS_ARG_REQUIRED, "MIB",
+		       "stop reading when the spool holds MIB MiB (default 1024)"),
+		PS_OPT_SYMBOL_FILES_ROWS,
+		PS_OPT("verbose", 'v', PS_ARG_NONE, NULL, "report every batch on standard error"),
+	},
 };
 
 static uint64_t parse_seconds_ms(const char *arg, const char *what)
@@ -160,11 +162,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->spool_max = 1024;
 	o->create = true;
 	ps_args__init(&a, &cmdline, argc, argv, &co);
+	a.flags = o;
 	while ((c = ps_args__next(&a)) != -1) {
 		switch (c) {
-		case 'H':
-			o->host = a.arg;
-			break;
 		case 'P':
 			ps_parse_u64(a.arg, 1, 65535, "--port");
 			o->port = a.arg;
@@ -197,12 +197,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'v':
 			o->verbose = true;
 			break;
-		case OPT_CLIENT:
-			o->client = a.arg;
-			break;
-		case OPT_HOSTNAME:
-			o->hostname = a.arg;
-			break;
 		case OPT_FORMAT:
 			o->json = strcmp(a.arg, "json") == 0;
 			o->rowbinary = strcmp(a.arg, "rowbinary") == 0;
@@ -212,15 +206,6 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_NO_CREATE:
 			o->create = false;
-			break;
-		case OPT_NATS:
-			o->nats_url = a.arg;
-			break;
-		case OPT_DURABLE:
-			o->durable = a.arg;
-			break;
-		case OPT_FOLLOW:
-			o->follow = true;
 			break;
 		case OPT_SPOOL:
 			o->spool = a.arg;
@@ -1878,6 +1863,18 @@ static void loader_cleanup(struct loader *l)
 		free(l->stmts[i]);
 }
 
+/* How the stream is read: every record, in time order, a tick for each. */
+static void reader_opts(const struct opts *o, struct ps_reader_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
+	ro->idle_ms = IDLE_MS;
+	ro->order_cap = ORDER_CAP;
+	ro->symbols = !o->no_symbols;
+	ro->sym = &o->sym;
+	ro->ticks = true;
+}
+
 /* Everything read is inserted, even after an error further on.  Return what
  * ps_reader__next() returned last. */
 static int read_stream(struct ctx *c, struct ps_error *err)
@@ -2174,14 +2171,9 @@ static int load_subject(const struct opts *o0, const char *subject)
 	feed = ps_nats_feed__start(sub, &err);
 	if (!feed)
 		ps_die(&err);
+	reader_opts(&o, &ro);
 	ro.fd_name = subject;
 	ro.fd = ps_nats_feed__fd(feed);
-	ro.input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
-	ro.idle_ms = IDLE_MS;
-	ro.order_cap = ORDER_CAP;
-	ro.symbols = !o.no_symbols;
-	ro.sym = &o.sym;
-	ro.ticks = true;
 	c.rd = ps_reader__open(&ro, &err);
 	if (!c.rd) {
 		/* nothing came: a stop before the first message */
@@ -2383,13 +2375,8 @@ int main(int argc, char **argv)
 		return nats_main(&o);
 	c.o = &o;
 	c.l = &l;
+	reader_opts(&o, &ro);
 	ro.path = o.input;
-	ro.input_flags = PS_INPUT_DECOMPRESS | PS_INPUT_SKIP_AUX;
-	ro.idle_ms = IDLE_MS;
-	ro.order_cap = ORDER_CAP;
-	ro.symbols = !o.no_symbols;
-	ro.sym = &o.sym;
-	ro.ticks = true;
 	c.rd = ps_reader__open(&ro, &err);
 	if (!c.rd && err.code == PS_EEMPTY && o.spool) {
 		/* no stream: the spool's batches go in, and that is all */

@@ -421,6 +421,16 @@ folded_rows() {
 	run -2 --separate-stderr "$BIN/pstream-clickhouse" --rows 0
 	run -2 --separate-stderr "$BIN/pstream-clickhouse" --table 'a b'
 	run -2 --separate-stderr "$BIN/pstream-clickhouse" --bogus
+	# --nats takes subjects, the NATS options need it, an absent server is said
+	run -2 --separate-stderr "$BIN/pstream-clickhouse" --nats nats://127.0.0.1:1
+	[[ "$stderr" == *"--nats: name the subjects to read"* ]]
+	run -2 --separate-stderr "$BIN/pstream-clickhouse" --durable x
+	[[ "$stderr" == *"--durable and --follow are for --nats"* ]]
+	run -2 --separate-stderr "$BIN/pstream-clickhouse" --follow
+	run -1 --separate-stderr "$BIN/pstream-clickhouse" --nats nats://127.0.0.1:1 'hosts.*'
+	[[ "$stderr" == "pstream-clickhouse: "*"no NATS server answers"* ]]
+	run -1 --separate-stderr "$BIN/pstream-clickhouse" --nats nats://127.0.0.1:1 hosts.web1
+	[[ "$stderr" == "pstream-clickhouse: "*"no NATS server answers"* ]]
 }
 
 @test "pstream-clickhouse: bad input is reported at its offset, what came before is inserted" {

@@ -285,6 +285,27 @@ kill_tree() {
 	[ "$(ch -q "SELECT countIf(nats_seq = 0) FROM $DB.pstream")" = 0 ]
 }
 
+@test "fleet: the NATS server stopped and started under pstream-clickhouse --nats: each sample once" {
+	need_fleet
+	[ -n "${NATS_DIR:-}" ] || skip "the server is not ours to restart (PSTREAM_NATS_URL)"
+	local t=$BATS_TEST_TMPDIR
+	host web1 40
+	host web2 30
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+	loader_nats 2>"$t/loader.err" &
+	KILL_PIDS=$!
+	sleep 1
+	"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
+	sleep 2
+	"$TOP/tests/nats-server.sh" start "$NATS_DIR" >/dev/null
+	wait_hosts
+	wait $KILL_PIDS || { cat "$t/loader.err"; false; }
+	KILL_PIDS=
+	each_sample_once || { cat "$t"/*.err; false; }
+	[ "$(ch -q "SELECT countIf(nats_seq = 0) FROM $DB.pstream")" = 0 ]
+}
+
 @test "fleet: pstream-clickhouse --nats of two hosts, and again: each sample once, nothing twice" {
 	need_fleet
 	local t=$BATS_TEST_TMPDIR

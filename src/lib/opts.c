@@ -262,6 +262,11 @@ int ps_args__next(struct ps_args *a)
 				abort(); /* our bug: a flag row and nowhere to set it */
 			*(bool *)((char *)a->flags + r->flag) = true;
 			break;
+		case PS_OPTG_STRING:
+			if (!a->flags)
+				abort(); /* our bug, as above */
+			*(const char **)((char *)a->flags + r->flag) = optarg;
+			break;
 		}
 	}
 }

@@ -100,6 +100,7 @@ enum ps_opt_group {
 	PS_OPTG_KALLSYMS,   /* --kallsyms: common.sym.kallsyms */
 	PS_OPTG_NO_SYMBOLS, /* --no-symbols: common.sym.off */
 	PS_OPTG_FLAG,       /* a bool of the program's at @flag in ps_args.flags: set true */
+	PS_OPTG_STRING,     /* a const char * of the program's at @flag: set to the argument */
 	PS_OPTG_PAIR,       /* --pair: common.pairs (durations.h), checked */
 };
 
@@ -124,7 +125,8 @@ enum {
  * @help: its line in --help; a '\n' continues it on the next line; NULL for another
  *        long name of the row before (not shown, no letter)
  * @group: PS_OPTG_OWN, or the shared option the parser stores itself
- * @flag: with PS_OPTG_FLAG, the offset of the bool in the struct at ps_args.flags
+ * @flag: with PS_OPTG_FLAG (PS_OPTG_STRING), the offset of the bool (the const char *) in
+ *        the struct at ps_args.flags
  *
  * A table ends with a row whose @name and @key are 0 (in struct ps_cmdline: the rows left
  * out of its initializer).
@@ -153,6 +155,16 @@ struct ps_opt {
 	{                                                                                  \
 		name, key, PS_ARG_NONE, NULL, help, PS_OPTG_FLAG,                          \
 		        offsetof(type, field) + 0 * _Generic(((type *)0)->field, bool : 0) \
+	}
+
+/*
+ * a row that only sets @field, a const char * of @type, to its argument (the last given
+ * wins): the parser stores it and ps_args__next() does not return it
+ */
+#define PS_OPT_STRING(name, key, argname, help, type, field)                                       \
+	{                                                                                          \
+		name, key, PS_ARG_REQUIRED, argname, help, PS_OPTG_STRING,                         \
+		        offsetof(type, field) + 0 * _Generic(((type *)0)->field, const char * : 0) \
 	}
 
 /* the shared rows, with their usual help; a program with other words writes its own row */
