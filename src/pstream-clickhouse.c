@@ -297,13 +297,19 @@ struct loader {
 };
 
 static volatile sig_atomic_t stop_requests;
+/* --nats, while the subject is read: a first stop request ends the taking of messages
+ * (nats_stop), and what was taken is read to its end, inserted and acknowledged */
+static volatile sig_atomic_t nats_reading, nats_stop;
 
 static void on_stop(int sig)
 {
 	(void)sig;
-	ps_stop = 1;
 	if (stop_requests < 100)
 		stop_requests++;
+	if (nats_reading && stop_requests == 1)
+		nats_stop = 1;
+	else
+		ps_stop = 1;
 }
 
 /* Milliseconds for batch ages and back-off: the coarse clock (a tick's resolution) is
@@ -1801,6 +1807,8 @@ static void tick(struct ctx *c)
 		seal(l);
 	else if (l->feed && !l->cur_path)
 		complete(l); /* messages without rows */
+	if (nats_stop && c->feed)
+		ps_nats_feed__stop(c->feed);
 	pump(l);
 	/* a full spool stops the reading: the stream waits upstream */
 	while (!ps_stop && !l->fatal && l->spooled >= c->o->spool_max << 20 &&
@@ -2192,8 +2200,12 @@ static int load_subject(const struct opts *o0, const char *subject)
 	c.syms = ps_reader__symbols(c.rd);
 	c.feed = l.feed = feed;
 	l.rd = c.rd;
+	nats_reading = 1;
 	r = read_stream(&c, &err);
+	nats_reading = 0;
 	stopped = ps_stop || r < 0;
+	if (nats_stop)
+		ps_stop = 1; /* the inserts of what was read are bounded, as after a stop */
 	left = finish(&l);
 	/* what is in is acknowledged: all of it when the subscription's end was read */
 	if (!left && stopped)
@@ -2231,10 +2243,8 @@ static void on_stop_parent(int sig, siginfo_t *si, void *uc)
 /* in a subject's process: the parent's first request, which may come beside our own */
 static void on_parent_stop(int sig)
 {
-	(void)sig;
-	ps_stop = 1;
 	if (!stop_requests)
-		stop_requests = 1;
+		on_stop(sig);
 }
 
 /*

@@ -285,6 +285,28 @@ kill_tree() {
 	[ "$(ch -q "SELECT countIf(nats_seq = 0) FROM $DB.pstream")" = 0 ]
 }
 
+@test "fleet: pstream-clickhouse --nats stopped (SIGTERM) mid-way and started again: each sample once" {
+	need_fleet
+	local t=$BATS_TEST_TMPDIR
+	host web1 40
+	host web2 30
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+	loader_nats 2>"$t/loader1.err" &
+	KILL_PIDS=$!
+	sleep 2
+	# as systemd stops a service, but to the parent alone: it passes the request on to
+	# the process of each subject, which inserts what it read and acknowledges that
+	kill -TERM "$(pgrep -P $KILL_PIDS -x pstream-clickho)"
+	wait $KILL_PIDS || { cat "$t/loader1.err"; false; }
+	KILL_PIDS=
+	[ "$(ch -q "SELECT count() FROM $DB.pstream")" -gt 0 ]
+	loader_nats 2>"$t/loader2.err" || { cat "$t/loader2.err"; false; }
+	each_sample_once || { cat "$t"/*.err; false; }
+	# what the first run inserted was acknowledged: nothing was delivered twice
+	! grep -q "delivered again" "$t/loader2.err"
+}
+
 @test "fleet: the NATS server stopped and started under pstream-clickhouse --nats: each sample once" {
 	need_fleet
 	[ -n "${NATS_DIR:-}" ] || skip "the server is not ours to restart (PSTREAM_NATS_URL)"

@@ -238,6 +238,11 @@ void ps_nats_feed__ack(struct ps_nats_feed *f, uint64_t seq)
 		f->ack_seq = seq;
 }
 
+void ps_nats_feed__stop(struct ps_nats_feed *f)
+{
+	f->quit = true;
+}
+
 int ps_nats_feed__finish(struct ps_nats_feed *f, struct ps_error *err)
 {
 	int r = 0;
@@ -249,6 +254,11 @@ int ps_nats_feed__finish(struct ps_nats_feed *f, struct ps_error *err)
 	if (f->started)
 		pthread_join(f->th, NULL);
 	if (f->failed) {
+		*err = f->err;
+		r = -1;
+	} else if (f->ack_seq > f->acked &&
+	           ps_nats_sub__ack_upto(f->sub, f->ack_seq, &f->err) < 0) {
+		/* asked for after the thread's last read */
 		*err = f->err;
 		r = -1;
 	}

@@ -61,8 +61,15 @@ uint64_t ps_nats_feed__complete(struct ps_nats_feed *f, uint64_t done);
 void ps_nats_feed__ack(struct ps_nats_feed *f, uint64_t seq);
 
 /**
- * ps_nats_feed__finish() - stop reading (if not at the end yet), wait for the thread and
- * free the feed; the pipe's read end is closed (a thread still writing gets EPIPE).
+ * ps_nats_feed__stop() - take no more messages: the thread ends after the one it is
+ * writing, and the stream ends there (its reader reads what was written to its end).
+ */
+void ps_nats_feed__stop(struct ps_nats_feed *f);
+
+/**
+ * ps_nats_feed__finish() - stop reading (if not at the end yet), wait for the thread, send
+ * the acknowledgement asked for since its last read, and free the feed; the pipe's read
+ * end is closed (a thread still writing gets EPIPE).
  * Return: 0, or -1 with @err set by what ended the thread (a read or an acknowledgement
  * that failed).
  */
