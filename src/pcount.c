@@ -131,6 +131,7 @@ struct ctx {
 	struct ps_reader *rd;
 	bool status;             /* a progress line is shown */
 	bool thread_key;         /* ps_key__thread_only(), and no --folded */
+	bool fast;               /* thread_key and nothing else per sample: count_fast() */
 	struct ps_symbols *syms; /* the reader's, for sym, dso, --folded; else NULL */
 	struct ps_fold_buf fold;
 	bool overhead; /* the table shows perf's OVERHEAD column (a key is sym, dso or ip) */
@@ -1448,6 +1449,36 @@ static bool is_syscall_exit(const struct ps_attr *a)
 	       (strcmp(tp->system, "raw_syscalls") == 0 && tp->name[8] == 0);
 }
 
+/* The ERRORS column's test: a syscall exit that returned an error. */
+static inline bool failed(const struct ctx *c, const struct ps_sample *smp)
+{
+	int64_t ret;
+
+	/* the name test last: most calls succeed */
+	return ps_key_sum__value(c->ret, smp, &ret) && ret < 0 && ret >= -4095 &&
+	       is_syscall_exit(smp->attr);
+}
+
+/*
+ * The common case, a key of the thread alone (comm, pid, tid) and nothing else per
+ * sample: a sample of the thread counted last goes into its row at once, without the
+ * frame count_sample() needs for the rest.  Return true when it was counted.
+ */
+static inline bool count_fast(struct ctx *c, const struct ps_sample *smp)
+{
+	struct table *t = c->whole;
+
+	if (!(smp->type & PERF_SAMPLE_TID) || !t->last_thread_ok || t->last_tid != smp->tid ||
+	    t->last_pid != smp->pid || t->last_gen != ps_session__comm_gen(c->s))
+		return false;
+	if (c->errcol)
+		c->failed = failed(c, smp);
+	t->total++;
+	t->last->count++;
+	t->last->errors += c->failed;
+	return true;
+}
+
 static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct ps_error *err)
 {
 	const struct opts *o = c->o;
@@ -1491,13 +1522,8 @@ static int count_sample(struct ctx *c, const struct ps_reader_event *ev, struct 
 	for (j = 0; j < o->nmeas; j++)
 		if (!ps_key_sum__value(o->meas[j].field, smp, &mv[j]))
 			return 0; /* a measured field is not there: not counted */
-	if (c->errcol) {
-		int64_t ret;
-
-		/* the name test last: most calls succeed */
-		c->failed = ps_key_sum__value(c->ret, smp, &ret) && ret < 0 && ret >= -4095 &&
-		            is_syscall_exit(smp->attr);
-	}
+	if (c->errcol)
+		c->failed = failed(c, smp);
 	if (o->folded) {
 		const struct ps_sample *fs = smp;
 		struct ps_sample view;
@@ -1690,6 +1716,8 @@ static int setup(struct ctx *c)
 
 	c->tty = isatty(1);
 	c->thread_key = !o->folded && o->keys && ps_key__thread_only(o->keys);
+	c->fast = c->thread_key && !o->interval_ns && !o->nsums && !o->nmeas && !o->children &&
+	          !c->where;
 	c->paced = o->pace && o->interval_ns;
 	c->regular = (strcmp(o->input, "-") == 0 ? fstat(0, &st) : stat(o->input, &st)) == 0 &&
 	             S_ISREG(st.st_mode);
@@ -1788,7 +1816,8 @@ int main(int argc, char **argv)
 			r = check_names(c, &err);
 			break;
 		case PS_READER_SAMPLE:
-			r = count_sample(c, &ev, &err);
+			if (!c->fast || !count_fast(c, &ev.smp))
+				r = count_sample(c, &ev, &err);
 			break;
 		case PS_READER_RECORD:
 			r = handle(c, &ev.rec);
