@@ -152,15 +152,37 @@ loader() {
 			--spool "$BATS_TEST_TMPDIR/spool"
 }
 
+# hosts N1 N2: web1 (N1 rounds) and web2 (N2) recording and publishing, both subjects there
+hosts() {
+	host web1 "$1"
+	host web2 "$2"
+	wait_subject "$SUBJ.web1"
+	wait_subject "$SUBJ.web2"
+}
+
 # hosts_and_loader LOG: web1 (40 rounds) and web2 (30) recording and publishing, both
 # subjects there, and the loader running in the background ($KILL_PIDS), its stderr into LOG
 hosts_and_loader() {
-	host web1 40
-	host web2 30
-	wait_subject "$SUBJ.web1"
-	wait_subject "$SUBJ.web2"
+	hosts 40 30
 	loader 2>"$1" &
 	KILL_PIDS=$!
+}
+
+# nats_restart_under LOADER: the hosts and LOADER (a function) running, the NATS server
+# stopped for 2 s and started again under them; once all ended, each sample is in once
+nats_restart_under() {
+	local t=$BATS_TEST_TMPDIR
+	hosts 40 30
+	"$1" 2>"$t/loader.err" &
+	KILL_PIDS=$!
+	sleep 1
+	"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
+	sleep 2
+	"$TOP/tests/nats-server.sh" start "$NATS_DIR" >/dev/null
+	wait_hosts
+	wait $KILL_PIDS || { cat "$t/loader.err"; false; }
+	KILL_PIDS=
+	each_sample_once || { cat "$t"/*.err; false; }
 }
 
 # each_sample_once: once web1 and web2 are done, the table holds every sample of each, once
@@ -209,19 +231,8 @@ each_sample_once() {
 @test "fleet: the NATS server stopped and started under the hosts and the loader: each sample once" {
 	need_fleet
 	[ -n "${NATS_DIR:-}" ] || skip "the server is not ours to restart (PSTREAM_NATS_URL)"
-	local t=$BATS_TEST_TMPDIR
-	hosts_and_loader "$t/loader.err"
-	sleep 1
-	"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
-	sleep 2
-	"$TOP/tests/nats-server.sh" start "$NATS_DIR" >/dev/null
-	wait_hosts
-	wait $KILL_PIDS || { cat "$t/loader.err"; false; }
-	KILL_PIDS=
-	perf_counts web1 web2 >"$t/want.txt"
-	table_counts >"$t/got.txt"
-	diff -u "$t/want.txt" "$t/got.txt" || { cat "$t"/*.err; false; }
-	[ "$(wc -l <"$t/want.txt")" = 4 ]
+	nats_restart_under loader
+	[ "$(wc -l <"$BATS_TEST_TMPDIR/want.txt")" = 4 ]
 }
 
 @test "fleet: the loader stopped (SIGTERM) mid-way and started again: each sample once" {
@@ -262,10 +273,7 @@ kill_tree() {
 @test "fleet: pstream-clickhouse --nats killed with SIGKILL mid-way, twice, and started again: each sample once" {
 	need_fleet
 	local t=$BATS_TEST_TMPDIR i
-	host web1 40
-	host web2 30
-	wait_subject "$SUBJ.web1"
-	wait_subject "$SUBJ.web2"
+	hosts 40 30
 	for i in 1 2; do
 		loader_nats 2>"$t/loader$i.err" &
 		KILL_PIDS=$!
@@ -288,10 +296,7 @@ kill_tree() {
 @test "fleet: pstream-clickhouse --nats stopped (SIGTERM) mid-way and started again: each sample once" {
 	need_fleet
 	local t=$BATS_TEST_TMPDIR
-	host web1 40
-	host web2 30
-	wait_subject "$SUBJ.web1"
-	wait_subject "$SUBJ.web2"
+	hosts 40 30
 	loader_nats 2>"$t/loader1.err" &
 	KILL_PIDS=$!
 	sleep 2
@@ -310,31 +315,14 @@ kill_tree() {
 @test "fleet: the NATS server stopped and started under pstream-clickhouse --nats: each sample once" {
 	need_fleet
 	[ -n "${NATS_DIR:-}" ] || skip "the server is not ours to restart (PSTREAM_NATS_URL)"
-	local t=$BATS_TEST_TMPDIR
-	host web1 40
-	host web2 30
-	wait_subject "$SUBJ.web1"
-	wait_subject "$SUBJ.web2"
-	loader_nats 2>"$t/loader.err" &
-	KILL_PIDS=$!
-	sleep 1
-	"$TOP/tests/nats-server.sh" stop "$NATS_DIR"
-	sleep 2
-	"$TOP/tests/nats-server.sh" start "$NATS_DIR" >/dev/null
-	wait_hosts
-	wait $KILL_PIDS || { cat "$t/loader.err"; false; }
-	KILL_PIDS=
-	each_sample_once || { cat "$t"/*.err; false; }
+	nats_restart_under loader_nats
 	[ "$(ch -q "SELECT countIf(nats_seq = 0) FROM $DB.pstream")" = 0 ]
 }
 
 @test "fleet: pstream-clickhouse --nats of two hosts, and again: each sample once, nothing twice" {
 	need_fleet
 	local t=$BATS_TEST_TMPDIR
-	host web1 20
-	host web2 10
-	wait_subject "$SUBJ.web1"
-	wait_subject "$SUBJ.web2"
+	hosts 20 10
 	loader_nats 2>"$t/loader1.err" || { cat "$t/loader1.err"; false; }
 	each_sample_once
 	# the recordings read to their end: a second run has nothing to add
