@@ -87,8 +87,7 @@ struct opts {
 };
 
 static const struct ps_cmdline cmdline = {
-	.usage = "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file]\n"
-	         "       pstream-clickhouse --nats URL [option ...] subject ...\n",
+	.usage = "usage: pstream-clickhouse [-v] [-d database] [-H host] [-i seconds] [-n rows] [-P port] [-s name[=value]] [-t table] [--no-symbols] [option ...] [file] | --nats=url subject ...\n",
 	.about = "Insert a perf event stream into ClickHouse, live, in batches: the table is\n"
 	         "created from the stream's formats when absent; batches wait on disk while the\n"
 	         "server is down and are retried, each exactly once.\n",
