@@ -2109,8 +2109,11 @@ static int drain_spool(struct loader *l)
 	return 0;
 }
 
-/* One subject, from where its durable consumer was acknowledged; the exit status. */
-static int load_subject(const struct opts *o0, const char *subject)
+/*
+ * One recording of a subject, from where its durable consumer was acknowledged (with
+ * --follow, waiting for the next one if that was the end); the exit status.
+ */
+static int load_recording(const struct opts *o0, const char *subject)
 {
 	struct opts o = *o0;
 	struct ps_error err = { 0 }, ferr = { 0 };
@@ -2119,7 +2122,7 @@ static int load_subject(const struct opts *o0, const char *subject)
 		.subject = subject,
 		.durable = o.durable,
 		.start = PS_NATS_LATEST,
-		.follow = o.follow,
+		.follow = false, /* a recording is a stream of its own: see load_subject() */
 	};
 	char stream[PS_NATS_NAME_MAX];
 	char *spool = NULL;
@@ -2188,7 +2191,9 @@ static int load_subject(const struct opts *o0, const char *subject)
 
 		if (st)
 			ps_warn(&err);
-		ps_nats_feed__finish(feed, &ferr);
+		/* the recording ended without a byte to read (an end mark alone): it is done */
+		if (ps_nats_feed__finish(feed, &ferr) == 0 && !st && !stop_requests)
+			ps_nats_sub__ack(sub, &ferr);
 		ps_nats_sub__close(sub);
 		ps_nats__close(n);
 		loader_cleanup(&l);
@@ -2219,6 +2224,21 @@ static int load_subject(const struct opts *o0, const char *subject)
 	ps_nats_sub__close(sub);
 	ps_nats__close(n);
 	free(spool);
+	return status;
+}
+
+/*
+ * One subject: its recordings one after another with --follow, each read, inserted and
+ * acknowledged as a stream of its own (a recording begins with its own header, and its
+ * events may not be the last one's); the exit status.
+ */
+static int load_subject(const struct opts *o, const char *subject)
+{
+	int status;
+
+	do
+		status = load_recording(o, subject);
+	while (o->follow && !status && !stop_requests && !ps_stop);
 	return status;
 }
 

@@ -331,6 +331,42 @@ kill_tree() {
 	diff -u "$t/want.txt" "$t/got2.txt"
 }
 
+# rows_reach N: wait (up to 20 s) until the table holds N rows
+rows_reach() {
+	local i
+	for i in $(seq 100); do
+		[ "$(ch -q "SELECT count() FROM $DB.pstream" 2>/dev/null)" = "$1" ] && return 0
+		sleep 0.2
+	done
+	echo "the table holds $(ch -q "SELECT count() FROM $DB.pstream" 2>&1) rows, not $1" >&2
+	return 1
+}
+
+@test "fleet: pstream-clickhouse --nats --follow loads each recording of a subject as it comes" {
+	[ -z "${NATS_SKIP:-}" ] || skip "$NATS_SKIP"
+	local t=$BATS_TEST_TMPDIR e
+	"$PN" pub "$SUBJ.h" "$DATA/rawsys-dd.pipe"
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" --nats "$NATS_URL" \
+		--follow "$SUBJ.h" 2>"$t/loader.err" &
+	KILL_PIDS=$!
+	rows_reach 896
+	# two more recordings, the second of other events: each read as a stream of its own
+	"$PN" pub "$SUBJ.h" "$DATA/rawsys-dd.pipe"
+	"$PN" pub "$SUBJ.h" "$DATA/sched-switch-wakeup-a.pipe"
+	rows_reach $((2 * 896 + 1296)) || { cat "$t/loader.err"; false; }
+	kill -TERM $KILL_PIDS
+	wait $KILL_PIDS || { cat "$t/loader.err"; false; }
+	KILL_PIDS=
+	for f in rawsys-dd rawsys-dd sched-switch-wakeup-a; do
+		perf script -i "$DATA/$f.pipe" -F event 2>/dev/null
+	done | sed 's/: *$//; s/^ *//' | sort | uniq -c | awk '{ print $2 "\t" $1 }' >"$t/want.txt"
+	ch -q "SELECT event, count() FROM $DB.pstream GROUP BY event ORDER BY event FORMAT TSV" \
+		>"$t/got.txt"
+	diff -u "$t/want.txt" "$t/got.txt"
+	# each sample once, with its place
+	[ "$(ch -q "SELECT count() - uniqExact(nats_seq, nats_offset) FROM $DB.pstream")" = 0 ]
+}
+
 @test "fleet: a merged stream's rows in ClickHouse are under their input's host (pcat --merge)" {
 	local t=$BATS_TEST_TMPDIR
 	# two recordings of one host name: the inputs are told apart by their file names,
