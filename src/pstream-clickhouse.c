@@ -2113,7 +2113,7 @@ static int drain_spool(struct loader *l)
  * One recording of a subject, from where its durable consumer was acknowledged (with
  * --follow, waiting for the next one if that was the end); the exit status.
  */
-static int load_recording(const struct opts *o0, const char *subject)
+static int load_recording(const struct opts *o0, const char *subject, struct ps_nats *n)
 {
 	struct opts o = *o0;
 	struct ps_error err = { 0 }, ferr = { 0 };
@@ -2126,7 +2126,6 @@ static int load_recording(const struct opts *o0, const char *subject)
 	};
 	char stream[PS_NATS_NAME_MAX];
 	char *spool = NULL;
-	struct ps_nats *n;
 	struct ps_nats_sub *sub;
 	struct ps_nats_feed *feed;
 	struct loader l;
@@ -2155,9 +2154,6 @@ static int load_recording(const struct opts *o0, const char *subject)
 		free(spool);
 		return 1;
 	}
-	n = ps_nats__connect(o.nats_url, &err);
-	if (!n)
-		ps_die(&err);
 	sub = ps_nats_sub__open(n, &cfg, &err);
 	if (!sub)
 		ps_die(&err);
@@ -2165,7 +2161,6 @@ static int load_recording(const struct opts *o0, const char *subject)
 		if (o.verbose)
 			ps_msg("%s: its latest recording is in %s already", subject, l.qtable);
 		ps_nats_sub__close(sub);
-		ps_nats__close(n);
 		loader_cleanup(&l);
 		free(spool);
 		return 0;
@@ -2173,7 +2168,6 @@ static int load_recording(const struct opts *o0, const char *subject)
 	c.feed = l.feed = NULL;
 	if (prepare_table(&c, ps_nats_sub__start_seq(sub)) < 0) {
 		ps_nats_sub__close(sub);
-		ps_nats__close(n);
 		loader_cleanup(&l);
 		free(spool);
 		return 1;
@@ -2195,7 +2189,6 @@ static int load_recording(const struct opts *o0, const char *subject)
 		if (ps_nats_feed__finish(feed, &ferr) == 0 && !st && !stop_requests)
 			ps_nats_sub__ack(sub, &ferr);
 		ps_nats_sub__close(sub);
-		ps_nats__close(n);
 		loader_cleanup(&l);
 		free(spool);
 		return st;
@@ -2222,7 +2215,6 @@ static int load_recording(const struct opts *o0, const char *subject)
 		err = ferr;
 	status = end_stream(&c, r, left, &err);
 	ps_nats_sub__close(sub);
-	ps_nats__close(n);
 	free(spool);
 	return status;
 }
@@ -2234,11 +2226,19 @@ static int load_recording(const struct opts *o0, const char *subject)
  */
 static int load_subject(const struct opts *o, const char *subject)
 {
+	struct ps_error err = { 0 };
+	struct ps_nats *n;
 	int status;
 
+	/* one connection for all of them: libnats connects again by itself when the
+	 * server comes back */
+	n = ps_nats__connect(o->nats_url, &err);
+	if (!n)
+		ps_die(&err);
 	do
-		status = load_recording(o, subject);
+		status = load_recording(o, subject, n);
 	while (o->follow && !status && !stop_requests && !ps_stop);
+	ps_nats__close(n);
 	return status;
 }
 
