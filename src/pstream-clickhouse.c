@@ -999,18 +999,29 @@ static void fit_batch(struct loader *l, struct ps_batch *b)
 	ps_json_buf__release(&out);
 }
 
-/* What the column list query gave: one name a line, in hex. */
-static void read_columns(struct loader *l)
+/* What the client wrote to its standard output: malloc'd, NUL-terminated, at most @max
+ * bytes of it. */
+static char *child_output(struct loader *l, uint64_t max)
 {
 	uint64_t size = ps_spool__file_size(l->child_out);
-	char *text, *line, *save = NULL;
+	char *text;
 
-	if (size > (64u << 20))
-		size = 64u << 20;
+	if (size > max)
+		size = max;
 	text = malloc(size + 1);
 	if (!text)
 		ps_die_nomem();
 	read_memory_file(l->child_out, text, size + 1);
+	return text;
+}
+
+#define COLUMNS_MAX (64u << 20) /* bytes of a column list query's output */
+
+/* The column names of @text (the column list query's: one a line, in hex), kept. */
+static void keep_columns(struct loader *l, char *text)
+{
+	char *line, *save = NULL;
+
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t len = strlen(line) / 2, i;
 		char *name = malloc(len + 1), **nc;
@@ -1031,8 +1042,15 @@ static void read_columns(struct loader *l)
 		l->table_cols = nc;
 		l->table_cols[l->nr_table_cols++] = name;
 	}
-	free(text);
 	l->cols_known = true;
+}
+
+static void read_columns(struct loader *l)
+{
+	char *text = child_output(l, COLUMNS_MAX);
+
+	keep_columns(l, text);
+	free(text);
 }
 
 /* The query of the table's column names, one a line, in hex (none: no such table). */
@@ -1744,8 +1762,6 @@ static int emit(struct ctx *c, const struct ps_reader_event *ev, struct ps_error
 		goto nomem;
 	if (c->feed) {
 		/* where the record was in NATS: a row already in the table is not again */
-		seq = 0;
-		moff = 0;
 		if (ps_nats_feed__locate(c->feed, rec->offset, &seq, &moff) && c->seen &&
 		    seen_has(c->seen, seq, moff)) {
 			c->skipped_rows++;
@@ -1959,9 +1975,8 @@ static int end_stream(struct ctx *c, int r, int left, struct ps_error *err)
  * Run @q and wait for it.  Return its output (malloc'd, NUL-terminated), or NULL with the
  * client's error in @msg.
  */
-static char *query(struct loader *l, const char *q, char *msg, size_t len)
+static char *query(struct loader *l, const char *q, uint64_t max, char *msg, size_t len)
 {
-	uint64_t size;
 	char *text;
 	int status;
 
@@ -1980,25 +1995,21 @@ static char *query(struct loader *l, const char *q, char *msg, size_t len)
 		close_child_files(l);
 		return NULL;
 	}
-	size = ps_spool__file_size(l->child_out);
-	text = malloc(size + 1);
-	if (!text)
-		ps_die_nomem();
-	read_memory_file(l->child_out, text, size + 1);
+	text = child_output(l, max);
 	close_child_files(l);
 	return text;
 }
 
 /* query(), tried again while the server does not answer; NULL on a permanent error (said)
  * or a stop request. */
-static char *query_retry(struct loader *l, const char *q, const char *what)
+static char *query_retry(struct loader *l, const char *q, uint64_t max, const char *what)
 {
 	uint64_t backoff = BACKOFF_MIN_MS;
 	bool said = false;
 	char msg[512];
 
 	for (;;) {
-		char *t = query(l, q, msg, sizeof(msg));
+		char *t = query(l, q, max, msg, sizeof(msg));
 
 		if (t) {
 			if (said)
@@ -2034,25 +2045,23 @@ static int prepare_table(struct ctx *c, uint64_t start)
 {
 	struct loader *l = c->l;
 	char *q = columns_query(l), *cols, *t, *subj;
-	bool have[3] = { false }, any;
+	bool have[3], any;
 	size_t n = 0;
 
-	cols = query_retry(l, q, "the column list");
+	cols = query_retry(l, q, COLUMNS_MAX, "the column list");
 	free(q);
 	if (!cols)
 		return -1;
-	any = cols[0] != 0;
-	for (size_t i = 0; i < 3; i++) {
-		char hex[64] = "";
-
-		for (size_t k = 0; nats_cols[i][k]; k++)
-			sprintf(hex + 2 * k, "%02X", (unsigned char)nats_cols[i][k]);
-		for (const char *p = cols; (p = strstr(p, hex)); p++)
-			if ((p == cols || p[-1] == '\n') &&
-			    (p[strlen(hex)] == '\n' || !p[strlen(hex)]))
-				have[i] = true;
-	}
+	keep_columns(l, cols);
 	free(cols);
+	any = l->nr_table_cols != 0;
+	for (size_t i = 0; i < 3; i++)
+		have[i] = table_has(l, nats_cols[i]);
+	/* asked again before the first insert, with the columns added below */
+	ps_rowbinary__names_free(l->table_cols, l->nr_table_cols);
+	l->table_cols = NULL;
+	l->nr_table_cols = 0;
+	l->cols_known = false;
 	if (!any)
 		return 0; /* no table: it is made with them, and holds nothing yet */
 	for (size_t i = 0; i < 3; i++) {
@@ -2060,7 +2069,7 @@ static int prepare_table(struct ctx *c, uint64_t start)
 			continue;
 		q = xasprintf("ALTER TABLE %s ADD COLUMN `%s` %s", l->qtable, nats_cols[i],
 		              nats_types[i]);
-		t = query_retry(l, q, "adding a column");
+		t = query_retry(l, q, COLUMNS_MAX, "adding a column");
 		free(q);
 		if (!t)
 			return -1;
@@ -2069,20 +2078,22 @@ static int prepare_table(struct ctx *c, uint64_t start)
 	if (!start)
 		return 0;
 	subj = sql_string(c->subject);
+	/* one row more than is kept apart, each line at most 32 bytes: the output is bounded
+	 * before it is read */
 	q = xasprintf("SELECT nats_seq, nats_offset FROM %s WHERE nats_subject = %s AND "
-	              "nats_seq >= %" PRIu64 " FORMAT TSV",
-	              l->qtable, subj, start);
+	              "nats_seq >= %" PRIu64 " LIMIT %u FORMAT TSV",
+	              l->qtable, subj, start, MAX_SEEN + 1);
 	free(subj);
-	t = query_retry(l, q, "the rows already in");
+	t = query_retry(l, q, (uint64_t)(MAX_SEEN + 1) * 32, "the rows already in");
 	free(q);
 	if (!t)
 		return -1;
 	for (const char *p = t; (p = strchr(p, '\n')); p++)
 		n++;
 	if (n > MAX_SEEN) {
-		ps_msg("%s: %zu rows of messages not acknowledged are in %s already: more than "
-		       "%u, too many to keep apart",
-		       c->subject, n, l->qtable, MAX_SEEN);
+		ps_msg("%s: more than %u rows of messages not acknowledged are in %s already: "
+		       "too many to keep apart",
+		       c->subject, MAX_SEEN, l->qtable);
 		free(t);
 		return -1;
 	}

@@ -367,6 +367,21 @@ rows_reach() {
 	[ "$(ch -q "SELECT count() - uniqExact(nats_seq, nats_offset) FROM $DB.pstream")" = 0 ]
 }
 
+@test "fleet: pstream-clickhouse --nats gives a table made without them its NATS columns" {
+	[ -z "${NATS_SKIP:-}" ] || skip "$NATS_SKIP"
+	local t=$BATS_TEST_TMPDIR
+	"$BIN/pheader" --schema clickhouse --table "$DB.pstream" "$DATA/rawsys-dd.pipe" |
+		clickhouse-client --host 127.0.0.1 --port "$CH_PORT" -n
+	[ "$(ch -q "SELECT count() FROM system.columns WHERE database = '$DB' AND name LIKE 'nats_%'")" = 0 ]
+	"$PN" pub "$SUBJ.h" "$DATA/rawsys-dd.pipe"
+	"$BIN/pstream-clickhouse" -H 127.0.0.1 -P "$CH_PORT" -d "$DB" --nats "$NATS_URL" "$SUBJ.h" \
+		2>"$t/loader.err" || { cat "$t/loader.err"; false; }
+	[ "$(ch -q "SELECT count() FROM system.columns WHERE database = '$DB' AND name LIKE 'nats_%'")" = 3 ]
+	# every row with its place, as many as perf script counts
+	[ "$(ch -q "SELECT uniqExact(nats_seq, nats_offset) FROM $DB.pstream WHERE nats_seq > 0")" = \
+		"$(perf script -i "$DATA/rawsys-dd.pipe" 2>/dev/null | wc -l)" ]
+}
+
 @test "fleet: a merged stream's rows in ClickHouse are under their input's host (pcat --merge)" {
 	local t=$BATS_TEST_TMPDIR
 	# two recordings of one host name: the inputs are told apart by their file names,

@@ -3,7 +3,6 @@
  * nats_feed.c - a NATS subscription as a pipe stream, with where each message lies in it
  * (nats_feed.h).
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "nats.h"
 #include "nats_feed.h"
 #include "signals.h"
@@ -43,21 +43,6 @@ struct ps_nats_feed {
 	size_t head, n, cap;
 	uint64_t completed; /* the highest sequence made complete */
 };
-
-static int write_all(int fd, const unsigned char *d, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, d, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		d += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
 
 static int add_place(struct ps_nats_feed *f, uint64_t start, uint64_t end, uint64_t seq)
 {
@@ -111,8 +96,8 @@ static void *feed_thread(void *arg)
 			              "more than %u messages not stored yet", MAX_PLACES);
 			goto fail;
 		}
-		if (write_all(f->wfd, d, len) < 0)
-			break; /* the reader went away */
+		if (ps_write_full(f->wfd, d, len) < 0)
+			break; /* the reader went away, or a stop */
 		pos += len;
 	}
 	close(f->wfd);
